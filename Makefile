@@ -1,0 +1,31 @@
+# Two commands: `make run` (main job) and `make test` (the suite). Both set up .venv first.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+TORCH_VERSION ?= 2.13.0
+
+.PHONY: run test setup lint clean gpu-test
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# torch first, pinned, so pip never pulls a multi-GB CUDA build on a CPU machine
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q torch==$(TORCH_VERSION)
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/kernelopt optimize
+
+test: $(STAMP)
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest -q tests
+
+gpu-test: $(STAMP)
+	$(BIN)/python -m pytest -q -m gpu tests
+
+clean:
+	rm -rf $(VENV) mlruns outputs multirun .pytest_cache

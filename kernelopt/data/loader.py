@@ -1,0 +1,120 @@
+"""Load FlashInfer-Trace folders and files with errors that name file, line and field."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from kernelopt.data.definition import Definition
+from kernelopt.data.solution import Solution
+from kernelopt.data.trace import Trace
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class DataError(ValueError):
+    """A data file is malformed; the message names the file, line and field."""
+
+
+def _fmt(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(x) for x in err["loc"]) or "<root>"
+        parts.append(f"field '{loc}': {err['msg']}")
+    more = len(exc.errors()) - 5
+    return "; ".join(parts) + (f"; (+{more} more)" if more > 0 else "")
+
+
+def parse_model(model: type[M], data: object, where: str) -> M:
+    """Validate ``data`` as ``model``; raise :class:`DataError` prefixed by ``where``."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise DataError(f"{where}: {_fmt(exc)}") from None
+
+
+def _read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise DataError(f"{path}: file not found") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from None
+
+
+def load_definition(path: str | Path) -> Definition:
+    """Load one definition JSON file."""
+    p = Path(path)
+    return parse_model(Definition, _read_json(p), str(p))
+
+
+def load_solution(path: str | Path) -> Solution:
+    """Load one solution JSON file."""
+    p = Path(path)
+    return parse_model(Solution, _read_json(p), str(p))
+
+
+def load_traces(path: str | Path) -> list[Trace]:
+    """Load a JSONL file of traces (workload files are traces with null solution/evaluation)."""
+    p = Path(path)
+    if not p.exists():
+        raise DataError(f"{p}: file not found")
+    out: list[Trace] = []
+    for lineno, line in enumerate(p.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{p}:{lineno}: malformed JSON: {exc.msg}") from None
+        out.append(parse_model(Trace, obj, f"{p}:{lineno}"))
+    return out
+
+
+def dump_jsonl(records: Iterable[BaseModel], path: str | Path, append: bool = False) -> None:
+    """Write models as JSONL (one ``to_dict`` per line)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with p.open("a" if append else "w") as fh:
+        for r in records:
+            d = r.to_dict() if hasattr(r, "to_dict") else r.model_dump(mode="json")
+            fh.write(json.dumps(d) + "\n")
+
+
+@dataclass
+class TraceSet:
+    """Everything under a FlashInfer-Trace root folder."""
+
+    root: Path
+    definitions: dict[str, Definition] = field(default_factory=dict)
+    workloads: dict[str, list[Trace]] = field(default_factory=dict)
+    solutions: dict[str, list[Solution]] = field(default_factory=dict)
+    traces: dict[str, list[Trace]] = field(default_factory=dict)
+
+    @classmethod
+    def from_path(cls, root: str | Path) -> "TraceSet":
+        """Load ``definitions/**/*.json``, ``workloads/**/*.jsonl``, ``solutions/**/*.json``,
+        ``traces/**/*.jsonl``."""
+        r = Path(root)
+        if not r.is_dir():
+            raise DataError(f"{r}: not a folder")
+        ts = cls(root=r)
+        for f in sorted(r.glob("definitions/**/*.json")):
+            d = load_definition(f)
+            if d.name in ts.definitions:
+                raise DataError(f"{f}: duplicate definition name '{d.name}'")
+            ts.definitions[d.name] = d
+        for f in sorted(r.glob("workloads/**/*.jsonl")):
+            for t in load_traces(f):
+                ts.workloads.setdefault(t.definition, []).append(t)
+        for f in sorted(r.glob("solutions/**/*.json")):
+            s = load_solution(f)
+            ts.solutions.setdefault(s.definition, []).append(s)
+        for f in sorted(r.glob("traces/**/*.jsonl")):
+            for t in load_traces(f):
+                ts.traces.setdefault(t.definition, []).append(t)
+        return ts

@@ -1,0 +1,229 @@
+"""kernelopt's own records: the worker boundary (EvalRequest -> EvalResult) and the
+controller's vocabulary (Evidence, Decision, CandidateRecord). Plain pydantic, JSON in/out."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.data.definition import Definition
+from kernelopt.data.solution import Solution
+from kernelopt.data.trace import (
+    Correctness, Environment, Evaluation, EvaluationStatus, Performance, Trace,
+)
+from kernelopt.data.workload import Workload
+
+TimerName = Literal["cupti", "cuda_event", "cpu_wall"]
+
+
+class Record(BaseModel):
+    """Strict base for kernelopt records: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class HarnessSettings(Record):
+    """How the harness checks and times (official defaults: 10/50/3, atol=rtol=1e-2)."""
+
+    warmup: int = Field(10, ge=0)
+    iterations: int = Field(50, ge=1)
+    trials: int = Field(3, ge=1)
+    atol: float = Field(1e-2, ge=0)
+    rtol: float = Field(1e-2, ge=0)
+    required_matched_ratio: float = Field(1.0, ge=0, le=1)
+    timeout_s: float = Field(300.0, gt=0)
+    timer: Literal["auto", "cupti", "cuda_event", "cpu_wall"] = "auto"
+    flush_l2: bool = True
+    time_reference: bool = True
+    poison_outputs: bool = True
+    check_input_mutation: bool = True
+    seed: int = 0
+    device: str = "auto"
+
+    def key(self) -> str:
+        """Stable identity of the settings that change verdicts or figures (for dedup)."""
+        d = self.model_dump()
+        d.pop("timeout_s", None)
+        d.pop("device", None)
+        return ",".join(f"{k}={d[k]}" for k in sorted(d))
+
+
+class LatencyStats(Record):
+    """Latency of one workload (ms): official mean-of-trial-medians plus spread."""
+
+    mean_ms: float
+    trial_medians_ms: list[float]
+    p95_ms: float | None = None
+    ci95_low_ms: float | None = None
+    ci95_high_ms: float | None = None
+    timer: TimerName
+
+
+class WorkloadResult(Record):
+    """Verdict and figures for one (solution, workload)."""
+
+    uuid: str
+    axes: dict[str, int]
+    status: EvaluationStatus
+    latency: LatencyStats | None = None
+    reference_latency: LatencyStats | None = None
+    speedup: float | None = None
+    max_abs_error: float | None = None
+    max_rel_error: float | None = None
+    matched_ratio: float | None = None
+    log: str = ""
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """True when the status is PASSED."""
+        return self.status == EvaluationStatus.PASSED
+
+
+class EvalRequest(Record):
+    """Work for a harness worker: one solution over some workloads."""
+
+    definition: Definition
+    solution: Solution
+    workloads: list[Workload] = Field(min_length=1)
+    settings: HarnessSettings = Field(default_factory=HarnessSettings)
+    evaluator: str | None = None  # default chosen from the definition name
+    profile: bool = False
+
+
+class EvalResult(Record):
+    """Answer of a harness worker."""
+
+    definition: str
+    solution: str
+    solution_hash: str
+    results: list[WorkloadResult]
+    environment: dict[str, Any] = Field(default_factory=dict)
+    timer: TimerName | None = None
+    build_log: str = ""
+    wall_s: float = 0.0
+    profile: dict[str, Any] | None = None
+
+    @property
+    def all_passed(self) -> bool:
+        """True when every workload PASSED."""
+        return bool(self.results) and all(r.passed for r in self.results)
+
+    @property
+    def pass_count(self) -> int:
+        """Number of PASSED workloads."""
+        return sum(r.passed for r in self.results)
+
+    def mean_latency_ms(self) -> float | None:
+        """Mean latency over workloads (None unless all passed)."""
+        if not self.all_passed:
+            return None
+        return sum(r.latency.mean_ms for r in self.results) / len(self.results)  # type: ignore[union-attr]
+
+    def to_traces(self, definition: Definition, workloads: list[Workload], timestamp: str) -> list[Trace]:
+        """FlashInfer Trace lines for this result (workloads matched by UUID)."""
+        by_uuid = {w.uuid: w for w in workloads}
+        env = Environment(
+            hardware=str(self.environment.get("hardware", "unknown")),
+            libs={k: str(v) for k, v in (self.environment.get("libs") or {}).items()},
+        )
+        out = []
+        for r in self.results:
+            corr = perf = None
+            if r.status in (EvaluationStatus.PASSED, EvaluationStatus.INCORRECT_NUMERICAL):
+                extra = {"matched_ratio": r.matched_ratio} if r.matched_ratio is not None else None
+                corr = Correctness(
+                    max_relative_error=_f(r.max_rel_error), max_absolute_error=_f(r.max_abs_error),
+                    extra=extra,
+                )
+            if r.status == EvaluationStatus.PASSED and r.latency is not None:
+                perf = Performance(
+                    latency_ms=r.latency.mean_ms,
+                    reference_latency_ms=r.reference_latency.mean_ms if r.reference_latency else None,
+                    speedup_factor=r.speedup,
+                )
+            ev = Evaluation(status=r.status, environment=env, timestamp=timestamp, log=r.log[-5_000_000:],
+                            correctness=corr, performance=perf)
+            out.append(Trace(definition=definition.name, workload=by_uuid[r.uuid],
+                             solution=self.solution, evaluation=ev))
+        return out
+
+
+def _f(x: float | None) -> float:
+    return math.nan if x is None else x
+
+
+class Evidence(Record):
+    """A measured fact the controller may rest a decision on."""
+
+    kind: str  # e.g. "latency", "noise_floor", "band_share", "bottleneck", "roofline"
+    subject: str  # run id, band or workload the fact is about
+    value: float | str | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+DecisionAction = Literal["generate", "gate", "sweep", "repeat", "promote", "stop"]
+
+
+class Decision(Record):
+    """What the controller decided for the next step, and why."""
+
+    action: DecisionAction
+    reason: str
+    parent_run_id: str | None = None
+    candidate_run_ids: list[str] = Field(default_factory=list)
+    band: str | None = None
+    direction: str | None = None
+    count: int = 0
+    workloads: list[str] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class CandidateRecord(Record):
+    """The controller's view of one evaluated candidate (rebuilt from the tracking store)."""
+
+    run_id: str
+    name: str
+    solution_hash: str
+    stage: Literal["gate", "sweep", "repeat"]
+    parent_run_id: str | None = None
+    direction: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    pass_count: int = 0
+    workload_count: int = 0
+    mean_latency_ms: float | None = None
+    p95_latency_ms: float | None = None
+    per_workload_ms: dict[str, float] = Field(default_factory=dict)
+    status: str = "UNKNOWN"
+    start_time: float = 0.0
+
+    @property
+    def all_passed(self) -> bool:
+        """Every evaluated workload PASSED."""
+        return self.workload_count > 0 and self.pass_count == self.workload_count
+
+
+class ChampionInfo(Record):
+    """The registry's current champion for a definition."""
+
+    run_id: str
+    version: str | None = None
+    mean_latency_ms: float
+    p95_latency_ms: float | None = None
+    per_workload_ms: dict[str, float] = Field(default_factory=dict)
+    noise_floor: float | None = None  # relative (e.g. 0.02 = 2 %)
+
+
+class CampaignState(Record):
+    """Everything the controller may know, rebuilt from the tracking store alone."""
+
+    campaign_run_id: str
+    definition: str
+    candidates: list[CandidateRecord] = Field(default_factory=list)
+    decisions: list[Decision] = Field(default_factory=list)
+    champion: ChampionInfo | None = None
+    elapsed_s: float = 0.0
+    gate_workloads: list[str] = Field(default_factory=list)
+    all_workloads: list[str] = Field(default_factory=list)
