@@ -1,0 +1,1 @@
+"""Command-line entry points (thin: compose config, build objects, call a task function)."""

@@ -1,0 +1,48 @@
+"""Rich rendering of evaluation results and leaderboards."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich.console import Console
+from rich.table import Table
+
+from kernelopt.data import EvalResult, WorkloadResult
+
+
+def _ms(x: float | None) -> str:
+    return "-" if x is None else f"{x:.4f}"
+
+
+def _err(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2e}"
+
+
+def results_table(title: str, rows: Iterable[WorkloadResult], timer: str | None) -> Table:
+    """Per-workload table: status, latency, reference latency, speedup, max errors."""
+    t = Table(title=f"{title}  (timer={timer or '?'})")
+    for col in ("workload", "axes", "status", "latency ms", "ref ms", "speedup", "max abs", "max rel"):
+        t.add_column(col, justify="right" if col not in ("workload", "axes", "status") else "left")
+    for r in rows:
+        colour = "green" if r.passed else "red"
+        t.add_row(r.uuid[:8], ",".join(f"{k}={v}" for k, v in r.axes.items()),
+                  f"[{colour}]{r.status.value}[/{colour}]",
+                  _ms(r.latency.mean_ms if r.latency else None),
+                  _ms(r.reference_latency.mean_ms if r.reference_latency else None),
+                  "-" if r.speedup is None else f"{r.speedup:.2f}x",
+                  _err(r.max_abs_error), _err(r.max_rel_error))
+    return t
+
+
+def summary_line(result: EvalResult) -> str:
+    """One line: pass count and mean latency."""
+    mean = result.mean_latency_ms()
+    lat = f", mean latency {mean:.4f} ms" if mean is not None else ""
+    return f"{result.pass_count}/{len(result.results)} PASSED{lat} (timer={result.timer})"
+
+
+def print_results(result: EvalResult, console: Console | None = None) -> None:
+    """Print the table and summary for one evaluation."""
+    c = console or Console()
+    c.print(results_table(f"{result.solution} on {result.definition}", result.results, result.timer))
+    c.print(summary_line(result))

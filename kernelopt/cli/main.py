@@ -1,0 +1,90 @@
+"""`kernelopt` console script: dispatches to Hydra-composed tasks and small admin commands."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+
+HYDRA_COMMANDS: dict[str, str] = {
+    "optimize": "run an optimisation campaign (Hydra overrides; -m for multirun ablations)",
+    "evaluate": "evaluate one solution on an operator's workloads (solution=<json|folder>)",
+}
+ADMIN_COMMANDS: dict[str, str] = {
+    "operators": "list the operator library with workload counts",
+    "promote": "promote a candidate run to champion through the same gates",
+    "export": "export a registered kernel (alias champion) as FlashInfer Solution JSON",
+    "report": "print a campaign leaderboard and write PNG plots",
+}
+
+USAGE = """usage: kernelopt <command> [args]
+
+kernelopt: harness-centred LLM-driven GPU kernel optimisation (FlashInfer Trace, MLflow, Hydra).
+
+commands:
+{rows}
+
+`kernelopt <command> --help` for a command's options. Hydra commands take overrides, e.g.
+  kernelopt optimize operator=gdn_decode_qk4_v8_d128_k_last controller.max_candidates=20
+  kernelopt optimize -m agent=full_agent,agent_assisted hydra/launcher=joblib
+"""
+
+
+def _usage() -> str:
+    rows = {**HYDRA_COMMANDS, **ADMIN_COMMANDS}
+    return USAGE.format(rows="\n".join(f"  {k:<10} {v}" for k, v in rows.items()))
+
+
+def _hydra_task(command: str) -> Callable[[object], object]:
+    from kernelopt.cli import tasks
+
+    return {"optimize": tasks.optimize_main, "evaluate": tasks.evaluate_main}[command]
+
+
+def run_hydra(command: str, overrides: list[str]) -> int:
+    """Run a Hydra-decorated task with the real Hydra runtime (so -m / launchers work)."""
+    import hydra
+
+    from kernelopt.cli.schema import register_schemas
+
+    register_schemas()
+    task = _hydra_task(command)
+    exit_code = {"code": 0}
+
+    @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name=command)
+    def _entry(cfg):  # type: ignore[no-untyped-def]
+        code = task(cfg)
+        if isinstance(code, int) and code:
+            exit_code["code"] = code
+
+    saved = sys.argv
+    sys.argv = [f"kernelopt-{command}", *overrides]
+    try:
+        _entry()
+    finally:
+        sys.argv = saved
+    return exit_code["code"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``kernelopt`` console script."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(_usage())
+        return 0
+    command, rest = args[0], args[1:]
+    if command in HYDRA_COMMANDS:
+        return run_hydra(command, rest)
+    if command in ADMIN_COMMANDS:
+        from kernelopt.cli import admin
+
+        return admin.run(command, rest)
+    print(f"kernelopt: unknown command '{command}'\n", file=sys.stderr)
+    print(_usage(), file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,189 @@
+"""Typed structured-config schemas for every Hydra config group.
+
+Each group's YAML files are merged onto these dataclasses, so an unknown key or a value of the
+wrong type fails at composition time, before any work starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Optional
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING
+
+
+class AgentMode(str, Enum):
+    """Full-Agent sees only the task and harness feedback; Agent-Assisted also gets skills,
+    curated references, the band analysis and the controller's direction."""
+
+    full_agent = "full_agent"
+    agent_assisted = "agent_assisted"
+
+
+class HarnessPreset(str, Enum):
+    """``official`` = 10/50/3 (contest); ``quick`` = small counts for the CPU interpreter;
+    ``auto`` = official on a GPU, quick on the CPU."""
+
+    auto = "auto"
+    official = "official"
+    quick = "quick"
+
+
+class TimerChoice(str, Enum):
+    """Which timer the harness may use."""
+
+    auto = "auto"
+    cupti = "cupti"
+    cuda_event = "cuda_event"
+    cpu_wall = "cpu_wall"
+
+
+class ExecutorKind(str, Enum):
+    """Where harness work runs."""
+
+    auto = "auto"
+    local = "local"
+    isolated = "isolated"
+    cpu = "cpu"
+    ray = "ray"
+
+
+@dataclass
+class OperatorConf:
+    """Which definition to work on and how to pick its workloads."""
+
+    name: str = MISSING
+    gate_size: int = 3
+    cpu_workload_limit: Optional[int] = 6
+    workloads: Optional[list[str]] = None
+
+
+@dataclass
+class AgentConf:
+    """Agent mode (what the generator is shown)."""
+
+    mode: AgentMode = AgentMode.agent_assisted
+    skills: list[str] = field(default_factory=list)
+
+
+@dataclass
+class GeneratorConf:
+    """Candidate generator backend."""
+
+    name: str = "offline"
+    model: Optional[str] = None
+    temperature: float = 0.7
+    max_tokens: int = 8192
+    timeout_s: float = 600.0
+    max_retries: int = 4
+    base_url: Optional[str] = None
+    command: Optional[str] = None
+    max_turns: int = 30
+
+
+@dataclass
+class ControllerConf:
+    """Budgets, stop rules and gate sizes."""
+
+    name: str = "v1"
+    max_candidates: int = 12
+    max_rounds: int = 8
+    wall_clock_s: float = 1800.0
+    patience: int = 3
+    candidates_per_round: int = 3
+    finalists: int = 2
+    repeats: int = 2
+    noise_floor_default: float = 0.02
+    min_improvement: float = 0.01
+    p95_tolerance: float = 0.05
+
+
+@dataclass
+class HarnessConf:
+    """Check and timing settings (None = take the preset's / operator's value)."""
+
+    preset: HarnessPreset = HarnessPreset.auto
+    warmup: Optional[int] = None
+    iterations: Optional[int] = None
+    trials: Optional[int] = None
+    atol: Optional[float] = None
+    rtol: Optional[float] = None
+    required_matched_ratio: Optional[float] = None
+    timeout_s: float = 300.0
+    timer: TimerChoice = TimerChoice.auto
+    flush_l2: bool = True
+    time_reference: bool = True
+    seed: int = 0
+
+
+@dataclass
+class ExecutorConf:
+    """Worker processes."""
+
+    kind: ExecutorKind = ExecutorKind.auto
+    devices: Optional[list[int]] = None
+    timeout_s: Optional[float] = None
+    address: Optional[str] = None
+
+
+@dataclass
+class TrackingConf:
+    """MLflow tracking store (None = sqlite:///mlruns/mlflow.db under the working directory)."""
+
+    uri: Optional[str] = None
+    artifact_root: Optional[str] = None
+
+
+@dataclass
+class CampaignConf:
+    """One campaign: resume id, seed, name."""
+
+    resume: Optional[str] = None
+    seed: int = 0
+    name: Optional[str] = None
+
+
+@dataclass
+class OptimizeConfig:
+    """`kernelopt optimize`."""
+
+    operator: OperatorConf = field(default_factory=OperatorConf)
+    agent: AgentConf = field(default_factory=AgentConf)
+    generator: GeneratorConf = field(default_factory=GeneratorConf)
+    controller: ControllerConf = field(default_factory=ControllerConf)
+    harness: HarnessConf = field(default_factory=HarnessConf)
+    executor: ExecutorConf = field(default_factory=ExecutorConf)
+    tracking: TrackingConf = field(default_factory=TrackingConf)
+    campaign: CampaignConf = field(default_factory=CampaignConf)
+    experiment: Optional[str] = None
+
+
+@dataclass
+class EvaluateConfig:
+    """`kernelopt evaluate`."""
+
+    operator: OperatorConf = field(default_factory=OperatorConf)
+    harness: HarnessConf = field(default_factory=HarnessConf)
+    executor: ExecutorConf = field(default_factory=ExecutorConf)
+    solution: str = MISSING
+    workloads: Optional[list[str]] = None
+    limit: Optional[int] = None
+    output: Optional[str] = None
+
+
+GROUPS: dict[str, Any] = {
+    "operator": OperatorConf, "agent": AgentConf, "generator": GeneratorConf,
+    "controller": ControllerConf, "harness": HarnessConf, "executor": ExecutorConf,
+    "tracking": TrackingConf,
+}
+
+
+def register_schemas() -> None:
+    """Register the schemas with Hydra's ConfigStore (idempotent)."""
+    cs = ConfigStore.instance()
+    cs.store(name="optimize_schema", node=OptimizeConfig)
+    cs.store(name="evaluate_schema", node=EvaluateConfig)
+    for group, node in GROUPS.items():
+        cs.store(group=group, name=f"{group}_schema", node=node)

@@ -1,0 +1,122 @@
+"""Task functions behind the Hydra commands. Plain functions: tests call them without Hydra."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import sys
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from kernelopt.cli import build
+from kernelopt.cli.display import print_results
+from kernelopt.data import (
+    DataError, EvalRequest, EvalResult, Solution, Workload, dump_jsonl, load_solution,
+)
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=console, transient=False)
+
+
+def load_solution_arg(path: str, cfg: Any) -> Solution:
+    """A Solution from a JSON file, a seed folder (instantiated at its defaults) or a source folder
+    holding ``solution.json``."""
+    p = Path(path)
+    if p.is_file():
+        return load_solution(p)
+    if not p.is_dir():
+        raise DataError(f"{p}: solution not found (give a Solution JSON file or a folder)")
+    if (p / "solution.json").is_file():
+        return load_solution(p / "solution.json")
+    if (p / "seed.json").is_file():
+        from kernelopt.generators.seeds import load_seed
+
+        return load_seed(p).instantiate(None)
+    raise DataError(f"{p}: folder holds neither solution.json nor seed.json")
+
+
+def select_workloads(workloads: list[Workload], wanted: list[str] | None, limit: int | None) -> list[Workload]:
+    """Workloads whose UUID starts with one of ``wanted`` (all if None), then the ``limit`` smallest."""
+    chosen = workloads
+    if wanted:
+        chosen = [w for w in workloads if any(w.uuid.startswith(x) for x in wanted)]
+        if not chosen:
+            raise DataError(f"no workload UUID starts with any of {wanted}")
+    if limit is not None:
+        def size(w: Workload) -> int:
+            n = 1
+            for v in w.axes.values():
+                n *= max(int(v), 1)
+            return n
+        chosen = sorted(chosen, key=size)[:limit]
+    return chosen
+
+
+def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
+    """Evaluate one solution on an operator's workloads; write FlashInfer Trace JSONL."""
+    from kernelopt.operators import load_operator
+
+    console = console or Console()
+    op = load_operator(cfg.operator.name)
+    solution = load_solution_arg(cfg.solution, cfg)
+    if solution.definition != op.definition.name:
+        raise DataError(f"solution '{solution.name}' is for '{solution.definition}', not '{op.name}'")
+    on_gpu = build.gpu_available()
+    settings = build.harness_settings(cfg.harness, op.name, on_gpu)
+    limit = cfg.limit if cfg.limit is not None else (None if on_gpu else cfg.operator.cpu_workload_limit)
+    workloads = select_workloads(op.workloads, cfg.workloads, limit)
+    results = []
+    env: dict[str, Any] = {}
+    timer = build_log = None
+    with build.make_executor(cfg.executor, on_gpu) as ex, _progress(console) as prog:
+        task = prog.add_task(f"{solution.name} on {op.name}", total=len(workloads))
+        step = max(1, getattr(ex, "num_workers", 1))
+        for i in range(0, len(workloads), step):
+            chunk = workloads[i:i + step]
+            reqs = [EvalRequest(definition=op.definition, solution=solution, workloads=[w], settings=settings)
+                    for w in chunk]
+            for res in ex.evaluate_many(reqs):
+                results.extend(res.results)
+                env = res.environment or env
+                timer = res.timer or timer
+                build_log = build_log or res.build_log
+            prog.advance(task, len(chunk))
+    merged = EvalResult(definition=op.name, solution=solution.name, solution_hash=solution.hash(),
+                        results=results, environment=env, timer=timer, build_log=build_log or "")
+    print_results(merged, console)
+    out = Path(cfg.output) if cfg.output else Path("traces") / solution.author / op.definition.op_type / f"{op.name}.jsonl"
+    stamp = _dt.datetime.now(_dt.timezone.utc).isoformat()
+    dump_jsonl(merged.to_traces(op.definition, workloads, stamp), out, append=True)
+    console.print(f"traces appended to [bold]{out}[/bold]")
+    return merged
+
+
+def evaluate_main(cfg: DictConfig) -> int:
+    """Hydra entry of `kernelopt evaluate`: exit code 1 when any workload fails."""
+    try:
+        result = evaluate_task(cfg)
+    except (DataError, ValueError, KeyError) as exc:
+        Console(stderr=True).print(f"[red]kernelopt evaluate: {exc}[/red]")
+        return 2
+    return 0 if result.all_passed else 1
+
+
+def optimize_main(cfg: DictConfig) -> int:
+    """Hydra entry of `kernelopt optimize`."""
+    from kernelopt.cli.optimize import optimize_task
+
+    try:
+        outcome = optimize_task(cfg)
+    except (DataError, ValueError, KeyError) as exc:
+        Console(stderr=True).print(f"[red]kernelopt optimize: {exc}[/red]")
+        return 2
+    return 0 if outcome is not None else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use the `kernelopt` console script")

@@ -1,0 +1,68 @@
+"""Hydra configs: every group option composes onto its schema; typos and bad values fail early."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.errors import ConfigCompositionException
+from omegaconf.errors import ConfigKeyError, ValidationError
+
+from kernelopt.cli.main import CONF_DIR
+from kernelopt.cli.schema import register_schemas
+
+register_schemas()
+
+
+def _options(group: str) -> list[str]:
+    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+
+
+def _compose(name: str, overrides: list[str]):
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return compose(config_name=name, overrides=overrides)
+
+
+@pytest.mark.parametrize("group", ["operator", "agent", "generator", "controller", "harness", "executor",
+                                   "tracking", "experiment"])
+def test_every_option_composes(group: str) -> None:
+    opts = _options(group)
+    assert opts, f"conf/{group} is empty"
+    for opt in opts:
+        cfg = _compose("optimize", [f"{group}={opt}"])
+        assert cfg.operator.name
+
+
+def test_operator_configs_match_operator_library() -> None:
+    ops = Path(__file__).resolve().parents[1] / "operators"
+    if not ops.is_dir():
+        pytest.skip("operators/ not present")
+    assert set(_options("operator")) == {p.name for p in ops.iterdir() if (p / "definition.json").is_file()}
+
+
+def test_defaults() -> None:
+    cfg = _compose("optimize", [])
+    assert cfg.operator.name == "rmsnorm_h4096"
+    assert cfg.generator.name == "offline"
+    assert cfg.agent.mode.value == "agent_assisted"
+    assert cfg.harness.preset.value == "auto"
+
+
+@pytest.mark.parametrize("override, exc", [
+    (["controller.max_candidtes=3"], ConfigCompositionException),   # typo in a key
+    (["controller.max_candidates=many"], ConfigCompositionException),  # wrong type
+    (["agent.mode=half_agent"], ConfigCompositionException),         # bad enum value
+    (["harness.preset=fastest"], ConfigCompositionException),
+    (["operator=no_such_op"], ConfigCompositionException),           # unknown group option
+])
+def test_bad_values_fail_at_composition(override, exc) -> None:
+    with pytest.raises((exc, ConfigKeyError, ValidationError)):
+        _compose("optimize", override)
+
+
+def test_experiment_overlay_applies() -> None:
+    cfg = _compose("optimize", ["experiment=mode_ablation", "agent=full_agent"])
+    assert cfg.controller.max_candidates == 4
+    assert cfg.agent.mode.value == "full_agent"
+    assert cfg.campaign.name == "mode_ablation"
