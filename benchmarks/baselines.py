@@ -1,0 +1,109 @@
+"""Evaluate the baseline solutions (reference, torch.compile, fla where present) of operators on
+their workloads with the official harness settings, one request per workload, and write a table.
+
+    python benchmarks/baselines.py --operators gdn_decode_qk4_v8_d128_k_last --budget-s 120
+
+A per-(operator, baseline) time budget keeps the sweep inside a device lease: workloads are taken in
+an order that spreads over the axis range, and the table states how many were covered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import device_label, md_table, spread_order, write_results  # noqa: E402
+from kernelopt.cli.build import harness_settings  # noqa: E402
+from kernelopt.data import EvalRequest, load_solution  # noqa: E402
+from kernelopt.executor import make_executor  # noqa: E402
+from kernelopt.operators import list_operators, load_operator  # noqa: E402
+
+CONTEST = [
+    "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048",
+    "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64",
+    "dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64",
+    "gdn_decode_qk4_v8_d128_k_last",
+    "gdn_prefill_qk4_v8_d128_k_last",
+]
+
+
+def _size(w) -> int:  # type: ignore[no-untyped-def]
+    n = 1
+    for v in w.axes.values():
+        n *= max(int(v), 1)
+    return n
+
+
+def run(operators: list[str], baselines: list[str] | None, budget_s: float, preset: str,
+        kind: str) -> dict:
+    on_gpu = kind != "cpu"
+    rows, payload = [], {"preset": preset, "budget_s": budget_s, "results": {}}
+    with make_executor(kind) as ex:
+        for name in operators:
+            op = load_operator(name)
+            settings = harness_settings({"preset": preset}, name, on_gpu).model_copy(
+                update={"time_reference": False})
+            files = sorted((op.path / "solutions" / "baselines").glob("*.json"))
+            for f in files:
+                if baselines and f.stem not in baselines:
+                    continue
+                sol = load_solution(f)
+                t0, done = time.time(), []
+                for w in spread_order(op.workloads, _size):
+                    if time.time() - t0 > budget_s:
+                        break
+                    res = ex.evaluate(EvalRequest(definition=op.definition, solution=sol, workloads=[w],
+                                                  settings=settings))
+                    done.extend(res.results)
+                    timer = res.timer
+                passed = [r for r in done if r.passed]
+                lat = [r.latency.mean_ms for r in passed]
+                statuses = sorted({r.status.value for r in done})
+                entry = {"evaluated": len(done), "total": len(op.workloads), "passed": len(passed),
+                         "statuses": statuses, "timer": timer if done else None,
+                         "mean_ms": statistics.fmean(lat) if lat else None,
+                         "median_ms": statistics.median(lat) if lat else None,
+                         "per_workload": {r.uuid: (r.latency.mean_ms if r.latency else r.status.value)
+                                          for r in done},
+                         "first_error": next((r.log[-600:] for r in done if not r.passed), None),
+                         "wall_s": round(time.time() - t0, 1)}
+                payload["results"].setdefault(name, {})[f.stem] = entry
+                rows.append([name, f.stem, f"{len(done)}/{len(op.workloads)}", len(passed),
+                             "-" if entry["mean_ms"] is None else f"{entry['mean_ms']:.4f}",
+                             "-" if entry["median_ms"] is None else f"{entry['median_ms']:.4f}",
+                             entry["timer"], ",".join(statuses), entry["wall_s"]])
+                print(rows[-1], flush=True)
+    table = md_table(["operator", "baseline", "evaluated", "passed", "mean ms", "median ms", "timer",
+                      "statuses", "wall s"], rows)
+    payload["table"] = table
+    return payload
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--operators", nargs="*", default=CONTEST)
+    p.add_argument("--baselines", nargs="*", default=None, help="names (file stems) to run; default all")
+    p.add_argument("--budget-s", type=float, default=120.0, help="seconds per (operator, baseline)")
+    p.add_argument("--preset", default="official", choices=["official", "quick"])
+    p.add_argument("--executor", default="local", choices=["local", "isolated", "cpu"])
+    p.add_argument("--name", default=None, help="results file stem")
+    a = p.parse_args()
+    unknown = [o for o in a.operators if o not in list_operators()]
+    if unknown:
+        p.error(f"unknown operators {unknown}")
+    payload = run(a.operators, a.baselines, a.budget_s, a.preset, a.executor)
+    name = a.name or f"baselines_{device_label()}"
+    cmd = "python benchmarks/baselines.py " + " ".join(sys.argv[1:])
+    write_results(name, {"command": cmd, **payload},
+                  f"# Baselines ({device_label()})\n\nCommand: `{cmd}`\n\n{payload['table']}")
+    print(payload["table"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,356 @@
+"""The campaign loop: reload state -> decide -> generate / evaluate / promote -> log -> repeat.
+
+``run_campaign`` is a plain function (the CLI builds the store, executor and generator). Every step
+is written to the tracking store before the next decision is made, and every decision is taken from
+state reloaded from the store, so a campaign killed at any point resumes (``resume=<run id>``)
+without redoing or losing finished evaluations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelopt.controller import Budget, Rules, decide
+from kernelopt.controller.workloads import representative, select_workloads
+from kernelopt.data.definition import Definition
+from kernelopt.data.records import (
+    CampaignState,
+    CandidateRecord,
+    ChampionInfo,
+    Decision,
+    EvalRequest,
+    EvalResult,
+    HarnessSettings,
+)
+from kernelopt.data.solution import Solution
+from kernelopt.data.workload import Workload
+from kernelopt.generators.base import AgentMode, GenerationContext, Generator, kernelopt_extra
+from kernelopt.operators import load_operator
+
+Progress = Callable[..., None]
+
+
+class CampaignConfig(BaseModel):
+    """One campaign.
+
+    Attributes:
+        operator: Definition name (folder under ``operators/``).
+        harness: Harness settings (already merged with the operator's overrides by the caller).
+        budget: Spending caps. rules: Decision rules.
+        mode: Agent mode. skills: Skill text shown to the generator (Agent-Assisted).
+        resume: Campaign run id to continue, or ``None`` to start a new campaign.
+        seed: Generator seed.
+        gate_workloads: Gate workload UUIDs (default: ``rules.gate_size`` representative ones).
+        workloads: UUIDs (or prefixes) of the workloads to run (default: all).
+        workload_limit: Keep only this many workloads, the smallest first (quick CPU runs).
+        name: Campaign run name. tags: Extra campaign tags. record: Extra config recorded with the
+            campaign run (e.g. the composed Hydra config).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    operator: str
+    harness: HarnessSettings = Field(default_factory=HarnessSettings)
+    budget: Budget = Field(default_factory=Budget)
+    rules: Rules = Field(default_factory=Rules)
+    mode: AgentMode = "full_agent"
+    skills: str = ""
+    resume: str | None = None
+    seed: int = 0
+    gate_workloads: list[str] | None = None
+    workloads: list[str] | None = None
+    workload_limit: int | None = Field(None, ge=1)
+    name: str | None = None
+    tags: dict[str, str] = Field(default_factory=dict)
+    record: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass
+class CampaignOutcome:
+    """What a campaign ended with."""
+
+    campaign_run_id: str
+    operator: str
+    stop_reason: str
+    champion: ChampionInfo | None = None
+    promoted: list[str] = field(default_factory=list)
+    gated: int = 0
+    evaluations: int = 0
+    rounds: int = 0
+    decisions: int = 0
+
+
+class Store(Protocol):
+    """The tracking-store methods the loop uses (``kernelopt.tracking.TrackingStore``)."""
+
+    def start_campaign(self, definition: str, config: dict, tags: dict) -> str: ...
+    def campaign_exists(self, run_id: str) -> bool: ...
+    def log_candidate(self, campaign_run_id: str, solution: Solution, result: EvalResult, *, stage: str,
+                      params: dict, decision: Decision | None = None) -> str: ...
+    def find_evaluated(self, campaign_run_id: str, solution_hash: str, settings_key: str, stage: str) -> str | None: ...
+    def log_decision(self, campaign_run_id: str, decision: Decision) -> Any: ...
+    def load_state(self, campaign_run_id: str) -> CampaignState: ...
+    def register(self, definition: str, run_id: str, tags: dict) -> str: ...
+    def set_champion(self, definition: str, version: str) -> None: ...
+    def get_champion(self, definition: str) -> ChampionInfo | None: ...
+    def download_solution(self, run_id: str) -> Solution: ...
+    def end_campaign(self, run_id: str, status: str) -> None: ...
+
+
+def _lanes(executor: Any) -> int:
+    n = getattr(executor, "num_workers", None) or len(getattr(executor, "devices", None) or [None])
+    return max(1, int(n))
+
+
+def split_plan(jobs: int, workloads: int, lanes: int) -> tuple[int, int]:
+    """How to spread ``jobs`` solutions x ``workloads`` over ``lanes`` parallel workers.
+
+    Returns:
+        ``(chunks, batch)``: each solution's workloads are split into at most ``chunks`` requests
+        (more than one only when there are fewer solutions than lanes), and ``batch`` solutions are
+        evaluated (then logged) together, so a batch fills the lanes and little is lost to a kill.
+    """
+    if jobs <= 0 or workloads <= 0:
+        return 1, 1
+    chunks = max(1, min(workloads, lanes // jobs))
+    return chunks, max(1, lanes // chunks)
+
+
+def _merge(parts: list[EvalResult]) -> EvalResult:
+    """One result from the results of one solution on disjoint workload chunks."""
+    first = parts[0]
+    if len(parts) == 1:
+        return first
+    return first.model_copy(update={
+        "results": [r for p in parts for r in p.results], "wall_s": sum(p.wall_s for p in parts),
+        "build_log": "\n".join(p.build_log for p in parts if p.build_log),
+    })
+
+
+class _Loop:
+    """State shared by the steps of one ``run_campaign`` call."""
+
+    def __init__(self, cfg: CampaignConfig, store: Store, executor: Any, generator: Generator,
+                 emit: Progress, definition: Definition, workloads: list[Workload]) -> None:
+        self.cfg, self.store, self.executor, self.generator, self.emit = cfg, store, executor, generator, emit
+        self.definition = definition
+        self.by_uuid = {w.uuid: w for w in workloads}
+        self.key = cfg.harness.key()
+        self.run_id = ""
+        self.evaluations = 0
+        self.promoted: list[str] = []
+
+    def evaluate(self, stage: str, jobs: list[tuple[Solution, dict[str, Any]]], uuids: list[str],
+                 decision: Decision) -> None:
+        """Evaluate ``(solution, params)`` jobs on ``uuids`` and log each, a lane-sized batch at a time."""
+        wls = [self.by_uuid[u] for u in uuids]
+        per, batch = split_plan(len(jobs), len(wls), _lanes(self.executor))
+        size = -(-len(wls) // per)
+        chunks = [wls[i:i + size] for i in range(0, len(wls), size)]
+        for start in range(0, len(jobs), batch):
+            group = jobs[start:start + batch]
+            self.emit("evaluating", stage=stage, solutions=[s.name for s, _ in group], workloads=len(wls))
+            reqs = [EvalRequest(definition=self.definition, solution=s, workloads=c, settings=self.cfg.harness)
+                    for s, _ in group for c in chunks]
+            results = self.executor.evaluate_many(reqs)
+            for i, (sol, params) in enumerate(group):
+                result = _merge(results[i * len(chunks):(i + 1) * len(chunks)])
+                run = self.store.log_candidate(self.run_id, sol, result, stage=stage, params=params, decision=decision)
+                self.evaluations += 1
+                self.emit("evaluated", stage=stage, solution=sol.name, run_id=run, result=result)
+
+    def generate(self, state: CampaignState, decision: Decision) -> None:
+        """Ask the generator for candidates and gate the new ones."""
+        parent = parent_params = None
+        if decision.parent_run_id:
+            parent = self.store.download_solution(decision.parent_run_id)
+            rec = _record(state, decision.parent_run_id)
+            parent_params = kernelopt_extra(parent).get("params") or (rec.params.get("seed_params") if rec else None)
+        ctx = GenerationContext(
+            definition=self.definition, operator=self.cfg.operator, parent=parent, parent_params=parent_params,
+            direction=None if decision.direction == "baseline" else decision.direction, count=decision.count,
+            mode=self.cfg.mode, history=state.candidates, skills=self.cfg.skills, seed=self.cfg.seed,
+            decision=decision)
+        proposals = self.generator.propose(ctx)
+        self.emit("proposed", count=len(proposals), names=[s.name for s in proposals])
+        jobs: list[tuple[Solution, dict[str, Any]]] = []
+        seen: set[str] = set()
+        for sol in proposals:
+            if len(jobs) >= decision.count:
+                break
+            if sol.definition != self.definition.name:
+                raise ValueError(f"generator '{self.generator.name}' proposed '{sol.name}' for definition "
+                                 f"'{sol.definition}', not '{self.definition.name}'")
+            h = sol.hash()
+            done = h in seen or self.store.find_evaluated(self.run_id, h, self.key, "gate")
+            seen.add(h)
+            if done:
+                self.emit("skipped", stage="gate", solution=sol.name, existing=done)
+                continue
+            jobs.append((sol, {
+                "settings_key": self.key, "generator": self.generator.name, "mode": self.cfg.mode,
+                "parent_run_id": decision.parent_run_id, "direction": decision.direction,
+                "directions": kernelopt_extra(sol).get("directions"), "campaign_seed": self.cfg.seed,
+            }))
+        self.evaluate("gate", jobs, state.gate_workloads, decision)
+
+    def full_runs(self, state: CampaignState, decision: Decision) -> None:
+        """Sweep or repeat the decision's candidates on every campaign workload."""
+        stage = decision.action
+        jobs = []
+        for rid in decision.candidate_run_ids:
+            rec = _record(state, rid)
+            sol = self.store.download_solution(rid)
+            h = sol.hash()
+            if stage == "sweep":
+                done = self.store.find_evaluated(self.run_id, h, self.key, "sweep")
+                if done:
+                    self.emit("skipped", stage=stage, solution=sol.name, existing=done)
+                    continue
+            full = [c for c in state.candidates if c.solution_hash == h and c.stage != "gate"]
+            src = rec.params if rec else {}
+            params = {
+                "settings_key": self.key, "generator": src.get("generator"), "mode": self.cfg.mode,
+                "parent_run_id": rec.parent_run_id if rec else None, "direction": rec.direction if rec else None,
+                "directions": src.get("directions"), "campaign_seed": self.cfg.seed, "source_run_id": rid,
+            }
+            if stage == "repeat":
+                params["repeat_index"] = len(full)
+            jobs.append((sol, params))
+        self.evaluate(stage, jobs, state.all_workloads, decision)
+
+    def promote(self, decision: Decision) -> None:
+        """Register the finalist's sweep run and move the ``champion`` alias to it."""
+        run = decision.candidate_run_ids[0]
+        tags = {"campaign": self.run_id, "full_runs": ",".join(decision.candidate_run_ids),
+                "reason": decision.reason[:500]}
+        for ev in decision.evidence:
+            if ev.kind == "latency" and ev.value is not None:
+                tags["mean_latency_ms"] = str(ev.value)
+            elif ev.kind == "p95" and ev.value is not None:
+                tags["p95_latency_ms"] = str(ev.value)
+            elif ev.kind == "noise_floor":
+                tags["noise_floor"] = str(ev.value)
+        version = self.store.register(self.definition.name, run, tags)
+        self.store.set_champion(self.definition.name, version)
+        self.promoted.append(run)
+        self.emit("promoted", run_id=run, version=version, reason=decision.reason)
+
+
+def _record(state: CampaignState, run_id: str) -> CandidateRecord | None:
+    return next((c for c in state.candidates if c.run_id == run_id), None)
+
+
+def _open(cfg: CampaignConfig, store: Store, generator: Generator, workloads: list[Workload]) -> tuple[str, bool]:
+    """Start a new campaign run or reopen ``cfg.resume``; returns ``(run id, resumed)``.
+
+    A resumed campaign keeps the gate and workload lists recorded when it started.
+    """
+    if cfg.resume:
+        if not store.campaign_exists(cfg.resume):
+            raise ValueError(f"resume: campaign run '{cfg.resume}' does not exist in the tracking store")
+        recorded = store.load_state(cfg.resume).definition
+        if recorded != cfg.operator:
+            raise ValueError(f"resume: campaign run '{cfg.resume}' is for '{recorded}', not '{cfg.operator}'")
+        reopen = getattr(store, "resume_campaign", None)
+        if reopen is not None:
+            reopen(cfg.resume)
+        return cfg.resume, True
+    uuids = [w.uuid for w in workloads]
+    if cfg.gate_workloads:
+        unknown = sorted(set(cfg.gate_workloads) - set(uuids))
+        if unknown:
+            raise ValueError(f"gate_workloads: {unknown} are not among the campaign's workloads")
+        gate = list(cfg.gate_workloads)
+    else:
+        gate = [w.uuid for w in representative(workloads, cfg.rules.gate_size)]
+    config = {
+        **cfg.record, "operator": cfg.operator, "mode": cfg.mode, "seed": cfg.seed,
+        "generator": {"name": generator.name}, "controller": "v1", "budget": cfg.budget.model_dump(),
+        "rules": cfg.rules.model_dump(), "harness": cfg.harness.model_dump(),
+        "gate_workloads": gate, "all_workloads": uuids,
+    }
+    tags = {"agent_mode": cfg.mode, "generator": generator.name, "controller": "v1", **cfg.tags}
+    if cfg.name:
+        tags["mlflow.runName"] = cfg.name
+    return store.start_campaign(cfg.operator, config, tags), False
+
+
+def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator: Generator,
+                 progress: Progress | None = None) -> CampaignOutcome:
+    """Run (or resume) one optimisation campaign until the controller says stop.
+
+    Args:
+        cfg: The campaign configuration.
+        store: Tracking store (``kernelopt.tracking.TrackingStore``).
+        executor: Harness executor (``kernelopt.executor.make_executor(...)``).
+        generator: Candidate generator.
+        progress: Optional callback ``progress(event, **info)``; events: ``campaign_started``,
+            ``decision``, ``proposed``, ``skipped``, ``evaluating``, ``evaluated``, ``promoted``,
+            ``campaign_finished``.
+
+    Returns:
+        The outcome: champion, promotions, counts and the stop reason.
+
+    Raises:
+        ValueError: bad configuration (unknown operator/workloads, unknown resume id...), before
+            anything is written for a new campaign.
+    """
+    emit: Progress = progress or (lambda event, **info: None)
+    op = load_operator(cfg.operator)
+    workloads = select_workloads(op.workloads, cfg.workloads, cfg.workload_limit)
+    if not workloads:
+        raise ValueError(f"operator '{cfg.operator}' has no workloads to run")
+    run_id, resumed = _open(cfg, store, generator, workloads)
+    loop = _Loop(cfg, store, executor, generator, emit, op.definition, op.workloads)
+    loop.run_id = run_id
+    emit("campaign_started", run_id=run_id, resumed=resumed, operator=cfg.operator, workloads=len(workloads))
+    b = cfg.budget
+    max_steps = 2 * (b.max_rounds + 4 + b.max_candidates * (cfg.rules.repeats + 2)) + 10
+    last: tuple | None = None
+    decision = None
+    try:
+        for _ in range(max_steps):
+            state = store.load_state(run_id)
+            if not state.gate_workloads or not state.all_workloads:
+                gate = [w.uuid for w in representative(workloads, cfg.rules.gate_size)]
+                state = state.model_copy(update={"gate_workloads": state.gate_workloads or gate,
+                                                 "all_workloads": state.all_workloads or [w.uuid for w in workloads]})
+            decision = decide(state, cfg.budget, cfg.rules)
+            sig = (decision.action, tuple(decision.candidate_run_ids), decision.parent_run_id, len(state.candidates))
+            if decision.action in ("sweep", "repeat", "promote") and sig == last:
+                raise RuntimeError(f"campaign {run_id}: the controller repeated '{decision.action}' of "
+                                   f"{decision.candidate_run_ids} but the store shows no progress")
+            last = sig
+            store.log_decision(run_id, decision)
+            emit("decision", decision=decision, state=state)
+            if decision.action == "stop":
+                break
+            if decision.action == "generate":
+                loop.generate(state, decision)
+            elif decision.action in ("sweep", "repeat"):
+                loop.full_runs(state, decision)
+            elif decision.action == "promote":
+                loop.promote(decision)
+            else:  # "gate" is folded into "generate" by controller v1
+                raise RuntimeError(f"campaign: unsupported decision action '{decision.action}'")
+        else:
+            raise RuntimeError(f"campaign {run_id}: no stop decision after {max_steps} steps")
+    except BaseException as exc:
+        store.end_campaign(run_id, "KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
+        raise
+    store.end_campaign(run_id, "FINISHED")
+    final = store.load_state(run_id)
+    outcome = CampaignOutcome(
+        campaign_run_id=run_id, operator=cfg.operator, stop_reason=decision.reason if decision else "",
+        champion=store.get_champion(op.definition.name), promoted=loop.promoted,
+        gated=len({c.solution_hash for c in final.candidates if c.stage == "gate"}),
+        evaluations=loop.evaluations, decisions=len(final.decisions),
+        rounds=sum(d.action == "generate" and d.direction != "baseline" for d in final.decisions),
+    )
+    emit("campaign_finished", outcome=outcome)
+    return outcome

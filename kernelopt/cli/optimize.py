@@ -1,0 +1,112 @@
+"""`kernelopt optimize`: compose objects from config, run a campaign with a live display, report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omegaconf import OmegaConf
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from kernelopt.cli import build
+
+
+def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
+    """Map the composed Hydra config onto a ``CampaignConfig``."""
+    from kernelopt.campaign import CampaignConfig
+    from kernelopt.controller import Budget, Rules
+
+    c = cfg.controller
+    budget = Budget(max_candidates=c.max_candidates, max_rounds=c.max_rounds, wall_clock_s=c.wall_clock_s,
+                    patience=c.patience, candidates_per_round=c.candidates_per_round)
+    rules = Rules(gate_size=cfg.operator.gate_size, finalists=c.finalists, repeats=c.repeats,
+                  noise_floor_default=c.noise_floor_default, min_improvement=c.min_improvement,
+                  p95_tolerance=c.p95_tolerance)
+    mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
+    limit = None if on_gpu else cfg.operator.cpu_workload_limit
+    record = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
+    return CampaignConfig(
+        operator=cfg.operator.name, harness=build.harness_settings(cfg.harness, cfg.operator.name, on_gpu),
+        budget=budget, rules=rules, mode=mode, resume=cfg.campaign.resume, seed=cfg.campaign.seed,
+        workloads=list(cfg.operator.workloads) if cfg.operator.workloads else None, workload_limit=limit,
+        name=cfg.campaign.name, tags={"device": "gpu" if on_gpu else "cpu-interpreter"},
+        record={"hydra": record})
+
+
+class LiveDisplay:
+    """Turns campaign progress events into a rich progress bar and log lines."""
+
+    def __init__(self, console: Console, max_candidates: int) -> None:
+        self.console = console
+        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=console)
+        self.task = self.progress.add_task("evaluations", total=None)
+        self.max_candidates = max_candidates
+
+    def __call__(self, event: str, **info: Any) -> None:
+        c = self.progress.console
+        if event == "campaign_started":
+            verb = "resumed" if info.get("resumed") else "started"
+            c.print(f"campaign [bold]{info['run_id']}[/bold] {verb} on {info['operator']} "
+                    f"({info['workloads']} workloads)")
+        elif event == "decision":
+            d = info["decision"]
+            c.print(f"[cyan]decide[/cyan] {d.action}: {d.reason}")
+        elif event == "evaluating":
+            self.progress.update(self.task, description=f"{info['stage']}: {', '.join(info['solutions'])[:60]}")
+        elif event == "evaluated":
+            res = info["result"]
+            mean = res.mean_latency_ms()
+            lat = f"{mean:.4f} ms" if mean is not None else "-"
+            colour = "green" if res.all_passed else "red"
+            c.print(f"  {info['stage']:<6} {info['solution']:<40} [{colour}]{res.pass_count}/{len(res.results)} "
+                    f"PASSED[/{colour}] mean {lat}")
+            self.progress.advance(self.task)
+        elif event == "skipped":
+            c.print(f"  [dim]skip {info['solution']} ({info['stage']} already in run {info['existing']})[/dim]")
+        elif event == "promoted":
+            c.print(f"[bold green]promoted[/bold green] run {info['run_id']} as version {info['version']}")
+
+
+def leaderboard_table(rows: list[dict[str, Any]], limit: int = 10) -> Table:
+    """The campaign's best candidates."""
+    t = Table(title="leaderboard")
+    for col in ("#", "candidate", "stage", "passed", "mean ms", "p95 ms", "speedup vs ref", "direction"):
+        t.add_column(col)
+    for r in rows[:limit]:
+        t.add_row(str(r["rank"]), str(r["name"]), str(r["stage"]), f"{r['pass_count']}/{r['workload_count']}",
+                  "-" if r["mean_latency_ms"] is None else f"{r['mean_latency_ms']:.4f}",
+                  "-" if r["p95_latency_ms"] is None else f"{r['p95_latency_ms']:.4f}",
+                  "-" if r["speedup_vs_reference"] is None else f"{r['speedup_vs_reference']:.2f}x",
+                  str(r.get("direction") or "-"))
+    return t
+
+
+def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-untyped-def]
+    """Run (or resume) one campaign as configured; print leaderboard, champion and how to browse."""
+    from kernelopt.campaign import run_campaign
+    from kernelopt.generators.registry import make_generator
+
+    console = console or Console()
+    on_gpu = build.gpu_available()
+    ccfg = campaign_config(cfg, on_gpu)
+    store = build.make_store(cfg.tracking)
+    generator = make_generator(cfg.generator.name, seed=cfg.campaign.seed)
+    where = "GPU" if on_gpu else "CPU (Triton interpreter, quick timing, smallest workloads)"
+    console.print(f"kernelopt optimize: {ccfg.operator} on {where}; generator={generator.name}, "
+                  f"mode={ccfg.mode}, budget={ccfg.budget.max_candidates} candidates")
+    display = LiveDisplay(console, ccfg.budget.max_candidates)
+    with build.make_executor(cfg.executor, on_gpu) as ex, display.progress:
+        outcome = run_campaign(ccfg, store=store, executor=ex, generator=generator, progress=display)
+    console.print(f"stopped: {outcome.stop_reason}")
+    console.print(leaderboard_table(store.leaderboard(outcome.campaign_run_id)))
+    champ = store.get_champion(ccfg.operator)
+    if champ is not None:
+        console.print(f"champion of {ccfg.operator}: run {champ.run_id} (registry version {champ.version}), "
+                      f"mean {champ.mean_latency_ms:.4f} ms")
+    else:
+        console.print(f"no champion registered for {ccfg.operator}")
+    console.print(f"resume with: kernelopt optimize operator={ccfg.operator} campaign.resume={outcome.campaign_run_id}")
+    console.print(f"browse with: mlflow ui --backend-store-uri {store.tracking_uri}")
+    return outcome

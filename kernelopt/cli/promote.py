@@ -1,0 +1,40 @@
+"""`kernelopt promote <run>`: manual promotion through the same gates the controller uses."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+
+def promote_run(run_id: str, *, tracking_uri: str | None = None, force: bool = False) -> int:
+    """Gate a candidate's runs against the champion; register and alias it when it passes."""
+    from kernelopt.controller import Rules, gate, group_by_solution, noise_floor
+    from kernelopt.tracking import TrackingStore
+
+    console = Console()
+    store = TrackingStore(tracking_uri)
+    run = store.client.get_run(run_id)
+    campaign = run.data.tags.get("kernelopt.campaign")
+    if not campaign:
+        raise ValueError(f"run {run_id} is not a kernelopt candidate run")
+    state = store.load_state(campaign)
+    groups = group_by_solution(state.candidates)
+    mine = next((g for g in groups if any(r.run_id == run_id for r in ([g.gate] if g.gate else []) + g.full)), None)
+    if mine is None:
+        raise ValueError(f"run {run_id} is not a FINISHED candidate of campaign {campaign}")
+    rules = Rules()
+    nf, _ = noise_floor(groups, rules.noise_floor_default)
+    ok, evidence = gate(mine, state.champion, rules.model_copy(update={"repeats": 1}) if force else rules,
+                        noise_floor=0.0 if force else nf)
+    for ev in evidence:
+        mark = "[green]ok[/green]" if ev.detail.get("ok", True) else "[red]fail[/red]"
+        console.print(f"{mark} {ev.kind}: {ev.value} {ev.detail}")
+    if not ok:
+        console.print("[red]not promoted: the gates did not pass[/red]")
+        return 1
+    target = mine.full[0].run_id if mine.full else run_id
+    tags = {"manual": "true", "forced": str(force).lower(),
+            "mean_latency_ms": str(mine.full_mean), "p95_latency_ms": str(mine.full_p95), "noise_floor": str(nf)}
+    version = store.register(state.definition, target, tags)
+    store.set_champion(state.definition, version)
+    console.print(f"[bold green]promoted[/bold green] {target} as {state.definition} version {version} (alias champion)")
+    return 0

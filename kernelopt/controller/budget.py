@@ -1,0 +1,61 @@
+"""Campaign budget and the controller's decision rules (plain config, validated)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Budget(BaseModel):
+    """How much a campaign may spend before it stops.
+
+    Attributes:
+        max_candidates: Distinct candidate solutions that may be gated (the baseline seeds count).
+        max_rounds: Generation rounds after the baseline round.
+        wall_clock_s: Wall-clock seconds since the campaign started (a hard stop).
+        patience: Generation rounds in a row without a promotion before the campaign stops.
+        candidates_per_round: Candidates the generator is asked for in one round.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_candidates: int = Field(24, ge=1)
+    max_rounds: int = Field(8, ge=0)
+    wall_clock_s: float = Field(3600.0, gt=0)
+    patience: int = Field(3, ge=1)
+    candidates_per_round: int = Field(3, ge=1)
+
+
+class Rules(BaseModel):
+    """How evidence turns into decisions (REFERENCE §6.4-6.5).
+
+    Attributes:
+        gate_size: Representative workloads every candidate is gated on.
+        finalists: Gate passers (best gate latency first) that earn a full sweep per step.
+        repeats: Full runs (the sweep counts as the first) a finalist needs before promotion.
+        noise_floor_default: Relative run-to-run noise assumed until repeats measure it.
+        min_improvement: Least relative gain over the champion; ``None`` means 1 %. The gain
+            must exceed ``max(noise floor, min_improvement)``.
+        p95_tolerance: Relative amount by which a promoted candidate's p95 may exceed the champion's.
+        directions: Fallback optimisation directions for parents whose runs name none.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    gate_size: int = Field(3, ge=1)
+    finalists: int = Field(2, ge=1)
+    repeats: int = Field(2, ge=1)
+    noise_floor_default: float = Field(0.02, ge=0, lt=1)
+    min_improvement: float | None = Field(None, ge=0, lt=1)
+    p95_tolerance: float = Field(0.05, ge=0)
+    directions: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_directions(self) -> Rules:
+        if len(set(self.directions)) != len(self.directions):
+            raise ValueError(f"rules.directions: duplicate names in {self.directions}")
+        return self
+
+    def threshold(self, noise_floor: float) -> float:
+        """Relative gain a candidate must exceed to beat the champion."""
+        floor = 0.01 if self.min_improvement is None else self.min_improvement
+        return max(noise_floor, floor)

@@ -1,0 +1,165 @@
+"""``decide``: the controller's state machine over what the tracking store holds.
+
+Checks, in order (the first that applies wins):
+
+1. wall clock spent -> ``stop`` (a hard stop, even with work pending);
+2. nothing evaluated yet -> ``generate`` with no parent, direction ``"baseline"`` (every seed
+   at its defaults);
+3. gate passers without a sweep whose gate latency beats the best swept (and fully passed)
+   solution's gate latency -> ``sweep`` the best ``rules.finalists`` of them;
+4. fully passed solutions with fewer than ``rules.repeats`` full runs, within the noise floor of
+   the best full mean and faster than the champion -> ``repeat`` (one more full run each);
+5. the best fully passed solution (by mean over full runs, then p95, then variance) clears
+   :func:`kernelopt.controller.promotion.gate` -> ``promote``;
+6. candidate budget, round budget or patience (rounds since the last promotion) spent -> ``stop``;
+   these caps only stop *generation*, so work on candidates already generated finishes first;
+7. otherwise ``generate`` from the best solution along the next direction
+   (:mod:`kernelopt.controller.directions`).
+"""
+
+from __future__ import annotations
+
+from kernelopt.controller.budget import Budget, Rules
+from kernelopt.controller.directions import choose_direction
+from kernelopt.controller.noise import noise_floor
+from kernelopt.controller.promotion import champion_mean, gate
+from kernelopt.controller.selection import SolutionRuns, best_full, best_gate, group_by_solution, rank_key
+from kernelopt.data.records import CampaignState, ChampionInfo, Decision, Evidence
+
+BASELINE = "baseline"
+
+
+def _rounds(decisions: list[Decision]) -> tuple[int, int, int]:
+    """(generation rounds after the baseline, rounds since the last promotion, baseline tries)."""
+    rounds = since = baseline = 0
+    for d in decisions:
+        if d.action == "promote":
+            since = 0
+        elif d.action == "generate":
+            if d.direction == BASELINE:
+                baseline += 1
+            else:
+                rounds += 1
+                since += 1
+    return rounds, since, baseline
+
+
+def _latency_ev(g: SolutionRuns, stage: str) -> Evidence:
+    value = g.gate_mean if stage == "gate" else g.full_mean
+    return Evidence(kind="latency", subject=g.run_id, value=value,
+                    detail={"stage": stage, "name": g.name, "full_runs": len(g.full)})
+
+
+def _is_champion(g: SolutionRuns, champion: ChampionInfo | None) -> bool:
+    return champion is not None and champion.run_id in {g.run_id, *(r.run_id for r in g.full)}
+
+
+def _sweep_targets(groups: list[SolutionRuns], rules: Rules) -> tuple[list[SolutionRuns], float | None]:
+    bars = [g.gate_mean for g in groups if g.swept and g.full_passed and g.gate_mean is not None]
+    bar = min(bars) if bars else None
+    pending = [g for g in groups if g.gate_passed and not g.swept and not g.full
+               and (bar is None or g.gate_mean < bar)]  # type: ignore[operator]
+    pending.sort(key=lambda g: (g.gate_mean, g.solution_hash))
+    return pending[: rules.finalists], bar
+
+
+def _repeat_targets(groups: list[SolutionRuns], rules: Rules, nf: float,
+                    champion: ChampionInfo | None) -> list[SolutionRuns]:
+    best = best_full(groups)
+    if best is None:
+        return []
+    reach = best.full_mean * (1 + nf)  # type: ignore[operator]
+    out = []
+    for g in groups:
+        if not g.full_passed or len(g.full) >= rules.repeats or _is_champion(g, champion):
+            continue
+        if g.full_mean > reach:  # type: ignore[operator]
+            continue
+        if champion is not None and g.full_mean >= champion_mean(g, champion)[0]:  # type: ignore[operator]
+            continue
+        out.append(g)
+    out.sort(key=rank_key)
+    return out[: rules.finalists]
+
+
+def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
+    """Decide the campaign's next step from its state alone (pure; see the module docstring).
+
+    Args:
+        state: Everything the tracking store holds about the campaign.
+        budget: Spending caps and patience.
+        rules: Gate sizes, repeats and noise rules.
+
+    Returns:
+        The decision, with the evidence it rests on and a human-readable reason.
+    """
+    groups = group_by_solution(state.candidates)
+    champion = state.champion
+    default_nf = champion.noise_floor if champion and champion.noise_floor is not None else rules.noise_floor_default
+    nf, nf_ev = noise_floor(groups, default_nf)
+    rounds, since, baseline_tries = _rounds(state.decisions)
+    gated = sum(g.gate is not None for g in groups)
+    counts = Evidence(kind="counts", subject=state.campaign_run_id, value=gated,
+                      detail={"gated": gated, "swept": sum(g.swept for g in groups), "rounds": rounds,
+                              "rounds_since_promotion": since, "elapsed_s": state.elapsed_s})
+    base = [nf_ev, counts]
+
+    def stop(reason: str) -> Decision:
+        return Decision(action="stop", reason=reason, evidence=base)
+
+    if state.elapsed_s >= budget.wall_clock_s:
+        return stop(f"wall-clock budget spent ({state.elapsed_s:.0f} s >= {budget.wall_clock_s:.0f} s)")
+
+    if not groups:
+        if baseline_tries >= 2:
+            return stop(f"baseline generation was tried {baseline_tries} times and no candidate was evaluated")
+        return Decision(action="generate", direction=BASELINE, count=budget.max_candidates,
+                        workloads=list(state.gate_workloads), evidence=base,
+                        reason="nothing evaluated yet: gate every seed at its default parameters (baseline)")
+
+    sweep, bar = _sweep_targets(groups, rules)
+    if sweep:
+        ev = base + [_latency_ev(g, "gate") for g in sweep]
+        bar_txt = "no solution swept yet" if bar is None else f"best swept gate latency {bar:.6g} ms"
+        return Decision(action="sweep", candidate_run_ids=[g.run_id for g in sweep],
+                        workloads=list(state.all_workloads), evidence=ev,
+                        reason=f"{len(sweep)} gate passer(s) beat the bar ({bar_txt}): full sweep of "
+                               + ", ".join(f"{g.name} ({g.gate_mean:.6g} ms)" for g in sweep))
+
+    repeat = _repeat_targets(groups, rules, nf, champion)
+    if repeat:
+        ev = base + [_latency_ev(g, "full") for g in repeat]
+        return Decision(action="repeat", candidate_run_ids=[g.run_id for g in repeat],
+                        workloads=list(state.all_workloads), evidence=ev,
+                        reason=f"finalist(s) within the noise floor ({nf:.2%}) of the best need "
+                               f"{rules.repeats} full runs: "
+                               + ", ".join(f"{g.name} ({len(g.full)} run(s), {g.full_mean:.6g} ms)" for g in repeat))
+
+    best = best_full(groups)
+    if best is not None and not _is_champion(best, champion):
+        ok, gate_ev = gate(best, champion, rules, noise_floor=nf)
+        if ok:
+            vs = "no champion yet" if champion is None else f"champion {champion.mean_latency_ms:.6g} ms"
+            return Decision(action="promote", candidate_run_ids=[r.run_id for r in best.full],
+                            evidence=base + gate_ev,
+                            reason=f"promote {best.name}: mean {best.full_mean:.6g} ms over "
+                                   f"{len(best.full)} full run(s), all PASSED ({vs})")
+
+    if gated >= budget.max_candidates:
+        return stop(f"candidate budget spent ({gated} >= {budget.max_candidates})")
+    if rounds >= budget.max_rounds:
+        return stop(f"round budget spent ({rounds} >= {budget.max_rounds})")
+    if since >= budget.patience:
+        return stop(f"patience exceeded: {since} round(s) without a promotion (patience {budget.patience})")
+
+    parent = best_full(groups) or best_gate(groups)
+    if parent is None:
+        return stop("no candidate passed the gate: nothing to generate from")
+    direction, dir_ev = choose_direction(parent, rules.directions, state.decisions, state.candidates)
+    count = min(budget.candidates_per_round, budget.max_candidates - gated)
+    stage = "full" if parent.full_passed else "gate"
+    return Decision(action="generate", parent_run_id=parent.run_id, direction=direction, count=count,
+                    workloads=list(state.gate_workloads), evidence=base + [_latency_ev(parent, stage), dir_ev],
+                    reason=f"round {rounds + 1}: {count} candidate(s) from {parent.name} "
+                           f"({stage} mean {(parent.full_mean if stage == 'full' else parent.gate_mean):.6g} ms) "
+                           f"along direction {direction!r}")

@@ -1,0 +1,72 @@
+"""Which optimisation direction to try next on a parent (pure, deterministic).
+
+Rule: among the directions available for the parent, pick the one tried the fewest times on
+that parent; ties go to the earliest in the declared order. So the first pass walks the list in
+order (round robin over untried directions) and later passes cycle through it again.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kernelopt.controller.selection import SolutionRuns
+from kernelopt.data.records import CandidateRecord, Decision, Evidence
+
+#: Run parameter holding the direction names a candidate's seed declares.
+DIRECTIONS_PARAM = "directions"
+
+
+def parse_directions(value: Any) -> list[str]:
+    """Direction names from a run parameter (a JSON list, a comma list or a list)."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    text = str(value).strip()
+    if text.startswith("["):
+        try:
+            return [str(v) for v in json.loads(text)]
+        except json.JSONDecodeError:
+            pass
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def available_directions(parent: SolutionRuns, fallback: list[str]) -> list[str]:
+    """Directions declared by the parent's runs, else the fallback list from the rules."""
+    for r in ([parent.gate] if parent.gate else []) + parent.full:
+        names = parse_directions(r.params.get(DIRECTIONS_PARAM))
+        if names:
+            return names
+    return list(fallback)
+
+
+def tried_counts(parent_run_id: str, names: list[str], decisions: list[Decision],
+                 candidates: list[CandidateRecord]) -> dict[str, int]:
+    """How often each direction was tried on the parent.
+
+    Generate decisions are counted (a round whose proposals were all duplicates still tried its
+    direction); a direction seen only on candidate runs counts once.
+    """
+    counts = {n: 0 for n in names}
+    for d in decisions:
+        if d.action == "generate" and d.parent_run_id == parent_run_id and d.direction in counts:
+            counts[d.direction] += 1
+    for c in candidates:
+        if c.parent_run_id == parent_run_id and c.direction in counts and counts[c.direction] == 0:
+            counts[c.direction] = 1
+    return counts
+
+
+def choose_direction(parent: SolutionRuns, fallback: list[str], decisions: list[Decision],
+                     candidates: list[CandidateRecord]) -> tuple[str | None, Evidence]:
+    """Next direction for ``parent`` (``None`` when none is known) and the evidence used."""
+    names = available_directions(parent, fallback)
+    if not names:
+        return None, Evidence(kind="direction", subject=parent.run_id, value=None,
+                              detail={"available": [], "rule": "no directions known"})
+    counts = tried_counts(parent.run_id, names, decisions, candidates)
+    choice = min(names, key=lambda n: (counts[n], names.index(n)))
+    return choice, Evidence(kind="direction", subject=parent.run_id, value=choice,
+                            detail={"available": names, "tried": counts,
+                                    "rule": "fewest tries on this parent, then declared order"})

@@ -1,0 +1,144 @@
+"""The Executor protocol, the process-pool executor they share, and :func:`make_executor`."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from kernelopt.data.records import EvalRequest, EvalResult
+from kernelopt.executor.pool import Slot, SlotPool, run_request
+from kernelopt.executor.process import WorkerSpec
+
+ExecutorKind = Literal["auto", "local", "isolated", "cpu"]
+KINDS: tuple[str, ...] = ("auto", "local", "isolated", "cpu")
+
+
+class ExecutorError(RuntimeError):
+    """The executor cannot do what was asked (no GPU for ``local``, unknown kind...)."""
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs harness work somewhere; kernel failures come back as statuses, never exceptions."""
+
+    def evaluate(self, request: EvalRequest) -> EvalResult:
+        """Evaluate one request."""
+        ...
+
+    def evaluate_many(self, requests: Sequence[EvalRequest]) -> list[EvalResult]:
+        """Evaluate several requests (possibly in parallel); results in request order."""
+        ...
+
+    def close(self) -> None:
+        """Release workers."""
+        ...
+
+    def __enter__(self) -> Executor: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+def _close_pool(pool: SlotPool) -> None:
+    pool.close()
+
+
+class ProcessExecutor:
+    """Executor over worker subprocesses, one :class:`Slot` per spec.
+
+    Args:
+        specs: one worker spec per lane (device).
+        persistent: keep workers between requests.
+        timeout_s: per-workload limit overriding ``request.settings.timeout_s`` when set.
+        max_faults: worker faults tolerated per request before the rest is skipped.
+        ping_timeout_s: health-check budget for a kept worker.
+    """
+
+    kind = "process"
+
+    def __init__(self, specs: Sequence[WorkerSpec], *, persistent: bool, timeout_s: float | None = None,
+                 max_faults: int = 3, ping_timeout_s: float = 10.0) -> None:
+        if timeout_s is not None and timeout_s <= 0:
+            raise ExecutorError(f"executor timeout_s must be > 0, got {timeout_s}")
+        if max_faults < 1:
+            raise ExecutorError(f"executor max_faults must be >= 1, got {max_faults}")
+        self.timeout_s = timeout_s
+        self.max_faults = max_faults
+        self.pool = SlotPool([Slot(s, persistent, ping_timeout_s) for s in specs])
+        self._finalizer = weakref.finalize(self, _close_pool, self.pool)
+
+    @property
+    def devices(self) -> list[str]:
+        """Labels of the lanes ("cuda:0", "cpu"...)."""
+        return [s.spec.label for s in self.pool]
+
+    @property
+    def num_workers(self) -> int:
+        """Number of lanes that run requests in parallel."""
+        return len(self.pool.slots)
+
+    def timeout_for(self, request: EvalRequest) -> float:
+        """The effective per-workload timeout for ``request``."""
+        return self.timeout_s if self.timeout_s is not None else request.settings.timeout_s
+
+    def _run(self, slot: Slot, request: EvalRequest) -> EvalResult:
+        return run_request(slot, request, timeout_s=self.timeout_for(request), max_faults=self.max_faults,
+                           kind=self.kind)
+
+    def evaluate(self, request: EvalRequest) -> EvalResult:
+        """Evaluate one request on the next idle lane."""
+        return self.pool.run(lambda slot: self._run(slot, request))
+
+    def evaluate_many(self, requests: Sequence[EvalRequest]) -> list[EvalResult]:
+        """Spread requests over all lanes (one thread per lane); results in order."""
+        return self.pool.map(self._run, list(requests))
+
+    def start(self) -> ProcessExecutor:
+        """Start every lane's worker now instead of on first use (raises if one cannot start)."""
+        self.pool.start_all()
+        return self
+
+    def close(self) -> None:
+        """Stop every worker (and its process group)."""
+        self._finalizer()
+
+    def __enter__(self) -> ProcessExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def make_executor(kind: ExecutorKind | str = "auto", *, devices: Sequence[int | str] | int | None = None,
+                  timeout_s: float | None = None, **options: Any) -> ProcessExecutor:
+    """Build an executor.
+
+    Args:
+        kind: ``local`` (persistent worker per GPU), ``isolated`` (fresh process per solution x
+            workload, GPUs when present else CPU), ``cpu`` (Triton interpreter workers) or
+            ``auto`` (``local`` when a GPU is visible, else ``cpu``).
+        devices: GPU indices for ``local``/``isolated``; for ``cpu`` a worker count or a list
+            whose length is the worker count.
+        timeout_s: per-workload timeout overriding the request's ``settings.timeout_s``.
+        **options: passed to the executor class (``memory_limit_gb``, ``target``, ``max_faults``...).
+
+    Raises:
+        ExecutorError: unknown kind, or ``local`` without a GPU.
+    """
+    from kernelopt.executor.cpu import CpuExecutor
+    from kernelopt.executor.devices import visible_gpus
+    from kernelopt.executor.isolated import IsolatedExecutor
+    from kernelopt.executor.local import LocalExecutor
+
+    if kind not in KINDS:
+        raise ExecutorError(f"executor kind {kind!r} is unknown; choose one of {', '.join(KINDS)}")
+    if kind == "auto":
+        kind = "local" if visible_gpus() else "cpu"
+    if kind == "cpu":
+        workers = devices if isinstance(devices, int) else (len(devices) if devices else 1)
+        return CpuExecutor(workers=workers, timeout_s=timeout_s, **options)
+    if isinstance(devices, int):
+        devices = list(range(devices))
+    if kind == "local":
+        return LocalExecutor(devices=devices, timeout_s=timeout_s, **options)
+    return IsolatedExecutor(devices=devices, timeout_s=timeout_s, **options)

@@ -1,0 +1,145 @@
+"""The offline generator: deterministic parameter search over seed kernels (no LLM).
+
+* No parent: one candidate per seed at its defaults (the baseline).
+* Parent + direction: apply the direction's moves to the parent's parameters (``"+1"``/``"-1"``
+  step along the value list, clamped at its ends; a literal sets the value); when that point is
+  invalid or already seen, or more candidates are wanted, add neighbours reached by random
+  single-parameter steps from it. The random stream for attempt ``i`` comes from
+  ``random.Random(sha256(seed, parent hash, direction, i))``, so proposals depend only on the
+  generator seed, the parent, the direction and the campaign history. After every 16 fruitless
+  attempts the walk takes one more step, widening the neighbourhood.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from pathlib import Path
+from typing import Any
+
+from kernelopt.data.solution import Solution
+from kernelopt.generators.base import GenerationContext, kernelopt_extra
+from kernelopt.generators.seeds import STEP_MOVES, Seed, load_seeds, read_params_line
+
+ATTEMPTS_PER_CANDIDATE = 64
+ATTEMPTS_PER_RADIUS = 16
+
+
+def apply_moves(seed: Seed, params: dict[str, Any], moves: dict[str, Any]) -> dict[str, Any]:
+    """``params`` after a direction's moves (steps clamp at the ends of a value list)."""
+    out = dict(params)
+    for key, move in moves.items():
+        values = seed.spec.space[key]
+        if move in STEP_MOVES:
+            i = values.index(out[key]) + (1 if move == "+1" else -1)
+            out[key] = values[min(max(i, 0), len(values) - 1)]
+        else:
+            out[key] = move
+    return out
+
+
+def random_step(seed: Seed, params: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """``params`` with one parameter moved one position along its value list."""
+    keys = [k for k, v in seed.spec.space.items() if len(v) > 1]
+    if not keys:
+        return dict(params)
+    key = rng.choice(keys)
+    values = seed.spec.space[key]
+    i = values.index(params[key])
+    options = [j for j in (i - 1, i + 1) if 0 <= j < len(values)]
+    out = dict(params)
+    out[key] = values[rng.choice(options)]
+    return out
+
+
+def _rng(seed: int, parent_hash: str, direction: str | None, index: int) -> random.Random:
+    key = f"{seed}|{parent_hash}|{direction}|{index}".encode()
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+class OfflineGenerator:
+    """Seed-based parameter search; see the module docstring.
+
+    Args:
+        seed: Random seed of the neighbour walk.
+        root: Operator library root holding ``<operator>/solutions/seeds/`` (default: the library
+            in effect, ``$KERNELOPT_OPERATORS_DIR`` or ``operators/``).
+    """
+
+    name = "offline"
+
+    def __init__(self, seed: int = 0, root: str | Path | None = None) -> None:
+        self.seed = int(seed)
+        self.root = Path(root) if root is not None else None
+        self._seeds: dict[str, list[Seed]] = {}
+
+    def seeds(self, operator: str) -> list[Seed]:
+        """The operator's seeds (loaded once)."""
+        if operator not in self._seeds:
+            self._seeds[operator] = load_seeds(operator, self.root)
+        return self._seeds[operator]
+
+    def directions(self, operator: str, seed_name: str) -> list[str]:
+        """Direction names a seed declares."""
+        return next(s.direction_names for s in self.seeds(operator) if s.name == seed_name)
+
+    def parent_point(self, ctx: GenerationContext) -> tuple[Seed, dict[str, Any]]:
+        """Which seed the parent instantiates, and at which parameters.
+
+        Uses the parent's ``kernelopt`` extra (or ``ctx.parent_params``); failing that, reads the
+        parent's ``PARAMS`` line and finds the seed whose instantiation reproduces its hash.
+
+        Raises:
+            ValueError: the parent is not an instantiation of any seed of the operator.
+        """
+        assert ctx.parent is not None
+        seeds = {s.name: s for s in self.seeds(ctx.operator)}
+        extra = kernelopt_extra(ctx.parent)
+        params = ctx.parent_params or extra.get("params")
+        name = extra.get("seed")
+        if name in seeds and isinstance(params, dict) and seeds[name].in_space(params):
+            return seeds[name], dict(params)
+        entry = ctx.parent.spec.entry_file
+        try:
+            found = read_params_line(ctx.parent.source(entry), f"{ctx.parent.name}:{entry}")
+        except (KeyError, ValueError):
+            found = None
+        target = ctx.parent.hash()
+        for seed in seeds.values():
+            if found is not None and seed.valid(found) and seed.instantiate(found).hash() == target:
+                return seed, found
+        raise ValueError(f"offline generator: parent solution '{ctx.parent.name}' is not an instantiation of "
+                         f"any seed of '{ctx.operator}' ({sorted(seeds)})")
+
+    def propose(self, ctx: GenerationContext) -> list[Solution]:
+        """Candidates for one round (see the module docstring); may return fewer than ``ctx.count``."""
+        if ctx.parent is None:
+            return [s.instantiate(None) for s in self.seeds(ctx.operator)]
+        if ctx.count <= 0:
+            return []
+        seed, parent_params = self.parent_point(ctx)
+        parent_hash = ctx.parent.hash()
+        seen = {r.solution_hash for r in ctx.history} | {parent_hash}
+        out: list[Solution] = []
+
+        def offer(params: dict[str, Any]) -> None:
+            if not seed.valid(params):
+                return
+            sol = seed.instantiate(params)
+            if sol.hash() not in seen:
+                seen.add(sol.hash())
+                out.append(sol)
+
+        d = seed.spec.directions.get(ctx.direction) if ctx.direction else None
+        base = apply_moves(seed, parent_params, d.moves) if d is not None else dict(parent_params)
+        if d is not None:
+            offer(base)
+        for i in range(ATTEMPTS_PER_CANDIDATE * ctx.count):
+            if len(out) >= ctx.count:
+                break
+            rng = _rng(self.seed, parent_hash, ctx.direction, i)
+            point = base
+            for _ in range(1 + i // ATTEMPTS_PER_RADIUS):
+                point = random_step(seed, point, rng)
+            offer(point)
+        return out

@@ -1,0 +1,2 @@
+"""Evaluation harness: build, check, time and record one solution (runs inside worker processes;
+knows nothing of MLflow, Hydra or LLMs)."""

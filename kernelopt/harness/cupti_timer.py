@@ -1,0 +1,176 @@
+"""CUPTI activity timer (the official method, FlashInfer ``bench_gpu_time_with_cupti`` design).
+
+Per timed iteration: CPU timestamps ``t0``/``t1`` (CUPTI clock) bracket the call. CUPTI records every
+runtime/driver API call (start time + correlation id) and every GPU kernel, memcpy and memset (start,
+end, correlation id). The iteration's GPU activities are those whose launching API call started in
+``[t0, t1]``; its time is ``last end - first start`` over them, so CPU work before the first launch is
+excluded, gaps between kernels of one call are included, and the L2 flush (launched before ``t0``) is
+left out. An iteration with no activity raises "No kernel activities recorded for iteration i"; a
+different set of (name, copy kind, bytes, value, kind) between iterations raises "Inconsistent kernel
+names" (the solution skipped or changed launches) - ``evaluate`` reports both as ``RUNTIME_ERROR``.
+
+Needs ``cupti-python`` >= 13 (module ``cupti``); :func:`cupti_available` says whether it imports.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Sequence
+
+_BUFFER_BYTES = 8 * 1024 * 1024
+
+
+class TimingError(RuntimeError):
+    """Timing could not produce a trustworthy figure (reported as ``RUNTIME_ERROR``)."""
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    """A runtime/driver API record: when it started (ns, CUPTI clock) and its correlation id."""
+
+    start: int
+    correlation_id: int
+
+
+@dataclass(frozen=True)
+class GpuActivity:
+    """A kernel / memcpy / memset record: identity signature, GPU start/end (ns), correlation id."""
+
+    signature: Hashable
+    start: int
+    end: int
+    correlation_id: int
+
+
+def cupti_version() -> str | None:
+    """Installed ``cupti-python`` version if ``from cupti import cupti`` works, else ``None``."""
+    try:
+        from importlib.metadata import version
+
+        from cupti import cupti  # noqa: F401
+
+        return version("cupti-python")
+    except Exception:
+        return None
+
+
+def cupti_available() -> bool:
+    """True when cupti-python >= 13 imports (older majors lack the activity API FlashInfer uses)."""
+    v = cupti_version()
+    try:
+        return v is not None and int(v.split(".")[0]) >= 13
+    except ValueError:
+        return False
+
+
+def iteration_spans(windows: Sequence[tuple[int, int]], api_calls: Sequence[ApiCall],
+                    activities: Sequence[GpuActivity]) -> list[float]:
+    """Per-iteration GPU time (ms) from CPU launch windows and CUPTI records.
+
+    Args:
+        windows: ``(t0, t1)`` CPU timestamps (ns) bracketing each timed call.
+        api_calls: Runtime/driver API records.
+        activities: GPU activity records.
+
+    Returns:
+        One span per window, in ms.
+
+    Raises:
+        TimingError: An iteration without GPU activity, or a kernel set differing between iterations.
+    """
+    by_corr: dict[int, list[GpuActivity]] = defaultdict(list)
+    for a in activities:
+        by_corr[a.correlation_id].append(a)
+    starts = sorted((c.start, c.correlation_id) for c in api_calls)
+    spans: list[float] = []
+    first_names: set[Hashable] | None = None
+    for i, (t0, t1) in enumerate(windows):
+        corr = {cid for s, cid in starts if t0 <= s <= t1}
+        acts = [a for cid in corr for a in by_corr.get(cid, ())]
+        if not acts:
+            raise TimingError(f"No kernel activities recorded for iteration {i}")
+        names = {a.signature for a in acts}
+        if first_names is None:
+            first_names = names
+        elif names != first_names:
+            raise TimingError(f"Inconsistent kernel names between iterations: iteration 0 "
+                              f"{sorted(map(str, first_names))} != iteration {i} {sorted(map(str, names))}")
+        spans.append((max(a.end for a in acts) - min(a.start for a in acts)) / 1e6)
+    return spans
+
+
+def _signature(cupti: Any, a: Any) -> Hashable:
+    kind = int(a.kind)
+    if kind == int(cupti.ActivityKind.CONCURRENT_KERNEL):
+        return ("kernel", str(a.name), 0, 0, 0)
+    if kind == int(cupti.ActivityKind.MEMCPY):
+        return ("memcpy", "MEMCPY", int(a.copy_kind), int(a.bytes), 0)
+    return ("memset", "MEMSET", 0, int(a.bytes), int(a.value))
+
+
+def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[], Any] | None,
+                    synchronize: Callable[[], Any]) -> list[float]:
+    """Time ``iterations`` calls with CUPTI activity tracing (warm-up is the caller's job).
+
+    Each iteration: ``flush()``, ``synchronize()``, t0, ``call()``, t1, ``synchronize()``.
+
+    Returns:
+        Per-iteration GPU time in ms.
+
+    Raises:
+        TimingError: See :func:`iteration_spans`; also when cupti-python is missing.
+    """
+    try:
+        from cupti import cupti
+    except Exception as exc:
+        raise TimingError(f"cupti-python is not importable: {exc}") from None
+    gpu_kinds = {int(cupti.ActivityKind.CONCURRENT_KERNEL), int(cupti.ActivityKind.MEMCPY),
+                 int(cupti.ActivityKind.MEMSET)}
+    api_kinds = {int(cupti.ActivityKind.RUNTIME), int(cupti.ActivityKind.DRIVER)}
+    api_calls: list[ApiCall] = []
+    activities: list[GpuActivity] = []
+
+    def requested() -> tuple[int, int]:
+        return _BUFFER_BYTES, 0
+
+    def completed(records: Any) -> None:
+        # Records live in a CUPTI-owned buffer: copy the fields out before returning.
+        for a in records:
+            kind = int(a.kind)
+            if kind in gpu_kinds:
+                activities.append(GpuActivity(_signature(cupti, a), int(a.start), int(a.end),
+                                              int(a.correlation_id)))
+            elif kind in api_kinds:
+                api_calls.append(ApiCall(int(a.start), int(a.correlation_id)))
+
+    kinds = [cupti.ActivityKind.RUNTIME, cupti.ActivityKind.DRIVER, cupti.ActivityKind.CONCURRENT_KERNEL,
+             cupti.ActivityKind.MEMCPY, cupti.ActivityKind.MEMSET]
+    windows: list[tuple[int, int]] = []
+    enabled = []
+    try:
+        for k in kinds:
+            cupti.activity_enable(k)
+            enabled.append(k)
+        cupti.activity_register_callbacks(requested, completed)
+        for _ in range(iterations):
+            if flush is not None:
+                flush()
+            synchronize()
+            t0 = cupti.get_timestamp()
+            call()
+            t1 = cupti.get_timestamp()
+            synchronize()
+            windows.append((int(t0), int(t1)))
+        cupti.activity_flush_all(0)
+    finally:
+        for k in enabled:
+            try:
+                cupti.activity_disable(k)
+            except Exception:
+                pass
+        try:
+            cupti.finalize()
+        except Exception:
+            pass
+    return iteration_spans(windows, api_calls, activities)

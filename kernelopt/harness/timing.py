@@ -1,0 +1,135 @@
+"""``time_callable``: the official per-trial timing sequence (REFERENCE §3.3).
+
+One untimed call, ``warmup`` warm-up calls, then ``iterations`` timed calls, all on the same
+arguments. On CUDA, before every warm-up and timed call an int8 buffer of 2 x L2 bytes is zeroed
+(cold L2), outside the measured window. Timers:
+
+* ``cupti`` (``auto`` when cupti-python >= 13 imports): GPU activity span of the call
+  (:mod:`kernelopt.harness.cupti_timer`).
+* ``cuda_event``: events recorded around the call behind the flush (FlashInfer's fallback; includes
+  launch latency whenever the GPU drains the flush before the kernel arrives).
+* ``cpu_wall`` (CPU devices): ``time.perf_counter`` around the call.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Sequence
+
+import torch
+
+from kernelopt.data.records import TimerName
+from kernelopt.harness.cupti_timer import TimingError, cupti_available, time_with_cupti
+
+__all__ = ["TimingError", "l2_flush_bytes", "resolve_timer", "time_callable"]
+
+_FALLBACK_L2_BYTES = 60 * 1024 * 1024
+_FLUSH_BUFFERS: dict[tuple[str, int | None], torch.Tensor] = {}
+
+
+def l2_flush_bytes(device: torch.device) -> int:
+    """Flush-buffer size: 2 x the device's L2 (fallback 2 x 60 MiB when the query fails)."""
+    try:
+        l2 = int(torch.cuda.get_device_properties(device).L2_cache_size)
+    except Exception:
+        l2 = 0
+    return 2 * (l2 if l2 > 0 else _FALLBACK_L2_BYTES)
+
+
+def _flush_buffer(device: torch.device) -> torch.Tensor:
+    key = (device.type, device.index)
+    buf = _FLUSH_BUFFERS.get(key)
+    if buf is None:
+        buf = torch.empty(l2_flush_bytes(device), dtype=torch.int8, device=device)
+        _FLUSH_BUFFERS[key] = buf
+    return buf
+
+
+def resolve_timer(timer: str, device: torch.device) -> TimerName:
+    """The timer that will run for ``timer`` (``auto`` | ``cupti`` | ``cuda_event`` | ``cpu_wall``).
+
+    Raises:
+        TimingError: The requested timer cannot run on this device / installation.
+    """
+    if device.type != "cuda":
+        if timer not in ("auto", "cpu_wall"):
+            raise TimingError(f"timer '{timer}' needs a CUDA device; device is {device}")
+        return "cpu_wall"
+    if timer == "auto":
+        return "cupti" if cupti_available() else "cuda_event"
+    if timer == "cupti" and not cupti_available():
+        raise TimingError("timer 'cupti' requested but cupti-python >= 13 is not importable")
+    if timer not in ("cupti", "cuda_event", "cpu_wall"):
+        raise TimingError(f"unknown timer '{timer}'")
+    return timer  # type: ignore[return-value]
+
+
+def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, iterations: int,
+                  device: str | torch.device, timer: str = "auto",
+                  flush_l2: bool = True) -> tuple[list[float], TimerName]:
+    """Time ``fn(*args)``; returns per-iteration milliseconds and the timer that ran.
+
+    Args:
+        fn: The callable (a solution entry point or the reference).
+        args: Positional arguments, reused by every call.
+        warmup: Warm-up calls after the first untimed call.
+        iterations: Timed calls.
+        device: Where the arguments live (``cpu``, ``cuda``, ``cuda:N``).
+        timer: ``auto`` | ``cupti`` | ``cuda_event`` | ``cpu_wall``.
+        flush_l2: Zero a 2 x L2 buffer before every warm-up and timed call (CUDA only).
+
+    Raises:
+        TimingError: Timer unavailable, or CUPTI saw no / inconsistent kernels.
+        Exception: Whatever ``fn`` raises.
+    """
+    dev = torch.device(device)
+    name = resolve_timer(timer, dev)
+    if iterations < 1:
+        raise TimingError(f"iterations must be >= 1, got {iterations}")
+    if dev.type != "cuda":
+        fn(*args)
+        for _ in range(warmup):
+            fn(*args)
+        times = []
+        for _ in range(iterations):
+            t0 = time.perf_counter()
+            fn(*args)
+            times.append((time.perf_counter() - t0) * 1e3)
+        return times, name
+
+    with torch.cuda.device(dev):
+        flush = _flush_buffer(dev).zero_ if flush_l2 else None
+        sync = torch.cuda.synchronize
+        sync()
+        fn(*args)
+        sync()
+        for _ in range(warmup):
+            if flush is not None:
+                flush()
+            sync()
+            fn(*args)
+            sync()
+        if name == "cupti":
+            return time_with_cupti(lambda: fn(*args), iterations, flush, sync), name
+        if name == "cpu_wall":
+            times = []
+            for _ in range(iterations):
+                if flush is not None:
+                    flush()
+                sync()
+                t0 = time.perf_counter()
+                fn(*args)
+                sync()
+                times.append((time.perf_counter() - t0) * 1e3)
+            return times, name
+        times = []
+        for _ in range(iterations):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            if flush is not None:
+                flush()
+            start.record()
+            fn(*args)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+        return times, name

@@ -1,0 +1,200 @@
+"""decide(): every action and stop rule on hand-built campaign states."""
+
+from __future__ import annotations
+
+import pytest
+from ctl_states import ALL, GATE, baseline, gen, promote, rec, state
+
+from kernelopt.controller import Budget, Rules, decide
+from kernelopt.data.records import ChampionInfo
+
+DIRS = {"directions": ["more_rows", "fewer_rows", "narrow"]}
+RULES = Rules()
+BUDGET = Budget(max_candidates=20, max_rounds=5, patience=2, candidates_per_round=3, wall_clock_s=100)
+
+
+def kinds(decision) -> set[str]:
+    return {e.kind for e in decision.evidence}
+
+
+def test_nothing_evaluated_gives_baseline_generation():
+    d = decide(state(), BUDGET, RULES)
+    assert d.action == "generate" and d.direction == "baseline" and d.parent_run_id is None
+    assert d.count == BUDGET.max_candidates and d.workloads == GATE
+    assert "noise_floor" in kinds(d) and d.reason
+
+
+def test_baseline_that_produced_nothing_twice_stops():
+    assert decide(state(decisions=[baseline()]), BUDGET, RULES).action == "generate"
+    d = decide(state(decisions=[baseline(), baseline()]), BUDGET, RULES)
+    assert d.action == "stop" and "baseline" in d.reason
+
+
+def test_gate_passers_are_swept_best_first_up_to_finalists():
+    s = state(rec("g1", "a", "gate", 3.0), rec("g2", "b", "gate", 1.0), rec("g3", "c", "gate", 2.0),
+              rec("g4", "d", "gate", None, passed=1), decisions=[baseline()])
+    d = decide(s, BUDGET, RULES)
+    assert d.action == "sweep" and d.candidate_run_ids == ["g2", "g3"] and d.workloads == ALL
+    assert [e.subject for e in d.evidence if e.kind == "latency"] == ["g2", "g3"]
+
+
+def test_sweep_only_gate_passers_beating_the_best_swept_gate_latency():
+    base = [rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 2.0, p95=2.2),
+            rec("r1", "a", "repeat", 2.0, p95=2.2)]
+    champion = ChampionInfo(run_id="s1", mean_latency_ms=2.0)
+    slower = state(*base, rec("g2", "b", "gate", 1.1), decisions=[baseline(), gen()], champion=champion)
+    assert decide(slower, BUDGET, RULES).action != "sweep"
+    faster = state(*base, rec("g2", "b", "gate", 0.9), decisions=[baseline(), gen()], champion=champion)
+    d = decide(faster, BUDGET, RULES)
+    assert d.action == "sweep" and d.candidate_run_ids == ["g2"]
+
+
+def test_a_swept_candidate_that_failed_does_not_set_the_bar():
+    s = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", None, passed=3),
+              rec("g2", "b", "gate", 1.5), decisions=[baseline()])
+    d = decide(s, BUDGET, RULES)
+    assert d.action == "sweep" and d.candidate_run_ids == ["g2"]
+
+
+def test_swept_finalists_within_noise_of_the_best_are_repeated():
+    s = state(rec("g1", "a", "gate", 1.0), rec("g2", "b", "gate", 1.1), rec("g3", "c", "gate", 1.2),
+              rec("s1", "a", "sweep", 2.0), rec("s2", "b", "sweep", 2.03), rec("s3", "c", "sweep", 2.5),
+              decisions=[baseline()])
+    d = decide(s, BUDGET, Rules(finalists=3))
+    assert d.action == "repeat" and d.candidate_run_ids == ["g1", "g2"]  # c is 25 % slower: out of reach
+
+
+def test_no_repeat_for_candidates_slower_than_the_champion():
+    champion = ChampionInfo(run_id="old", mean_latency_ms=1.5)
+    s = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 2.0), decisions=[baseline()], champion=champion)
+    d = decide(s, BUDGET, RULES)
+    assert d.action == "generate" and d.parent_run_id == "g1"
+
+
+def test_repeats_counts_the_sweep_as_the_first_full_run():
+    s = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 2.0), decisions=[baseline()])
+    assert decide(s, BUDGET, Rules(repeats=1)).action == "promote"
+    assert decide(s, BUDGET, Rules(repeats=2)).action == "repeat"
+    s3 = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 2.0), rec("r1", "a", "repeat", 2.0),
+               decisions=[baseline()])
+    assert decide(s3, BUDGET, Rules(repeats=3)).action == "repeat"
+
+
+def test_promote_without_champion_names_every_full_run():
+    s = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 2.0), rec("r1", "a", "repeat", 2.02),
+              decisions=[baseline()])
+    d = decide(s, BUDGET, RULES)
+    assert d.action == "promote" and d.candidate_run_ids == ["s1", "r1"]
+    assert {"repeats", "pass_count", "latency", "noise_floor"} <= kinds(d)
+
+
+def test_promote_needs_to_beat_the_champion_beyond_the_noise_floor():
+    champion = ChampionInfo(run_id="old", mean_latency_ms=2.0)
+    quiet = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 1.94), rec("r1", "a", "repeat", 1.94),
+                  decisions=[baseline()], champion=champion)
+    assert decide(quiet, BUDGET, RULES).action == "promote"  # 3 % gain, ~0 noise -> 1 % floor
+    noisy = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 1.86), rec("r1", "a", "repeat", 2.02),
+                  decisions=[baseline()], champion=champion)  # same 3 % gain, ~5.8 % noise
+    d = decide(noisy, BUDGET, RULES)
+    assert d.action == "generate"
+    nf = next(e for e in d.evidence if e.kind == "noise_floor")
+    assert nf.detail["source"] == "repeats" and nf.value == pytest.approx(0.0583, abs=1e-3)
+
+
+def test_champion_is_not_promoted_again():
+    champion = ChampionInfo(run_id="s1", mean_latency_ms=2.0)
+    s = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 2.0), rec("r1", "a", "repeat", 2.0),
+              decisions=[baseline(), promote()], champion=champion)
+    d = decide(s, BUDGET, RULES)
+    assert d.action == "generate" and d.parent_run_id == "g1"
+
+
+def test_failed_full_run_blocks_promotion():
+    s = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 2.0), rec("r1", "a", "repeat", None, passed=4),
+              decisions=[baseline()])
+    d = decide(s, BUDGET, RULES)
+    assert d.action == "generate"  # parent falls back to its gate result
+    assert d.parent_run_id == "g1"
+
+
+def test_wall_clock_is_a_hard_stop_even_with_work_pending():
+    s = state(rec("g1", "a", "gate", 1.0), decisions=[baseline()], elapsed=100.0)
+    d = decide(s, BUDGET, RULES)
+    assert d.action == "stop" and "wall-clock" in d.reason
+
+
+def test_candidate_budget_stops_generation_but_pending_work_finishes():
+    b = Budget(max_candidates=2, max_rounds=5, patience=5)
+    s = state(rec("g1", "a", "gate", 1.0), rec("g2", "b", "gate", 2.0), decisions=[baseline()])
+    assert decide(s, b, RULES).action == "sweep"
+    done = state(rec("g1", "a", "gate", 1.0), rec("g2", "b", "gate", 2.0), rec("s1", "a", "sweep", 2.0),
+                 rec("s2", "b", "sweep", 9.0), rec("r1", "a", "repeat", 2.0), decisions=[baseline(), promote()],
+                 champion=ChampionInfo(run_id="s1", mean_latency_ms=2.0))
+    d = decide(done, b, RULES)
+    assert d.action == "stop" and "candidate budget" in d.reason
+
+
+def _settled(*decisions, champion=True):
+    return state(rec("g1", "a", "gate", 1.0, params=DIRS), rec("s1", "a", "sweep", 2.0),
+                 rec("r1", "a", "repeat", 2.0), decisions=list(decisions),
+                 champion=ChampionInfo(run_id="s1", mean_latency_ms=2.0) if champion else None)
+
+
+def test_round_budget_stops():
+    b = Budget(max_candidates=50, max_rounds=2, patience=10)
+    assert decide(_settled(baseline(), promote(), gen()), b, RULES).action == "generate"
+    d = decide(_settled(baseline(), promote(), gen(), gen()), b, RULES)
+    assert d.action == "stop" and "round budget" in d.reason
+
+
+def test_patience_counts_rounds_since_the_last_promotion():
+    b = Budget(max_candidates=50, max_rounds=10, patience=2)
+    d = decide(_settled(baseline(), promote(), gen(), gen()), b, RULES)
+    assert d.action == "stop" and "patience" in d.reason
+    assert decide(_settled(baseline(), gen(), gen(), promote(), gen()), b, RULES).action == "generate"
+
+
+def test_generate_walks_directions_round_robin_then_cycles():
+    b = Budget(max_candidates=50, max_rounds=10, patience=10, candidates_per_round=3)
+    d = decide(_settled(baseline(), promote()), b, RULES)
+    assert d.action == "generate" and d.parent_run_id == "g1" and d.direction == "more_rows" and d.count == 3
+    ev = next(e for e in d.evidence if e.kind == "direction")
+    assert ev.detail["available"] == DIRS["directions"]
+    d = decide(_settled(baseline(), promote(), gen("more_rows")), b, RULES)
+    assert d.direction == "fewer_rows"
+    d = decide(_settled(baseline(), promote(), gen("more_rows"), gen("narrow")), b, RULES)
+    assert d.direction == "fewer_rows"
+    d = decide(_settled(baseline(), promote(), gen("more_rows"), gen("fewer_rows"), gen("narrow")), b, RULES)
+    assert d.direction == "more_rows"
+    other_parent = decide(_settled(baseline(), promote(), gen("more_rows", parent="zz")), b, RULES)
+    assert other_parent.direction == "more_rows"
+
+
+def test_generate_from_the_best_full_result_with_capped_count():
+    b = Budget(max_candidates=4, max_rounds=10, patience=10, candidates_per_round=3)
+    s = state(rec("g1", "a", "gate", 1.0, params=DIRS), rec("g2", "b", "gate", 0.5, params=DIRS),
+              rec("s1", "a", "sweep", 2.0), rec("r1", "a", "repeat", 2.0),
+              rec("s2", "b", "sweep", 1.0), rec("r2", "b", "repeat", 1.0),
+              decisions=[baseline(), promote()], champion=ChampionInfo(run_id="s2", mean_latency_ms=1.0))
+    d = decide(s, b, RULES)
+    assert d.action == "generate" and d.parent_run_id == "g2" and d.count == 2
+
+
+def test_rules_directions_are_the_fallback_and_none_is_allowed():
+    b = Budget(max_candidates=50, max_rounds=10, patience=10)
+    s = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 2.0), rec("r1", "a", "repeat", 2.0),
+              decisions=[baseline(), promote()], champion=ChampionInfo(run_id="s1", mean_latency_ms=2.0))
+    assert decide(s, b, RULES).direction is None
+    assert decide(s, b, Rules(directions=["x", "y"])).direction == "x"
+
+
+def test_no_gate_passer_stops():
+    s = state(rec("g1", "a", "gate", None, passed=0), decisions=[baseline()])
+    d = decide(s, BUDGET, RULES)
+    assert d.action == "stop" and "passed the gate" in d.reason
+
+
+def test_incomplete_runs_are_ignored():
+    r = rec("g1", "a", "gate", 1.0).model_copy(update={"status": "RUNNING"})
+    d = decide(state(r), BUDGET, RULES)
+    assert d.action == "generate" and d.direction == "baseline"

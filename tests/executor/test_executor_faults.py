@@ -1,0 +1,126 @@
+"""The CPU executor end to end: real worker subprocesses running the real harness on rmsnorm_h4096,
+with candidates that hang, exit, segfault, shout, fork, snoop and hog memory."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from executor_helpers import HARNESS_FIXTURES, executor_solution, process_gone, rmsnorm_request, statuses
+
+from kernelopt.executor import CpuExecutor, WorkerStartError, make_executor
+
+
+def _pid(ex: CpuExecutor) -> int:
+    worker = ex.pool.slots[0].worker
+    assert worker is not None and worker.alive()
+    return worker.pid
+
+
+def test_good_solution_passes_and_worker_persists(cpu_executor):
+    req = rmsnorm_request(executor_solution("good"), batch_sizes=(7, 1, 16))
+    first = cpu_executor.evaluate(req)
+    assert statuses(first) == ["PASSED"] * 3, [r.log for r in first.results]
+    assert [r.uuid for r in first.results] == [w.uuid for w in req.workloads]
+    assert all(r.latency is not None and r.latency.timer == "cpu_wall" for r in first.results)
+    assert first.environment["executor"]["kind"] == "cpu"
+    pid = _pid(cpu_executor)
+    many = cpu_executor.evaluate_many([rmsnorm_request(executor_solution("good"), batch_sizes=(b,))
+                                       for b in (16, 1)])
+    assert [r.results[0].axes["batch_size"] for r in many] == [16, 1]
+    assert all(r.all_passed for r in many)
+    assert _pid(cpu_executor) == pid  # persistent: same worker served all of it
+
+
+def test_triton_solution_runs_in_the_interpreter(cpu_executor):
+    sol = executor_solution("rmsnorm_triton_ok", root=HARNESS_FIXTURES)
+    res = cpu_executor.evaluate(rmsnorm_request(sol, batch_sizes=(7,)))
+    assert statuses(res) == ["PASSED"], res.results[0].log
+
+
+def test_infinite_loop_times_out_and_next_request_works(cpu_executor):
+    before = _pid(cpu_executor) if cpu_executor.pool.slots[0].worker else None
+    t0 = time.monotonic()
+    res = cpu_executor.evaluate(rmsnorm_request(executor_solution("loop"), timeout_s=5))
+    elapsed = time.monotonic() - t0
+    assert statuses(res) == ["TIMEOUT"]
+    assert "TIMEOUT" in res.results[0].log and "5 s" in res.results[0].log
+    assert elapsed < 15, elapsed
+    ok = cpu_executor.evaluate(rmsnorm_request(executor_solution("good")))
+    assert statuses(ok) == ["PASSED"]
+    assert _pid(cpu_executor) != before
+
+
+def test_os_exit_is_a_runtime_error_naming_the_exit_code(cpu_executor):
+    res = cpu_executor.evaluate(rmsnorm_request(executor_solution("exit3")))
+    assert statuses(res) == ["RUNTIME_ERROR"]
+    assert "exit code 3" in res.results[0].log
+    assert res.results[0].extra["executor_fault"] == "crash"
+    assert cpu_executor.evaluate(rmsnorm_request(executor_solution("good"))).all_passed
+
+
+def test_segfault_is_a_runtime_error_naming_the_signal(cpu_executor):
+    res = cpu_executor.evaluate(rmsnorm_request(executor_solution("segfault")))
+    assert statuses(res) == ["RUNTIME_ERROR"]
+    log = res.results[0].log
+    assert "SIGSEGV" in log
+    assert "Segmentation fault" in log  # faulthandler's dump, from the worker's output tail
+    assert cpu_executor.evaluate(rmsnorm_request(executor_solution("good"))).all_passed
+
+
+def test_megabytes_of_output_keep_a_bounded_log_and_verdicts_on_merit(cpu_executor):
+    res = cpu_executor.evaluate(rmsnorm_request(executor_solution("loud"), batch_sizes=(7, 16)))
+    assert statuses(res) == ["RUNTIME_ERROR", "PASSED"], [r.log[-500:] for r in res.results]
+    failed = res.results[0]
+    assert "fails on odd batch sizes" in failed.log
+    assert "LOUD-END-MARK" in failed.log  # the tail of what went to fd 1
+    assert "earlier bytes of output dropped" in failed.log
+    assert len(failed.log) < 120_000
+    assert len(res.results[1].log) < 10_000
+
+
+def test_children_of_a_timed_out_candidate_are_killed(cpu_executor, tmp_path):
+    pidfile = tmp_path / "child.pid"
+    sol = executor_solution("spawn_child", PIDFILE=str(pidfile))
+    res = cpu_executor.evaluate(rmsnorm_request(sol, timeout_s=5))
+    assert statuses(res) == ["TIMEOUT"]
+    child = int(pidfile.read_text())
+    assert process_gone(child), f"child {child} outlived its worker"
+
+
+def test_harness_errors_become_runtime_errors_without_killing_the_worker(cpu_executor):
+    pid = _pid(cpu_executor) if cpu_executor.pool.slots[0].worker else None
+    req = rmsnorm_request(executor_solution("good")).model_copy(update={"evaluator": "no_such_evaluator"})
+    res = cpu_executor.evaluate(req)
+    assert statuses(res) == ["RUNTIME_ERROR"]
+    assert "no_such_evaluator" in res.results[0].log
+    assert res.results[0].extra["executor_fault"] == "harness_error"
+    if pid is not None:
+        assert _pid(cpu_executor) == pid
+
+
+def test_worker_environment_is_scrubbed_of_secrets(build_cache_env, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setenv("KERNELOPT_TEST_CANARY", "visible")
+    with CpuExecutor(env=build_cache_env) as ex:
+        secret, canary = ex.evaluate_many([
+            rmsnorm_request(executor_solution("env_reader", VAR="OPENAI_API_KEY")),
+            rmsnorm_request(executor_solution("env_reader", VAR="KERNELOPT_TEST_CANARY")),
+        ])
+    assert statuses(secret) == ["PASSED"], secret.results[0].log
+    assert statuses(canary) == ["INCORRECT_NUMERICAL"]  # the probe does see ordinary variables
+
+
+def test_memory_limit_turns_host_memory_exhaustion_into_runtime_error(build_cache_env):
+    sol = executor_solution("memory_hog", BYTES=str(4 << 30))
+    with CpuExecutor(env=build_cache_env, memory_limit_gb=3) as ex:
+        res = ex.evaluate(rmsnorm_request(sol))
+        assert statuses(res) == ["RUNTIME_ERROR"]
+        assert "MemoryError" in res.results[0].log
+        assert ex.evaluate(rmsnorm_request(executor_solution("good"))).all_passed
+
+
+def test_broken_harness_target_fails_loudly_at_start():
+    with make_executor("cpu", target="kernelopt.no_such_module:evaluate") as ex:
+        with pytest.raises(WorkerStartError, match="no_such_module"):
+            ex.evaluate(rmsnorm_request(executor_solution("good")))

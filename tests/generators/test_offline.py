@@ -1,0 +1,138 @@
+"""The offline generator: baseline, determinism, moves, constraints, history, parent recovery."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.data.definition import Definition
+from kernelopt.data.records import CandidateRecord
+from kernelopt.generators import GenerationContext, OfflineGenerator, kernelopt_extra, load_seeds
+from kernelopt.generators.seeds import read_params_line
+
+ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"
+REF = "import torch\n\ndef run(hidden_states, weight):\n    return hidden_states\n"
+DEFN = Definition.model_validate({
+    "name": "rmsnorm_h4096", "op_type": "rmsnorm",
+    "axes": {"batch_size": {"type": "var"}, "hidden_size": {"type": "const", "value": 4096}},
+    "inputs": {"hidden_states": {"shape": ["batch_size", "hidden_size"], "dtype": "bfloat16"},
+               "weight": {"shape": ["hidden_size"], "dtype": "bfloat16"}},
+    "outputs": {"output": {"shape": ["batch_size", "hidden_size"], "dtype": "bfloat16"}},
+    "reference": REF,
+})
+
+
+def ctx(**kw) -> GenerationContext:
+    return GenerationContext(definition=DEFN, operator="rmsnorm_h4096", **kw)
+
+
+def params(sol) -> dict:
+    return kernelopt_extra(sol)["params"]
+
+
+@pytest.fixture()
+def gen() -> OfflineGenerator:
+    return OfflineGenerator(seed=0, root=ROOT)
+
+
+@pytest.fixture()
+def parent(gen):
+    return next(s for s in gen.propose(ctx()) if s.name.startswith("tiny_rowwise"))
+
+
+def test_baseline_is_one_candidate_per_seed_at_defaults(gen):
+    sols = gen.propose(ctx(count=1))
+    assert [kernelopt_extra(s)["seed"] for s in sols] == ["tiny_rowwise", "tiny_single"]
+    s = sols[0]
+    assert params(s) == {"BLOCK_H": 4096, "ROWS": 1, "num_warps": 4}
+    assert s.name.startswith("tiny_rowwise_") and len(s.name) == len("tiny_rowwise_") + 8
+    assert s.author == "kernelopt-offline" and s.definition == "rmsnorm_h4096"
+    assert s.spec.target_hardware == ["H200", "CPU-interpreter"] and s.spec.entry_point == "kernel.py::run"
+    assert kernelopt_extra(s)["directions"] == ["more_rows", "fewer_rows", "narrow", "wide_many_warps"]
+    assert read_params_line(s.source("kernel.py"), "kernel.py") == params(s)
+    assert "seed.json" not in [f.path for f in s.sources]
+
+
+def test_instantiation_rewrites_only_the_params_line(gen):
+    seed = load_seeds("rmsnorm_h4096", ROOT)[0]
+    a = seed.instantiate({"BLOCK_H": 2048, "ROWS": 2, "num_warps": 8})
+    b = seed.instantiate(None)
+    la, lb = a.source("kernel.py").splitlines(), b.source("kernel.py").splitlines()
+    diff = [(x, y) for x, y in zip(la, lb) if x != y]
+    assert len(la) == len(lb) and len(diff) == 1
+    assert diff[0][0] == 'PARAMS = {"BLOCK_H": 2048, "ROWS": 2, "num_warps": 8}  # kernelopt:params'
+    assert a.hash() != b.hash() and a.name != b.name
+    assert seed.instantiate({"num_warps": 8, "ROWS": 2, "BLOCK_H": 2048}).hash() == a.hash()
+
+
+def test_direction_moves_step_and_set(gen, parent):
+    (more,) = gen.propose(ctx(parent=parent, direction="more_rows", count=1))
+    assert params(more) == {"BLOCK_H": 4096, "ROWS": 2, "num_warps": 4}
+    (narrow,) = gen.propose(ctx(parent=parent, direction="narrow", count=1))
+    assert params(narrow) == {"BLOCK_H": 2048, "ROWS": 1, "num_warps": 4}
+    (wide,) = gen.propose(ctx(parent=narrow, direction="wide_many_warps", count=1))
+    assert params(wide) == {"BLOCK_H": 4096, "ROWS": 1, "num_warps": 8}
+
+
+def test_clamped_or_seen_move_falls_back_to_neighbours(gen, parent):
+    sols = gen.propose(ctx(parent=parent, direction="fewer_rows", count=2))  # ROWS already at its minimum
+    assert len(sols) == 2
+    for s in sols:
+        p = params(s)
+        assert sum(p[k] != params(parent)[k] for k in p) >= 1 and s.hash() != parent.hash()
+
+
+def test_every_proposal_respects_constraints_and_is_new(gen, parent):
+    seed = load_seeds("rmsnorm_h4096", ROOT)[0]
+    sols = gen.propose(ctx(parent=parent, direction="more_rows", count=12))
+    assert len(sols) == 12 and len({s.hash() for s in sols}) == 12
+    for s in sols:
+        assert seed.valid(params(s)), params(s)
+        assert params(s)["ROWS"] * params(s)["BLOCK_H"] <= 8192
+        assert params(s)["BLOCK_H"] >= 256 * params(s)["num_warps"]
+
+
+def test_space_exhaustion_returns_fewer(gen):
+    single = next(s for s in gen.propose(ctx()) if s.name.startswith("tiny_single"))
+    sols = gen.propose(ctx(parent=single, direction="more_warps", count=5))
+    assert sorted(params(s)["num_warps"] for s in sols) == [1, 4]
+
+
+def test_history_is_not_proposed_again(gen, parent):
+    first = gen.propose(ctx(parent=parent, direction="more_rows", count=3))
+    history = [CandidateRecord(run_id=f"r{i}", name=s.name, solution_hash=s.hash(), stage="gate")
+               for i, s in enumerate(first)]
+    second = gen.propose(ctx(parent=parent, direction="more_rows", count=3, history=history))
+    assert len(second) == 3 and not {s.hash() for s in first} & {s.hash() for s in second}
+
+
+def test_same_seed_same_candidates_different_seed_differs(parent):
+    def run(seed):
+        return [s.hash() for s in OfflineGenerator(seed=seed, root=ROOT).propose(
+            ctx(parent=parent, direction="narrow", count=5))]
+    assert run(0) == run(0)
+    assert run(0)[0] == run(1)[0]  # the direction's own move does not depend on the seed
+    assert run(0) != run(1)
+
+
+def test_parent_recovered_from_sources_without_extra(gen, parent):
+    bare = parent.model_validate({k: v for k, v in parent.to_dict().items() if k != "kernelopt"})
+    assert kernelopt_extra(bare) == {}
+    (s,) = gen.propose(ctx(parent=bare, direction="more_rows", count=1))
+    assert params(s) == {"BLOCK_H": 4096, "ROWS": 2, "num_warps": 4}
+
+
+def test_foreign_parent_is_a_clear_error(gen, parent):
+    data = parent.to_dict()
+    data.pop("kernelopt")
+    data["sources"] = [{"path": "kernel.py", "content": "def run(hidden_states, weight, output):\n    pass\n"}]
+    foreign = parent.model_validate(data)
+    with pytest.raises(ValueError, match="not an instantiation of any seed"):
+        gen.propose(ctx(parent=foreign, direction="more_rows", count=1))
+
+
+def test_count_zero_and_unknown_direction(gen, parent):
+    assert gen.propose(ctx(parent=parent, direction="more_rows", count=0)) == []
+    sols = gen.propose(ctx(parent=parent, direction="not_a_direction", count=2))
+    assert len(sols) == 2  # neighbours of the parent

@@ -1,0 +1,148 @@
+"""End-to-end evaluate() on rmsnorm_h4096 with fixture solutions (CPU: Triton interpreter)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+from harness_helpers import DEVICE, fixture_solution, rmsnorm_request
+from kernelopt.data import EvaluationStatus as S
+from kernelopt.harness.evaluate import evaluate
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERNELOPT_CACHE_DIR", str(tmp_path / "builds"))
+
+
+def test_correct_triton_solution_passes_with_latency_stats():
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(1, 7)), device=DEVICE)
+    assert [r.status for r in res.results] == [S.PASSED, S.PASSED], [r.log for r in res.results]
+    for r in res.results:
+        assert r.max_rel_error is not None and r.max_rel_error <= 1e-2
+        lat = r.latency
+        assert lat is not None and len(lat.trial_medians_ms) == 2
+        assert lat.mean_ms == pytest.approx(sum(lat.trial_medians_ms) / 2)
+        assert lat.ci95_low_ms <= lat.mean_ms <= lat.ci95_high_ms
+        assert r.reference_latency is not None
+        assert r.speedup == pytest.approx(r.reference_latency.mean_ms / lat.mean_ms)
+    assert res.timer == ("cpu_wall" if DEVICE == "cpu" else res.timer)
+    assert res.environment["libs"]["torch"] and res.environment["hardware"]
+    assert res.solution_hash == fixture_solution("rmsnorm_triton_ok").hash()
+    assert res.all_passed and res.wall_s > 0
+
+
+def test_solution_forgetting_the_weight_is_incorrect_numerical():
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_no_weight"), batch_sizes=(1,)), device=DEVICE)
+    r = res.results[0]
+    assert r.status == S.INCORRECT_NUMERICAL
+    assert r.max_abs_error > 1e-2 and r.latency is None
+    assert "matched ratio" in r.log
+
+
+def test_half_written_output_fails_through_poison():
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_half_write"), batch_sizes=(1,)), device=DEVICE)
+    r = res.results[0]
+    assert r.status == S.INCORRECT_NUMERICAL
+    assert math.isnan(r.max_abs_error)
+    assert "NaN" in r.log
+
+
+def test_input_mutation_is_rejected():
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_mutates"), batch_sizes=(1,)), device=DEVICE)
+    r = res.results[0]
+    assert r.status == S.REJECTED
+    assert "input mutation" in r.log and "hidden_states" in r.log
+
+
+def test_syntax_error_is_compile_error_on_every_workload_with_the_log():
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_syntax"), batch_sizes=(1, 7)), device=DEVICE)
+    assert [r.status for r in res.results] == [S.COMPILE_ERROR, S.COMPILE_ERROR]
+    assert "SyntaxError" in res.build_log and "main.py" in res.build_log
+    assert "SyntaxError" in res.results[0].log
+
+
+def test_wrong_signature_is_compile_error_naming_the_expected_count():
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_bad_signature"), batch_sizes=(1,)), device=DEVICE)
+    assert res.results[0].status == S.COMPILE_ERROR
+    assert "Destination-passing style callable: expected 3 positional parameters" in res.build_log
+
+
+def test_wrong_output_dtype_is_incorrect_dtype():
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_wrong_dtype"), batch_sizes=(1,)), device=DEVICE)
+    assert res.results[0].status == S.INCORRECT_DTYPE
+    assert "float32" in res.results[0].log
+
+
+def test_value_returning_python_solution_passes():
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_value"), batch_sizes=(1, 7)), device=DEVICE)
+    assert res.all_passed, [r.log for r in res.results]
+    assert all(r.max_rel_error <= 1e-2 for r in res.results)
+
+
+def test_tensor_subclass_output_is_rejected():
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_subclass"), batch_sizes=(1,)), device=DEVICE)
+    assert res.results[0].status == S.REJECTED
+    assert "LazyTensor" in res.results[0].log
+
+
+def test_exception_is_runtime_error_with_traceback_and_output():
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_raises"), batch_sizes=(1,)), device=DEVICE)
+    r = res.results[0]
+    assert r.status == S.RUNTIME_ERROR
+    assert "IndexError" in r.log and "deliberate" in r.log and "Traceback" in r.log
+    assert "about to fail" in r.log
+
+
+def test_timer_monkey_patching_is_rejected():
+    real = time.perf_counter
+    try:
+        res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_patches_timer"), batch_sizes=(1,)),
+                       device=DEVICE)
+    finally:
+        time.perf_counter = real
+    assert res.results[0].status == S.REJECTED
+    assert "time.perf_counter" in res.results[0].log
+
+
+def test_results_round_trip_to_traces():
+    sol = fixture_solution("rmsnorm_py_value")
+    req = rmsnorm_request(sol, batch_sizes=(1,), time_reference=False)
+    res = evaluate(req, device=DEVICE)
+    assert res.results[0].reference_latency is None and res.results[0].speedup is None
+    traces = res.to_traces(req.definition, req.workloads, "2026-01-01T00:00:00")
+    assert traces[0].evaluation.status == S.PASSED
+    assert traces[0].evaluation.performance.latency_ms == res.results[0].latency.mean_ms
+
+
+def test_environment_snapshot_names_hardware_and_libraries():
+    from kernelopt.harness.environment import snapshot
+
+    env = snapshot(DEVICE)
+    assert env["hardware"] and env["libs"]["python"] and env["libs"]["torch"]
+    assert env["device"].startswith(DEVICE)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="needs a CUDA GPU")
+def test_gpu_evaluation_uses_the_official_timer_and_records_the_gpu():
+    from kernelopt.harness.cupti_timer import cupti_available
+
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(7, 170),
+                                   warmup=5, iterations=20, trials=3), device="cuda:0")
+    assert res.all_passed, [r.log for r in res.results]
+    assert res.timer == ("cupti" if cupti_available() else "cuda_event")
+    assert res.environment["gpu"]["sm_count"] > 0 and "after" in res.environment
+    for r in res.results:
+        assert 0.0005 < r.latency.mean_ms < 1.0  # a 4096-wide row norm is microseconds on a GPU
+        assert r.speedup > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.skipif(DEVICE != "cuda", reason="needs a CUDA GPU")
+def test_cuda_torch_extension_solution_passes_on_gpu():
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_cuda_torch"), batch_sizes=(1, 170)), device="cuda")
+    assert res.all_passed, res.build_log + "\n".join(r.log for r in res.results)

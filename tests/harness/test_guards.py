@@ -1,0 +1,69 @@
+"""Guards: poisoning, input-mutation detection, plain-tensor and integrity checks."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import torch
+
+from kernelopt.harness.guards import INT_POISON, InputGuard, IntegrityGuard, output_problems, poison_
+
+
+def test_poison_values_per_dtype():
+    assert torch.isnan(poison_(torch.empty(3, dtype=torch.bfloat16))).all()
+    assert torch.isnan(poison_(torch.empty(3, dtype=torch.float32))).all()
+    assert torch.isnan(poison_(torch.empty(3, dtype=torch.float8_e4m3fn)).float()).all()
+    assert (poison_(torch.empty(3, dtype=torch.int32)) == -(2**31)).all()
+    assert INT_POISON[torch.int32] == -(2**31)
+    assert poison_(torch.zeros(2, dtype=torch.bool)).all()
+
+
+def test_input_guard_detects_any_byte_change_and_keeps_pristine_copies():
+    inputs = {"x": torch.randn(4, 4), "k": torch.zeros(3, dtype=torch.int8), "scale": 0.5}
+    g = InputGuard(inputs)
+    assert g.mutated(inputs) == []
+    inputs["x"][2, 3] += 1e-7 if inputs["x"][2, 3] != 0 else 1.0
+    inputs["k"].view(torch.uint8)[0] = 1
+    assert g.mutated(inputs) == ["x", "k"]
+    fresh = g.fresh()
+    assert torch.equal(fresh["k"], torch.zeros(3, dtype=torch.int8))
+    assert fresh["x"] is not g.copies["x"]
+
+
+def test_input_guard_treats_nan_bitwise():
+    x = torch.tensor([float("nan"), 1.0])
+    g = InputGuard({"x": x, "s": math.nan})
+    assert g.mutated({"x": x, "s": math.nan}) == []
+
+
+def test_output_problems():
+    class Sub(torch.Tensor):
+        pass
+
+    dev = torch.device("cpu")
+    t = torch.zeros(2)
+    assert output_problems(["o"], [t], dev) == []
+    assert "not a plain torch.Tensor" in output_problems(["o"], [t.as_subclass(Sub)], dev)[0]
+    assert "not a plain torch.Tensor" in output_problems(["o"], [[1.0, 2.0]], dev)[0]
+    assert "no dense storage" in output_problems(["o"], [torch.empty(2, device="meta")], dev)[0]
+
+
+def test_integrity_guard_sees_replaced_timer_functions():
+    import kernelopt.harness.correctness as corr
+
+    g = IntegrityGuard()
+    assert g.tampered() == []
+    real = time.perf_counter
+    try:
+        time.perf_counter = lambda: 0.0
+        assert "time.perf_counter" in g.tampered()
+    finally:
+        time.perf_counter = real
+    assert g.tampered() == []
+    real_fn = corr.error_stats
+    try:
+        corr.error_stats = lambda *a, **k: None
+        assert "kernelopt.harness.correctness.error_stats" in g.tampered()
+    finally:
+        corr.error_stats = real_fn

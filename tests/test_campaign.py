@@ -1,0 +1,177 @@
+"""The campaign loop end to end: real tracking store (sqlite), real CPU executor, real harness,
+the real ``rmsnorm_h4096`` seed; plus kill-and-resume.
+
+This file is also the script of the campaign subprocess that the kill test kills:
+``python tests/test_campaign.py <store dir>``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+for _mod in ("kernelopt.tracking", "kernelopt.executor", "kernelopt.harness.evaluate"):
+    pytest.importorskip(_mod)
+
+from kernelopt.campaign import CampaignConfig, run_campaign, split_plan
+from kernelopt.controller import Budget, Rules
+from kernelopt.data import CandidateRecord, HarnessSettings
+from kernelopt.executor import make_executor
+from kernelopt.generators import GenerationContext, OfflineGenerator, load_seeds
+from kernelopt.operators import UnknownOperatorError, load_operator
+from kernelopt.tracking import TrackingStore
+
+OP = "rmsnorm_h4096"
+HARNESS = HarnessSettings(warmup=0, iterations=2, trials=1, timer="cpu_wall", flush_l2=False,
+                          time_reference=False, timeout_s=120)
+
+
+def config(**kw) -> CampaignConfig:
+    """Small campaign: the seed at its defaults + one round of 2 candidates, 2 workloads, gate of 1."""
+    return CampaignConfig(
+        operator=OP, harness=HARNESS,
+        budget=Budget(max_candidates=4, max_rounds=1, patience=2, candidates_per_round=2, wall_clock_s=900),
+        rules=Rules(gate_size=1, repeats=2), workload_limit=2, **kw)
+
+
+def store_at(root: Path) -> TrackingStore:
+    return TrackingStore(f"sqlite:///{root}/mlflow.db", str(root / "artifacts"))
+
+
+def planned_gate_hashes() -> set[str]:
+    """What the campaign must gate: the seed at its defaults, then round 1 from it along the first
+    direction (one seed, so the parent and direction do not depend on measured latencies)."""
+    op = load_operator(OP)
+    gen = OfflineGenerator(seed=0)
+    (base,) = gen.propose(GenerationContext(definition=op.definition, operator=OP))
+    (seed,) = load_seeds(OP)
+    history = [CandidateRecord(run_id="x", name=base.name, solution_hash=base.hash(), stage="gate")]
+    round1 = gen.propose(GenerationContext(definition=op.definition, operator=OP, parent=base,
+                                           direction=seed.direction_names[0], count=2, history=history))
+    assert len(round1) == 2
+    return {base.hash()} | {s.hash() for s in round1}
+
+
+def check_final_state(store: TrackingStore, run_id: str) -> None:
+    """Invariants of a completed small campaign."""
+    state = store.load_state(run_id)
+    cands = state.candidates
+    dup = [k for k, n in Counter((c.solution_hash, c.stage) for c in cands).items() if n > 1]
+    assert not dup, f"duplicate evaluations: {dup}"
+    assert {c.solution_hash for c in cands if c.stage == "gate"} == planned_gate_hashes()
+    for c in cands:
+        assert c.workload_count == (1 if c.stage == "gate" else 2), c
+        if c.stage != "gate":
+            assert c.params["source_run_id"] in {g.run_id for g in cands if g.solution_hash == c.solution_hash}
+    assert state.decisions[0].action == "generate" and state.decisions[0].direction == "baseline"
+    assert state.decisions[-1].action == "stop"
+    assert all(d.reason and d.evidence for d in state.decisions)
+    champ = state.champion
+    assert champ is not None
+    champ_run = next(c for c in cands if c.run_id == champ.run_id)
+    assert champ_run.stage == "sweep" and champ_run.all_passed
+    assert sum(c.solution_hash == champ_run.solution_hash and c.stage == "repeat" for c in cands) == 1
+
+
+@pytest.mark.slow
+def test_campaign_end_to_end_then_resume_redoes_nothing(tmp_path):
+    store = store_at(tmp_path)
+    events: list[str] = []
+    with make_executor("cpu") as ex:
+        out = run_campaign(config(), store=store, executor=ex, generator=OfflineGenerator(seed=0),
+                           progress=lambda event, **info: events.append(event))
+        assert out.stop_reason.startswith("round budget spent")
+        assert out.champion is not None and out.promoted and out.champion.run_id == out.promoted[-1]
+        assert out.gated == 3 and out.rounds == 1 and out.evaluations >= 5
+        check_final_state(store, out.campaign_run_id)
+        assert events[0] == "campaign_started" and events[-1] == "campaign_finished"
+        assert {"decision", "proposed", "evaluating", "evaluated", "promoted"} <= set(events)
+        before = len(store.load_state(out.campaign_run_id).candidates)
+
+        again = run_campaign(config(resume=out.campaign_run_id), store=store, executor=ex,
+                             generator=OfflineGenerator(seed=0))
+    assert again.evaluations == 0 and again.campaign_run_id == out.campaign_run_id
+    assert len(store.load_state(out.campaign_run_id).candidates) == before
+    wrong = config(resume=out.campaign_run_id).model_copy(update={"operator": "fused_add_rmsnorm_h4096"})
+    with pytest.raises(ValueError, match="is for 'rmsnorm_h4096'"):
+        run_campaign(wrong, store=store, executor=None, generator=OfflineGenerator(seed=0))
+    assert store.campaign_run(out.campaign_run_id).info.status == "FINISHED"  # left untouched
+
+
+def test_bad_configuration_fails_before_anything_is_written(tmp_path):
+    store = store_at(tmp_path)
+    gen = OfflineGenerator(seed=0)
+    with pytest.raises(UnknownOperatorError, match="known operators"):
+        run_campaign(config().model_copy(update={"operator": "no_such_op"}), store=store, executor=None,
+                     generator=gen)
+    with pytest.raises(ValueError, match="does not exist"):
+        run_campaign(config(resume="0123456789abcdef"), store=store, executor=None, generator=gen)
+    with pytest.raises(ValueError, match="gate_workloads"):
+        run_campaign(config(gate_workloads=["not-a-uuid"]), store=store, executor=None, generator=gen)
+    with pytest.raises(ValueError, match="no workload UUID starts with"):
+        run_campaign(config(workloads=["zzzz"]), store=store, executor=None, generator=gen)
+    assert store.list_campaigns(OP) == []
+
+
+@pytest.mark.parametrize("jobs,workloads,lanes,expected", [
+    (5, 14, 1, (1, 1)),   # one CPU worker: one solution per batch, logged before the next starts
+    (3, 14, 8, (2, 4)),   # 3 solutions on 8 GPUs: each split in 2 requests, all in one batch
+    (1, 3, 8, (3, 2)),    # a lone sweep fans its workloads out
+    (20, 14, 8, (1, 8)),  # many candidates: one request each, 8 at a time
+    (0, 3, 8, (1, 1)),
+])
+def test_split_plan(jobs, workloads, lanes, expected):
+    assert split_plan(jobs, workloads, lanes) == expected
+
+
+def _wait_for_runs(store: TrackingStore, proc: subprocess.Popen, n: int, timeout: float) -> str:
+    deadline = time.time() + timeout
+    last_error: Exception | None = None
+    while time.time() < deadline:
+        assert proc.poll() is None, f"campaign process exited early:\n{proc.stdout.read() if proc.stdout else ''}"
+        try:
+            ids = store.list_campaigns(OP)
+            if ids and len(store.load_state(ids[0]).candidates) >= n:
+                return ids[0]
+        except Exception as exc:  # noqa: BLE001 - the writer may hold the sqlite lock or be mid-creation
+            last_error = exc
+        time.sleep(0.3)
+    raise AssertionError(f"no {n} candidate runs within {timeout} s (last error: {last_error!r})")
+
+
+@pytest.mark.slow
+def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path):
+    proc = subprocess.Popen([sys.executable, __file__, str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        store = store_at(tmp_path)
+        run_id = _wait_for_runs(store, proc, 2, timeout=300)
+        assert proc.poll() is None
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # the campaign process and its harness workers
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    killed = store.load_state(run_id)
+    assert killed.decisions[-1].action != "stop"
+
+    with make_executor("cpu") as ex:
+        out = run_campaign(config(resume=run_id), store=store, executor=ex, generator=OfflineGenerator(seed=0))
+    assert out.campaign_run_id == run_id and out.stop_reason.startswith("round budget spent")
+    check_final_state(store, run_id)
+    final = {c.run_id for c in store.load_state(run_id).candidates}
+    kept = {c.run_id for c in killed.candidates}
+    assert kept < final  # nothing finished before the kill was lost, and work remained after it
+
+
+if __name__ == "__main__":
+    root = Path(sys.argv[1])
+    with make_executor("cpu") as _ex:
+        run_campaign(config(), store=store_at(root), executor=_ex, generator=OfflineGenerator(seed=0))

@@ -1,0 +1,228 @@
+"""Seed kernels: every seed.json is well-formed, and each seed is numerically correct under the
+Triton CPU interpreter at its defaults and at non-default points of its space.
+
+The kernels run in a subprocess with ``TRITON_INTERPRET=1`` set before triton is imported (other
+tests in this pytest process may already have imported triton in compiled mode). This file is
+also that subprocess's script: ``python tests/test_seeds.py <seed_dir> <points-json>``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+OPERATORS = REPO / "operators"
+SEED_DIRS = sorted(p.parent for p in OPERATORS.glob("*/solutions/seeds/*/seed.json"))
+_SAFE_BUILTINS = {"min": min, "max": max, "abs": abs, "len": len}
+
+# Points checked in the interpreter: (params overriding the defaults, workload axes, options).
+# The first point of each seed is its defaults on the operator's smallest workload.
+POINTS: dict[str, list[tuple[dict[str, Any], dict[str, int], dict[str, Any]]]] = {
+    "rmsnorm_rowwise": [
+        ({}, {"batch_size": 1}, {}),
+        ({"variant": "two_pass", "BLOCK_H": 1024, "ROWS_PER_PROGRAM": 4, "num_warps": 2}, {"batch_size": 7}, {}),
+        ({"ROWS_PER_PROGRAM": 2, "num_warps": 16}, {"batch_size": 7}, {}),
+        ({"variant": "two_pass", "BLOCK_H": 512, "num_warps": 1}, {"batch_size": 2}, {}),
+    ],
+    "fused_add_rmsnorm_rowwise": [
+        ({}, {"batch_size": 1}, {}),
+        ({"variant": "two_pass", "BLOCK_H": 1024, "ROWS_PER_PROGRAM": 4, "num_warps": 2}, {"batch_size": 7}, {}),
+        ({"ROWS_PER_PROGRAM": 2, "num_warps": 16}, {"batch_size": 7}, {}),
+    ],
+    "gemm_tiled": [
+        ({}, {"M": 1}, {}),
+        ({"BLOCK_M": 16, "BLOCK_N": 256, "BLOCK_K": 128, "GROUP_M": 1, "num_warps": 4, "num_stages": 2},
+         {"M": 1}, {}),
+        ({"BLOCK_M": 32, "BLOCK_N": 256, "BLOCK_K": 128, "GROUP_M": 4, "num_warps": 8, "num_stages": 2},
+         {"M": 35}, {}),
+    ],
+    "gdn_decode_vtile": [
+        ({}, {"batch_size": 1}, {}),
+        ({"BV": 8, "num_warps": 1}, {"batch_size": 1}, {"scale": 0.05}),
+        ({"BV": 128, "num_warps": 8}, {"batch_size": 2}, {}),
+        ({"BV": 64, "num_warps": 4}, {"batch_size": 2}, {"no_state": True}),
+    ],
+}
+
+
+# --------------------------------------------------------------------------- seed.json checks
+def _spec(seed_dir: Path) -> dict[str, Any]:
+    return json.loads((seed_dir / "seed.json").read_text())
+
+
+def _constraints_hold(spec: dict[str, Any], point: dict[str, Any]) -> list[str]:
+    return [c for c in spec.get("constraints", [])
+            if not eval(c, {"__builtins__": _SAFE_BUILTINS}, dict(point))]  # noqa: S307
+
+
+def test_every_seed_has_points() -> None:
+    names = {_spec(d)["name"] for d in SEED_DIRS}
+    assert {"rmsnorm_rowwise", "fused_add_rmsnorm_rowwise", "gemm_tiled", "gdn_decode_vtile"} <= names
+    assert names <= set(POINTS), f"seeds without interpreter points: {names - set(POINTS)}"
+
+
+@pytest.mark.parametrize("seed_dir", SEED_DIRS, ids=lambda d: d.name)
+def test_seed_json_validates(seed_dir: Path) -> None:
+    from kernelopt.solutions import read_params
+
+    spec = _spec(seed_dir)
+    assert spec["name"] == seed_dir.name
+    assert spec["language"] == "triton" and spec["destination_passing_style"] is True
+    assert spec["description"].strip()
+    space, defaults = spec["space"], spec["defaults"]
+    assert space and all(isinstance(v, list) and v for v in space.values())
+    assert set(defaults) == set(space), "defaults must set every parameter exactly"
+    for k, v in defaults.items():
+        assert v in space[k], f"default {k}={v!r} not in space {space[k]}"
+    assert not _constraints_hold(spec, defaults), "defaults violate constraints"
+    assert 3 <= len(spec["directions"]) <= 7
+    for dname, d in spec["directions"].items():
+        assert d["description"].strip(), dname
+        assert d["moves"], dname
+        for param, move in d["moves"].items():
+            assert param in space, f"direction {dname} moves unknown param {param}"
+            assert move in ("+1", "-1") or move in space[param], f"{dname}: {param}={move!r}"
+    entry_file, fn = spec["entry_point"].split("::")
+    entry = (seed_dir / entry_file).read_text()
+    assert f"def {fn}(" in entry
+    assert read_params(entry) == defaults, "the entry file's PARAMS line must equal the defaults"
+
+
+@pytest.mark.parametrize("seed_dir", SEED_DIRS, ids=lambda d: d.name)
+def test_checked_points_are_valid(seed_dir: Path) -> None:
+    spec = _spec(seed_dir)
+    for params, _, _ in POINTS[spec["name"]]:
+        point = {**spec["defaults"], **params}
+        assert all(point[k] in spec["space"][k] for k in point), point
+        assert not _constraints_hold(spec, point), (point, _constraints_hold(spec, point))
+
+
+# --------------------------------------------------------------------------- interpreter run
+@pytest.mark.parametrize("seed_dir", SEED_DIRS, ids=lambda d: d.name)
+def test_seed_correct_in_interpreter(seed_dir: Path) -> None:
+    spec = _spec(seed_dir)
+    points = POINTS[spec["name"]]
+    # one BLAS thread: the interpreter issues thousands of small numpy matmuls, which multi-threaded
+    # BLAS slows down several-fold on a busy 2-core box
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1",
+           "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, __file__, str(seed_dir), json.dumps(points)],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    results = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert len(results) == len(points)
+    for (params, axes, opts), res in zip(points, results):
+        assert res["ok"], f"{spec['name']} {params} {axes} {opts}: {res}"
+
+
+# --------------------------------------------------------------------------- subprocess side
+def _close(out, ref, atol: float, rtol: float) -> dict[str, Any]:
+    """FIB rule: an element fails iff abs > atol and rel > rtol; all must pass."""
+    import torch
+
+    x, y = out.float(), ref.float()
+    if x.shape != y.shape or not torch.isfinite(x).all():
+        return {"ok": False, "why": f"shape {tuple(x.shape)} vs {tuple(y.shape)} or non-finite"}
+    err = (x - y).abs()
+    bad = (err > atol) & (err / (y.abs() + 1e-8) > rtol)
+    return {"ok": not bool(bad.any()), "max_abs": float(err.max()) if err.numel() else 0.0,
+            "bad": int(bad.sum())}
+
+
+def _reference(def_name: str):
+    from kernelopt.data import load_definition
+
+    d = load_definition(OPERATORS / def_name / "definition.json")
+    ns: dict[str, Any] = {}
+    exec(compile(d.reference, f"{def_name}/reference", "exec"), ns)  # noqa: S102
+    return ns["run"]
+
+
+def _case(seed: str, axes: dict[str, int], opts: dict[str, Any], gen):
+    """Inputs, pre-allocated (uninitialised) outputs and fp32 references with tolerances."""
+    import torch
+
+    bf = torch.bfloat16
+    if seed in ("rmsnorm_rowwise", "fused_add_rmsnorm_rowwise"):
+        n = axes["batch_size"]
+        x = torch.randn(n, 4096, generator=gen).to(bf)
+        w = torch.randn(4096, generator=gen).to(bf)
+        s = x.float()
+        inputs = [x]
+        if seed == "fused_add_rmsnorm_rowwise":
+            r = torch.randn(n, 4096, generator=gen).to(bf)
+            s = s + r.float()
+            inputs.append(r)
+        ref = s * torch.rsqrt(s.pow(2).mean(-1, keepdim=True) + 1e-5) * w.float()
+        return inputs + [w], [torch.empty(n, 4096, dtype=bf)], [(ref, 1e-2, 1e-2)]
+    if seed == "gemm_tiled":
+        m = axes["M"]
+        a = torch.randn(m, 4096, generator=gen).half()
+        b = torch.randn(4096, 4096, generator=gen).half()
+        ref = a.float() @ b.float().T
+        return [a, b], [torch.empty(m, 4096, dtype=torch.float16)], [(ref, 1e-2, 1e-2)]
+    if seed == "gdn_decode_vtile":
+        bsz = axes["batch_size"]
+        q = torch.randn(bsz, 1, 4, 128, generator=gen).to(bf)
+        k = torch.nn.functional.normalize(torch.randn(bsz, 1, 4, 128, generator=gen), dim=-1).to(bf)
+        v = torch.randn(bsz, 1, 8, 128, generator=gen).to(bf)
+        state = None if opts.get("no_state") else torch.randn(bsz, 8, 128, 128, generator=gen) * 0.1
+        a_log = torch.randn(8, generator=gen) * 0.1
+        a = torch.randn(bsz, 1, 8, generator=gen).to(bf)
+        dt_bias = torch.randn(8, generator=gen) * 0.1
+        b = torch.randn(bsz, 1, 8, generator=gen).to(bf)
+        scale = float(opts.get("scale", 0.0))
+        inputs = [q, k, v, state, a_log, a, dt_bias, b, scale]
+        ref_out, ref_state = _reference("gdn_decode_qk4_v8_d128_k_last")(*inputs)
+        outputs = [torch.empty(bsz, 1, 8, 128, dtype=bf), torch.empty(bsz, 8, 128, 128)]
+        return inputs, outputs, [(ref_out, 1e-2, 1e-2), (ref_state, 1e-4, 1e-3)]
+    raise KeyError(seed)
+
+
+def _import_entry(sol) -> Any:
+    tmp = Path(tempfile.mkdtemp(prefix="seedcheck_"))
+    for s in sol.sources:
+        (tmp / s.path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / s.path).write_text(s.content)
+    mod_name = f"seedcheck_{sol.hash()[:12]}"
+    spec = importlib.util.spec_from_file_location(mod_name, tmp / sol.spec.entry_file)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = mod
+    spec.loader.exec_module(mod)
+    return getattr(mod, sol.spec.entry_function)
+
+
+def _check_points(seed_dir: Path, points: list) -> list[dict[str, Any]]:
+    import torch
+
+    from kernelopt.solutions import solution_from_seed
+
+    results = []
+    for i, (params, axes, opts) in enumerate(points):
+        try:
+            sol = solution_from_seed(seed_dir, params)
+            fn = _import_entry(sol)
+            gen = torch.Generator().manual_seed(1234 + i)
+            inputs, outputs, refs = _case(sol.kernelopt["seed"], axes, opts, gen)
+            fn(*inputs, *outputs)
+            per = [_close(o, r, atol, rtol) for o, (r, atol, rtol) in zip(outputs, refs)]
+            results.append({"ok": all(p["ok"] for p in per), "outputs": per})
+        except Exception:  # noqa: BLE001 - reported to the parent test
+            results.append({"ok": False, "error": traceback.format_exc()[-3000:]})
+    return results
+
+
+if __name__ == "__main__":
+    assert os.environ.get("TRITON_INTERPRET") == "1", "run with TRITON_INTERPRET=1"
+    print(json.dumps(_check_points(Path(sys.argv[1]), json.loads(sys.argv[2]))))

@@ -1,0 +1,85 @@
+"""Leaderboards and report PNGs (matplotlib Agg), logged to the campaign run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kernelopt.tracking import plots
+from tracking_helpers import (  # noqa: F401  (fixtures)
+    DEFINITION, UUIDS, make_result, make_solution, params, png_colors, store, template_db,
+)
+
+
+def _campaign(store, mode: str, lats: list[list[float | None]]) -> tuple[str, list[str]]:
+    camp = store.start_campaign(DEFINITION, {"agent": {"mode": mode}}, {})
+    ids = []
+    for i, lat in enumerate(lats):
+        sol = make_solution(f"{mode}-{i}", block=16 * (i + 1) + (1000 if mode == "full" else 0))
+        ids.append(store.log_candidate(camp, sol, make_result(sol, lat), stage="sweep", params=params()))
+    return camp, ids
+
+
+def test_best_so_far():
+    assert plots.best_so_far([None, 3.0, 4.0, None, 2.0, 2.5]) == [None, 3.0, 3.0, 3.0, 2.0, 2.0]
+
+
+def test_leaderboard_orders_passing_by_latency_then_failing(store):
+    camp, ids = _campaign(store, "assisted", [[3.0, 3.0], [1.0, None], [2.0, 2.0], [None, None], [1.0, 1.0]])
+    board = store.leaderboard(camp)
+    assert [r["run_id"] for r in board] == [ids[4], ids[2], ids[0], ids[1], ids[3]]
+    assert [r["rank"] for r in board] == [1, 2, 3, 4, 5]
+    assert board[0]["mean_latency_ms"] == 1.0 and board[0]["all_passed"] and board[0]["generator"] == "offline"
+    assert board[3]["mean_latency_ms"] is None and board[3]["pass_count"] == 1
+    other, oids = _campaign(store, "full", [[0.5, 0.5]])
+    by_def = store.leaderboard(DEFINITION)
+    assert by_def[0]["run_id"] == oids[0] and len(by_def) == 6
+    assert {r["campaign"] for r in by_def} == {camp, other}
+    sol = make_solution("assisted-4", block=16 * 5)  # same solution again at the repeat stage
+    store.log_candidate(camp, sol, make_result(sol, [1.2, 1.2]), stage="repeat", params=params())
+    assert len(store.leaderboard(camp)) == 6 and len(store.leaderboard(camp, by_solution=True)) == 5
+    with pytest.raises(ValueError, match="neither a campaign run id nor a definition"):
+        store.leaderboard("no_such_definition")
+
+
+def test_write_report_pngs_and_artifacts(store, tmp_path):
+    camp, ids = _campaign(store, "assisted", [[3.0, 3.0, 3.0], [None, 1.0, 1.0], [2.0, 1.5, 1.0], [1.0, 1.0, 2.0]])
+    full, _ = _campaign(store, "full", [[4.0, 4.0, 4.0], [3.5, 3.0, 3.0], [None, None, None]])
+    base = make_solution("torch_compile", block=999, seed=False)
+    store.log_candidate(full, base, make_result(base, [4.0, 2.0, 8.0]), stage="sweep",
+                        params=params(baseline="torch_compile"))
+    store.set_champion(DEFINITION, store.register(DEFINITION, ids[3], {}))
+
+    uuids, series = store.champion_speedups(DEFINITION)
+    assert uuids == sorted(UUIDS)
+    want_tc = {UUIDS[0]: 4.0 / 1.0, UUIDS[1]: 2.0 / 1.0, UUIDS[2]: 8.0 / 2.0}
+    assert series["vs torch_compile"] == [pytest.approx(want_tc[u]) for u in uuids]
+    want_ref = {UUIDS[0]: 2.0, UUIDS[1]: 2.0, UUIDS[2]: 1.0}
+    assert series["vs reference"] == [pytest.approx(want_ref[u]) for u in uuids]
+
+    files = store.write_report(camp, tmp_path / "report", compare=[full], labels=["assisted", "full"])
+    keep = tmp_path.parent / "kept-report"  # for eyeballing the plots after a run
+    keep.mkdir(exist_ok=True)
+    for f in files.values():
+        (keep / f.name).write_bytes(f.read_bytes())
+    assert set(files) == {"leaderboard", "progress", "speedups", "campaigns"}
+    for key in ("progress", "speedups", "campaigns"):
+        size, colors = png_colors(files[key])
+        assert size[0] > 500 and size[1] > 300 and colors > 20, (key, size, colors)
+        assert files[key].stat().st_size > 10_000
+    assert json.loads(files["leaderboard"].read_text())[0]["run_id"] == ids[3]
+    logged = {f.path for f in store.client.list_artifacts(camp, "report")}
+    assert logged == {"report/leaderboard.json", "report/progress.png", "report/speedups.png",
+                      "report/campaigns.png"}
+    assert store.progress(camp) == [3.0, None, 1.5, pytest.approx(4 / 3)]
+
+
+def test_write_report_without_champion_or_out_dir(store):
+    camp, _ = _campaign(store, "assisted", [[None], [2.0]])
+    files = store.write_report(camp)
+    assert set(files) == {"leaderboard", "progress"}
+    assert {f.path for f in store.client.list_artifacts(camp, "report")} == {
+        "report/leaderboard.json", "report/progress.png"}
+    with pytest.raises(ValueError, match="1 labels for 2 campaigns"):
+        store.write_report(camp, compare=[camp], labels=["only-one"])
