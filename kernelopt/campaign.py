@@ -47,7 +47,9 @@ class CampaignConfig(BaseModel):
         gate_workloads: Gate workload UUIDs (default: ``rules.gate_size`` representative ones).
         workloads: UUIDs (or prefixes) of the workloads to run (default: all).
         workload_limit: Keep only this many workloads, the smallest first (quick CPU runs).
-        name: Campaign run name. tags: Extra campaign tags. record: Extra config recorded with the
+        name: Campaign run name. reuse_across_campaigns: Adopt finished evaluations of the same
+            solution under the same harness settings from earlier campaigns instead of re-running them.
+        tags: Extra campaign tags. record: Extra config recorded with the
             campaign run (e.g. the composed Hydra config).
     """
 
@@ -65,6 +67,7 @@ class CampaignConfig(BaseModel):
     workloads: list[str] | None = None
     workload_limit: int | None = Field(None, ge=1)
     name: str | None = None
+    reuse_across_campaigns: bool = True
     tags: dict[str, str] = Field(default_factory=dict)
     record: dict[str, Any] = Field(default_factory=dict)
 
@@ -163,6 +166,21 @@ class _Loop:
                 self.evaluations += 1
                 self.emit("evaluated", stage=stage, solution=sol.name, run_id=run, result=result)
 
+    def reuse(self, solution_hash: str, stage: str) -> str | None:
+        """Adopt a FINISHED evaluation of the same solution, settings and stage from an earlier campaign
+        of this definition instead of evaluating it again (None when there is none or the store can't)."""
+        if not self.cfg.reuse_across_campaigns or not hasattr(self.store, "adopt_candidate"):
+            return None
+        try:
+            other = self.store.find_evaluated(self.run_id, solution_hash, self.key, stage, across_campaigns=True)
+        except TypeError:  # a store without cross-campaign search
+            return None
+        if other is None:
+            return None
+        adopted = self.store.adopt_candidate(self.run_id, other)
+        self.emit("reused", stage=stage, source=other, run_id=adopted)
+        return adopted
+
     def generate(self, state: CampaignState, decision: Decision) -> None:
         """Ask the generator for candidates and gate the new ones."""
         parent = parent_params = None
@@ -186,7 +204,7 @@ class _Loop:
                 raise ValueError(f"generator '{self.generator.name}' proposed '{sol.name}' for definition "
                                  f"'{sol.definition}', not '{self.definition.name}'")
             h = sol.hash()
-            done = h in seen or self.store.find_evaluated(self.run_id, h, self.key, "gate")
+            done = h in seen or self.store.find_evaluated(self.run_id, h, self.key, "gate") or self.reuse(h, "gate")
             seen.add(h)
             if done:
                 self.emit("skipped", stage="gate", solution=sol.name, existing=done)
@@ -207,7 +225,7 @@ class _Loop:
             sol = self.store.download_solution(rid)
             h = sol.hash()
             if stage == "sweep":
-                done = self.store.find_evaluated(self.run_id, h, self.key, "sweep")
+                done = self.store.find_evaluated(self.run_id, h, self.key, "sweep") or self.reuse(h, "sweep")
                 if done:
                     self.emit("skipped", stage=stage, solution=sol.name, existing=done)
                     continue

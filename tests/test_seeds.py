@@ -1,9 +1,10 @@
 """Seed kernels: every seed.json is well-formed, and each seed is numerically correct under the
-Triton CPU interpreter at its defaults and at non-default points of its space.
+Triton CPU interpreter at its defaults and at non-default points of its space (and, marked ``gpu``,
+compiled on a CUDA GPU at those points plus larger workloads).
 
 The kernels run in a subprocess with ``TRITON_INTERPRET=1`` set before triton is imported (other
 tests in this pytest process may already have imported triton in compiled mode). This file is
-also that subprocess's script: ``python tests/test_seeds.py <seed_dir> <points-json>``.
+also that subprocess's script: ``python tests/test_seeds.py <seed_dir> <points-json> [cpu|cuda]``.
 """
 
 from __future__ import annotations
@@ -56,12 +57,52 @@ POINTS: dict[str, list[tuple[dict[str, Any], dict[str, int], dict[str, Any]]]] =
 }
 
 
+# --------------------------------------------------------------------------- kernelopt.solutions helper
+def test_params_line_rewrite_roundtrip() -> None:
+    from kernelopt.solutions import read_params, render_params_line, set_params
+
+    src = 'import x\nPARAMS = {"A": 1, "v": "one"}  # kernelopt:params\n\ndef run():\n    pass\n'
+    new = {"A": 4, "v": "two_pass", "flag": True}
+    out = set_params(src, new)
+    assert read_params(out) == new
+    assert out.splitlines()[1] == render_params_line(new) and out.splitlines()[0] == "import x"
+    assert out.count("\n") == src.count("\n")
+
+
+def test_params_line_errors_name_the_problem() -> None:
+    from kernelopt.solutions import SeedError, read_params, set_params
+
+    with pytest.raises(SeedError, match="exactly one"):
+        set_params("x = 1\n", {"A": 1}, where="k.py")
+    with pytest.raises(SeedError, match="exactly one"):
+        read_params("PARAMS = {}  # kernelopt:params\nPARAMS = {}  # kernelopt:params\n")
+    with pytest.raises(SeedError, match="literal dict"):
+        read_params("PARAMS = {1: f(x)}  # kernelopt:params\n")
+
+
+def test_solution_from_seed_instantiates_params(tmp_path: Path) -> None:
+    from kernelopt.solutions import SeedError, read_params, solution_from_seed
+
+    seed_dir = next(d for d in SEED_DIRS if d.name == "gdn_decode_vtile")
+    sol = solution_from_seed(seed_dir, {"BV": 16})
+    assert sol.definition == "gdn_decode_qk4_v8_d128_k_last"
+    assert sol.spec.language.value == "triton" and sol.spec.destination_passing_style
+    assert sol.kernelopt == {"seed": "gdn_decode_vtile", "params": {"BV": 16, "num_warps": 4}}
+    assert read_params(sol.source("kernel.py")) == {"BV": 16, "num_warps": 4}
+    assert [s.path for s in sol.sources] == ["kernel.py"]
+    assert sol.hash() != solution_from_seed(seed_dir).hash()
+    with pytest.raises(SeedError, match="unknown parameters"):
+        solution_from_seed(seed_dir, {"BLOCK_Q": 1})
+    with pytest.raises(SeedError, match="seed.json: file not found"):
+        solution_from_seed(tmp_path)
+
+
 # --------------------------------------------------------------------------- seed.json checks
 def _spec(seed_dir: Path) -> dict[str, Any]:
     return json.loads((seed_dir / "seed.json").read_text())
 
 
-def _constraints_hold(spec: dict[str, Any], point: dict[str, Any]) -> list[str]:
+def _violated(spec: dict[str, Any], point: dict[str, Any]) -> list[str]:
     return [c for c in spec.get("constraints", [])
             if not eval(c, {"__builtins__": _SAFE_BUILTINS}, dict(point))]  # noqa: S307
 
@@ -85,7 +126,7 @@ def test_seed_json_validates(seed_dir: Path) -> None:
     assert set(defaults) == set(space), "defaults must set every parameter exactly"
     for k, v in defaults.items():
         assert v in space[k], f"default {k}={v!r} not in space {space[k]}"
-    assert not _constraints_hold(spec, defaults), "defaults violate constraints"
+    assert not _violated(spec, defaults), "defaults violate constraints"
     assert 3 <= len(spec["directions"]) <= 7
     for dname, d in spec["directions"].items():
         assert d["description"].strip(), dname
@@ -102,28 +143,59 @@ def test_seed_json_validates(seed_dir: Path) -> None:
 @pytest.mark.parametrize("seed_dir", SEED_DIRS, ids=lambda d: d.name)
 def test_checked_points_are_valid(seed_dir: Path) -> None:
     spec = _spec(seed_dir)
-    for params, _, _ in POINTS[spec["name"]]:
+    for params, _, _ in POINTS[spec["name"]] + GPU_POINTS[spec["name"]]:
         point = {**spec["defaults"], **params}
         assert all(point[k] in spec["space"][k] for k in point), point
-        assert not _constraints_hold(spec, point), (point, _constraints_hold(spec, point))
+        assert not _violated(spec, point), (point, _violated(spec, point))
 
 
-# --------------------------------------------------------------------------- interpreter run
-@pytest.mark.parametrize("seed_dir", SEED_DIRS, ids=lambda d: d.name)
-def test_seed_correct_in_interpreter(seed_dir: Path) -> None:
-    spec = _spec(seed_dir)
-    points = POINTS[spec["name"]]
+# Extra, larger points checked only on a GPU (compiled Triton).
+GPU_POINTS: dict[str, list[tuple[dict[str, Any], dict[str, int], dict[str, Any]]]] = {
+    "rmsnorm_rowwise": [({}, {"batch_size": 170}, {}), ({"ROWS_PER_PROGRAM": 4}, {"batch_size": 8804}, {})],
+    "fused_add_rmsnorm_rowwise": [({}, {"batch_size": 170}, {}),
+                                  ({"variant": "two_pass", "BLOCK_H": 2048}, {"batch_size": 1000}, {})],
+    "gemm_tiled": [({}, {"M": 972}, {}),
+                   ({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "num_warps": 8, "num_stages": 3},
+                    {"M": 2053}, {})],
+    "gdn_decode_vtile": [({}, {"batch_size": 64}, {}), ({"BV": 16, "num_warps": 2}, {"batch_size": 48}, {})],
+}
+
+
+def _run_points(seed_dir: Path, points: list, device: str) -> list[dict[str, Any]]:
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     # one BLAS thread: the interpreter issues thousands of small numpy matmuls, which multi-threaded
     # BLAS slows down several-fold on a busy 2-core box
-    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1",
-           "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, __file__, str(seed_dir), json.dumps(points)],
+    env.update({"PYTHONPATH": os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]),
+                "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+    if device == "cpu":
+        env["TRITON_INTERPRET"] = "1"
+    proc = subprocess.run([sys.executable, __file__, str(seed_dir), json.dumps(points), device],
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
     results = json.loads(proc.stdout.strip().splitlines()[-1])
     assert len(results) == len(points)
-    for (params, axes, opts), res in zip(points, results):
-        assert res["ok"], f"{spec['name']} {params} {axes} {opts}: {res}"
+    return results
+
+
+# --------------------------------------------------------------------------- kernel runs
+@pytest.mark.parametrize("seed_dir", SEED_DIRS, ids=lambda d: d.name)
+def test_seed_correct_in_interpreter(seed_dir: Path) -> None:
+    points = POINTS[_spec(seed_dir)["name"]]
+    for (params, axes, opts), res in zip(points, _run_points(seed_dir, points, "cpu")):
+        assert res["ok"], f"{seed_dir.name} {params} {axes} {opts}: {res}"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed_dir", SEED_DIRS, ids=lambda d: d.name)
+def test_seed_correct_on_gpu(seed_dir: Path) -> None:
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    name = _spec(seed_dir)["name"]
+    points = POINTS[name] + GPU_POINTS[name]
+    for (params, axes, opts), res in zip(points, _run_points(seed_dir, points, "cuda")):
+        assert res["ok"], f"{name} {params} {axes} {opts}: {res}"
 
 
 # --------------------------------------------------------------------------- subprocess side
@@ -149,8 +221,12 @@ def _reference(def_name: str):
     return ns["run"]
 
 
+def _to(xs: list, device: str) -> list:
+    return [x.to(device) if hasattr(x, "to") else x for x in xs]
+
+
 def _case(seed: str, axes: dict[str, int], opts: dict[str, Any], gen):
-    """Inputs, pre-allocated (uninitialised) outputs and fp32 references with tolerances."""
+    """Inputs, pre-allocated (uninitialised) outputs and fp32 references (all on CPU), tolerances."""
     import torch
 
     bf = torch.bfloat16
@@ -203,7 +279,7 @@ def _import_entry(sol) -> Any:
     return getattr(mod, sol.spec.entry_function)
 
 
-def _check_points(seed_dir: Path, points: list) -> list[dict[str, Any]]:
+def _check_points(seed_dir: Path, points: list, device: str = "cpu") -> list[dict[str, Any]]:
     import torch
 
     from kernelopt.solutions import solution_from_seed
@@ -215,8 +291,9 @@ def _check_points(seed_dir: Path, points: list) -> list[dict[str, Any]]:
             fn = _import_entry(sol)
             gen = torch.Generator().manual_seed(1234 + i)
             inputs, outputs, refs = _case(sol.kernelopt["seed"], axes, opts, gen)
+            inputs, outputs = _to(inputs, device), _to(outputs, device)
             fn(*inputs, *outputs)
-            per = [_close(o, r, atol, rtol) for o, (r, atol, rtol) in zip(outputs, refs)]
+            per = [_close(o.cpu(), r, atol, rtol) for o, (r, atol, rtol) in zip(outputs, refs)]
             results.append({"ok": all(p["ok"] for p in per), "outputs": per})
         except Exception:  # noqa: BLE001 - reported to the parent test
             results.append({"ok": False, "error": traceback.format_exc()[-3000:]})
@@ -224,5 +301,6 @@ def _check_points(seed_dir: Path, points: list) -> list[dict[str, Any]]:
 
 
 if __name__ == "__main__":
-    assert os.environ.get("TRITON_INTERPRET") == "1", "run with TRITON_INTERPRET=1"
-    print(json.dumps(_check_points(Path(sys.argv[1]), json.loads(sys.argv[2]))))
+    _device = sys.argv[3] if len(sys.argv) > 3 else "cpu"
+    assert (_device == "cpu") == (os.environ.get("TRITON_INTERPRET") == "1"), "cpu runs need TRITON_INTERPRET=1"
+    print(json.dumps(_check_points(Path(sys.argv[1]), json.loads(sys.argv[2]), _device)))

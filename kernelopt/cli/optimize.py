@@ -63,6 +63,8 @@ class LiveDisplay:
             c.print(f"  {info['stage']:<6} {info['solution']:<40} [{colour}]{res.pass_count}/{len(res.results)} "
                     f"PASSED[/{colour}] mean {lat}")
             self.progress.advance(self.task)
+        elif event == "reused":
+            c.print(f"  [dim]reuse {info['stage']} run {info['source']} from an earlier campaign[/dim]")
         elif event == "skipped":
             c.print(f"  [dim]skip {info['solution']} ({info['stage']} already in run {info['existing']})[/dim]")
         elif event == "promoted":

@@ -45,6 +45,7 @@ class Slot:
         self.started = 0
         self.lock = threading.Lock()
         self._spare: tuple[threading.Thread, dict[str, Any]] | None = None
+        self.closed = False
 
     def _spawn_spare(self) -> None:
         """Start a replacement worker in the background (persistent lanes, after a retirement)."""
@@ -69,7 +70,14 @@ class Slot:
         return box.get("worker")
 
     def live_worker(self) -> WorkerProcess:
-        """A healthy worker: the kept (or pre-started) one if it answers a ping, else a new one."""
+        """A healthy worker: the kept (or pre-started) one if it answers a ping, else a new one.
+
+        Raises:
+            RuntimeError: the executor was closed.
+            WorkerStartError: a new worker could not be started.
+        """
+        if self.closed:
+            raise RuntimeError(f"executor lane {self.spec.label} is closed")
         if self.worker is None:
             self.worker = self._take_spare()
             self.started += self.worker is not None
@@ -90,11 +98,12 @@ class Slot:
         if self.worker is not None:
             self.worker.kill()
             self.worker = None
-            if self.persistent and self._spare is None:
+            if self.persistent and self._spare is None and not self.closed:
                 self._spawn_spare()
 
     def close(self) -> None:
-        """Shut the workers down politely, then kill their process groups."""
+        """Shut the workers down politely, then kill their process groups; no new ones start."""
+        self.closed = True
         spare = self._take_spare()
         for w in (self.worker, spare):
             if w is not None:

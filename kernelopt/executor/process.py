@@ -2,7 +2,7 @@
 
 Workers are started with ``subprocess.Popen([sys.executable, "-m", "kernelopt.executor.worker"])``
 in a new session (so ``killpg`` takes any children a candidate spawned), a scrubbed environment,
-a fresh scratch cwd, stdin from /dev/null, fd 1/2 into a bounded :class:`LogTail`, and two
+a fresh scratch directory as cwd and ``TMPDIR`` (deleted with the worker), stdin from /dev/null, fd 1/2 into a bounded :class:`LogTail`, and two
 dedicated pipes for the frame protocol.
 """
 
@@ -101,7 +101,8 @@ class WorkerProcess:
         try:
             self.proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=log_w, stderr=log_w, pass_fds=(req_r, res_w),
-                cwd=self.scratch, env=worker_env(spec.env), start_new_session=True, close_fds=True,
+                cwd=self.scratch, env=worker_env({"TMPDIR": self.scratch, **spec.env}), start_new_session=True,
+                close_fds=True,
             )
         except OSError as exc:
             for fd in (req_r, self._req_w, res_r, res_w, log_r, log_w):

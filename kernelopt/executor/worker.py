@@ -18,12 +18,14 @@ import ctypes
 import faulthandler
 import importlib
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kernelopt.data.records import EvalRequest, EvalResult
@@ -74,6 +76,20 @@ def _cuda_poisoned(device: str) -> bool:
         return True
 
 
+@contextlib.contextmanager
+def _fresh_cwd() -> Iterator[None]:
+    """Run one request in its own empty directory under the worker's scratch dir, removed after,
+    so files a candidate leaves behind never reach the next request of a persistent worker."""
+    base = os.getcwd()
+    path = tempfile.mkdtemp(prefix="request-", dir=base)
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(base)
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def _watch_parent(parent: int) -> None:
     """Kill this worker's whole process group when the executor process goes away."""
     while True:
@@ -107,7 +123,8 @@ class Worker:
             if frame["t"] == "ping":
                 self.send({"t": "pong", "pid": os.getpid()})
             elif frame["t"] == "evaluate":
-                self.evaluate(frame["request"])
+                with _fresh_cwd():
+                    self.evaluate(frame["request"])
             else:
                 self.send({"t": "error", "error": f"unknown frame type {frame['t']!r}"})
 

@@ -7,11 +7,13 @@ that into ``COMPILE_ERROR``. Callables are cached per process by ``Solution.hash
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import re
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from kernelopt.data.definition import Definition
 from kernelopt.data.solution import Language, Solution
@@ -29,7 +31,8 @@ class BuildError(RuntimeError):
         self.log = log
 
 
-def build(solution: Solution, definition: Definition, cache_dir: str | Path | None = None) -> Callable[..., Any]:
+def build(solution: Solution, definition: Definition,
+          cache_dir: str | Path | None = None) -> Callable[..., Any]:
     """Build ``solution`` and return its checked entry-point callable.
 
     Args:
@@ -66,7 +69,7 @@ def _build_python(solution: Solution, cache_dir: str | Path | None) -> Callable[
     spec = solution.spec
     if spec.language == Language.triton:
         try:
-            import triton  # noqa: F401
+            importlib.import_module("triton")
         except Exception as exc:  # pragma: no cover - triton is a dependency
             raise BuildError(f"triton solution but triton cannot be imported: {exc}") from None
     pkg = build_cache.materialize(solution, "py", cache_dir)

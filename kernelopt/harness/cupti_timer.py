@@ -15,8 +15,9 @@ Needs ``cupti-python`` >= 13 (module ``cupti``); :func:`cupti_available` says wh
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any
 
 _BUFFER_BYTES = 8 * 1024 * 1024
 
@@ -46,10 +47,10 @@ class GpuActivity:
 def cupti_version() -> str | None:
     """Installed ``cupti-python`` version if ``from cupti import cupti`` works, else ``None``."""
     try:
+        import importlib
         from importlib.metadata import version
 
-        from cupti import cupti  # noqa: F401
-
+        importlib.import_module("cupti.cupti")
         return version("cupti-python")
     except Exception:
         return None

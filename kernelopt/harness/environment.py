@@ -27,7 +27,7 @@ def _libs() -> dict[str, str]:
     triton = sys.modules.get("triton")
     if triton is None:
         try:
-            import triton  # noqa: F811
+            import triton
         except Exception:
             triton = None
     if triton is not None:

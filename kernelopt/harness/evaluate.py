@@ -16,8 +16,9 @@ import io
 import math
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
@@ -57,7 +58,8 @@ def resolve_device(device: str | torch.device | None, settings: HarnessSettings)
     """
     name = str(device) if device is not None else settings.device
     if name == "auto":
-        name = settings.device if settings.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
+        auto = "cuda" if torch.cuda.is_available() else "cpu"
+        name = settings.device if settings.device != "auto" else auto
     dev = torch.device(name)
     if dev.type == "cuda":
         if not torch.cuda.is_available():
@@ -162,10 +164,13 @@ class _Run:
 
     def _time(self, trials: list[tuple[dict[str, Any], InputGuard]]) -> dict[str, Any]:
         s = self.settings
-        kw = dict(warmup=s.warmup, iterations=s.iterations, device=self.device, timer=s.timer, flush_l2=s.flush_l2)
+        kw = {"warmup": s.warmup, "iterations": s.iterations, "device": self.device, "timer": s.timer,
+              "flush_l2": s.flush_l2}
         sol, ref, timer = [], [], None
         for inputs, guard in trials:
-            outs = list(allocate_outputs(self.definition, self.workload, self.device).values()) if self.dps else []
+            outs = []
+            if self.dps:
+                outs = list(allocate_outputs(self.definition, self.workload, self.device).values())
             try:
                 with _captured(self.log):
                     times, timer = time_callable(self.fn, [*inputs.values(), *outs], **kw)
@@ -185,24 +190,27 @@ class _Run:
         out: dict[str, Any] = {"latency": latency}
         if ref:
             out["reference_latency"] = summarize(ref, timer)
-            out["speedup"] = out["reference_latency"].mean_ms / latency.mean_ms if latency.mean_ms > 0 else None
+            ref_ms = out["reference_latency"].mean_ms
+            out["speedup"] = ref_ms / latency.mean_ms if latency.mean_ms > 0 else None
         return out
 
     def result(self) -> WorkloadResult:
         """Run the workload; never raises."""
-        base = dict(uuid=self.workload.uuid, axes=dict(self.workload.axes))
+        base = {"uuid": self.workload.uuid, "axes": dict(self.workload.axes)}
         try:
             trials = [self._check_trial(t) for t in range(self.settings.trials)]
             perf = self._time(trials)
             self.log.append(f"PASSED {self.settings.trials} trial(s); max abs {self.max_abs:.4g}, "
                             f"max rel {self.max_rel:.4g}")
-            return WorkloadResult(**base, status=S.PASSED, max_abs_error=self.max_abs, max_rel_error=self.max_rel,
-                                  matched_ratio=self.ratio, log=_tail("\n".join(self.log)), **perf)
+            return WorkloadResult(**base, status=S.PASSED, max_abs_error=self.max_abs,
+                                  max_rel_error=self.max_rel, matched_ratio=self.ratio,
+                                  log=_tail("\n".join(self.log)), **perf)
         except _Stop as stop:
             self.log.append(f"{stop.status.value}: {stop}")
             errors = {}
             if stop.status == S.INCORRECT_NUMERICAL:
-                errors = dict(max_abs_error=self.max_abs, max_rel_error=self.max_rel, matched_ratio=self.ratio)
+                errors = {"max_abs_error": self.max_abs, "max_rel_error": self.max_rel,
+                          "matched_ratio": self.ratio}
             return WorkloadResult(**base, status=stop.status, log=_tail("\n".join(self.log)), **errors)
         except Exception as exc:  # harness-side failure (inputs, stats): still a record, never a crash
             self.log.append(f"harness error: {type(exc).__name__}: {exc}\n{_tail(traceback.format_exc())}")

@@ -134,7 +134,8 @@ class DsaTopkIndexerEvaluator(Evaluator):
         if st.failed:
             v.status = EvaluationStatus.INCORRECT_NUMERICAL
             v.message = (f"selected-score mismatch: matched ratio {st.matched_ratio:.6f} < "
-                         f"{settings.required_matched_ratio} (max abs {st.max_abs:.4g}, max rel {st.max_rel:.4g})")
+                         f"{settings.required_matched_ratio} (max abs {st.max_abs:.4g}, "
+                         f"max rel {st.max_rel:.4g})")
         return v
 
 

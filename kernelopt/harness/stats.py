@@ -7,7 +7,7 @@ confidence interval of the official figure, resampling iterations within each tr
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

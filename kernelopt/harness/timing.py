@@ -14,7 +14,8 @@ arguments. On CUDA, before every warm-up and timed call an int8 buffer of 2 x L2
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 

@@ -60,6 +60,7 @@ class CandidatesMixin(StoreBase):
             record_params.setdefault("seed", seed)
             record_params.setdefault("seed_params", seed_params)
         run_params = self._candidate_params(solution, result, stage, params, seed, seed_params)
+        run_metrics = result_metrics(result)  # validates workload uuids before anything is written
         uuids = [r.uuid for r in result.results]
         run_tags = {
             names.PARENT_RUN: campaign_run_id,
@@ -82,7 +83,7 @@ class CandidatesMixin(StoreBase):
         run_id = run.info.run_id
         self._run_experiment[run_id] = exp_id
         try:
-            self.log_batch(run_id, params=run_params, metrics=result_metrics(result))
+            self.log_batch(run_id, params=run_params, metrics=run_metrics)
             with tempfile.TemporaryDirectory(prefix="kernelopt-run-") as tmp:
                 write_artifacts(Path(tmp), solution, result, definition=definition, workloads=workloads,
                                 decision_json=decision.model_dump_json(indent=2) if decision else None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +15,7 @@ from mlflow.entities import Run
 from kernelopt.tracking import names, plots
 from kernelopt.tracking.state import StateMixin, record_from_run
 
+_RUN_ID = re.compile(r"[0-9a-f]{32}")
 _ROW_PARAMS = ("generator", "model", "direction", "band", "baseline", "parent_run_id")
 
 
@@ -48,7 +50,7 @@ class ReportMixin(StateMixin):
         Args:
             by_solution: keep only the best row per solution hash.
         """
-        if self.campaign_exists(target):
+        if _RUN_ID.fullmatch(target) and self.campaign_exists(target):
             runs = self.candidate_runs(target)
         else:
             exp = self.experiment_id(target, create=False)
@@ -104,6 +106,9 @@ class ReportMixin(StateMixin):
             out_dir: where to keep the files (default: a temporary directory, removed afterwards).
             compare: other campaign run ids for the best-so-far comparison.
             labels: legend labels for ``[campaign_run_id, *compare]`` (default: agent mode tag or run id).
+
+        Returns:
+            ``{name: path}``: local files when ``out_dir`` is given, else artefact paths (``report/...``).
         """
         camp = self.campaign_run(campaign_run_id)
         definition = camp.data.tags[names.DEFINITION]

@@ -3,6 +3,7 @@ with candidates that hang, exit, segfault, shout, fork, snoop and hog memory."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -111,9 +112,16 @@ def test_worker_environment_is_scrubbed_of_secrets(build_cache_env, monkeypatch)
     assert statuses(canary) == ["INCORRECT_NUMERICAL"]  # the probe does see ordinary variables
 
 
+def test_each_request_runs_in_a_fresh_private_directory(cpu_executor):
+    req = rmsnorm_request(executor_solution("cwd_probe", PARENT_CWD=os.getcwd()))
+    first, second = cpu_executor.evaluate(req), cpu_executor.evaluate(req)  # same persistent worker
+    assert statuses(first) == statuses(second) == ["PASSED"], first.results[0].log
+
+
 def test_memory_limit_turns_host_memory_exhaustion_into_runtime_error(build_cache_env):
-    sol = executor_solution("memory_hog", BYTES=str(4 << 30))
-    with CpuExecutor(env=build_cache_env, memory_limit_gb=3) as ex:
+    # 8 GB leaves room for a CUDA build of torch (it maps several GB of address space at import)
+    sol = executor_solution("memory_hog", BYTES=str(10 << 30))
+    with CpuExecutor(env=build_cache_env, memory_limit_gb=8) as ex:
         res = ex.evaluate(rmsnorm_request(sol))
         assert statuses(res) == ["RUNTIME_ERROR"]
         assert "MemoryError" in res.results[0].log

@@ -11,8 +11,8 @@ import torch
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")  # CPU: Triton kernels run in the interpreter
 
-from kernelopt.data import EvalRequest, HarnessSettings, Solution  # noqa: E402
-from kernelopt.operators import load_operator  # noqa: E402
+from kernelopt.data import EvalRequest, HarnessSettings, Solution
+from kernelopt.operators import load_operator
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "solutions"
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
@@ -33,7 +33,7 @@ def fixture_solution(name: str) -> Solution:
 
 def small_settings(**kw) -> HarnessSettings:
     """Quick settings for CPU tests: warmup 1, iterations 3, trials 2."""
-    base = dict(warmup=1, iterations=3, trials=2)
+    base = {"warmup": 1, "iterations": 3, "trials": 2}
     base.update(kw)
     return HarnessSettings(**base)
 

@@ -14,7 +14,8 @@ RMS = load_operator("rmsnorm_h4096").definition  # 2 inputs, 1 output
 
 
 def _sol(code: str, *, name="s", dps=True, lang="python", entry="main.py::run", binding=None, extra=()):
-    spec = {"language": lang, "target_hardware": ["cpu"], "entry_point": entry, "destination_passing_style": dps}
+    spec = {"language": lang, "target_hardware": ["cpu"], "entry_point": entry,
+            "destination_passing_style": dps}
     if binding:
         spec["binding"] = binding
     sources = [{"path": entry.split("::")[0], "content": code}, *extra]
@@ -46,7 +47,8 @@ def test_signature_rule(fn, dps, ok):
 
 
 def test_signature_messages_name_the_style_and_problem():
-    with pytest.raises(BuildError, match=r"^Destination-passing style callable: expected 3 positional .*variadic"):
+    with pytest.raises(BuildError, match=
+                       r"^Destination-passing style callable: expected 3 positional .*variadic"):
         check_signature(_f_varargs, RMS, True)
     with pytest.raises(BuildError, match=r"^Value-returning callable: expected 2 positional .*3 parameters"):
         check_signature(_f_dps, RMS, False)
@@ -133,8 +135,8 @@ def test_cpp_torch_extension_builds_and_runs(tmp_path):
     want = (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5) * w.float()).bfloat16()
     assert torch.allclose(out.float(), want.float(), rtol=1e-2, atol=1e-2)
     with pytest.raises(BuildError, match="expected 2 positional parameters, but got 3"):
-        build(sol.model_copy(update={"spec": sol.spec.model_copy(update={"destination_passing_style": False})}),
-              RMS, tmp_path)
+        value_style = sol.spec.model_copy(update={"destination_passing_style": False})
+        build(sol.model_copy(update={"spec": value_style}), RMS, tmp_path)
 
 
 def test_cpp_compile_error_carries_the_compiler_output(tmp_path):

@@ -6,10 +6,14 @@ import math
 import time
 
 import pytest
-
 from harness_helpers import DEVICE, fixture_solution, rmsnorm_request
+
 from kernelopt.data import EvaluationStatus as S
 from kernelopt.harness.evaluate import evaluate
+
+
+def _run(name: str, *batch_sizes: int):
+    return evaluate(rmsnorm_request(fixture_solution(name), batch_sizes=batch_sizes), device=DEVICE)
 
 
 @pytest.fixture(autouse=True)
@@ -18,7 +22,7 @@ def _cache(tmp_path, monkeypatch):
 
 
 def test_correct_triton_solution_passes_with_latency_stats():
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(1, 7)), device=DEVICE)
+    res = _run("rmsnorm_triton_ok", 1, 7)
     assert [r.status for r in res.results] == [S.PASSED, S.PASSED], [r.log for r in res.results]
     for r in res.results:
         assert r.max_rel_error is not None and r.max_rel_error <= 1e-2
@@ -35,7 +39,7 @@ def test_correct_triton_solution_passes_with_latency_stats():
 
 
 def test_solution_forgetting_the_weight_is_incorrect_numerical():
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_no_weight"), batch_sizes=(1,)), device=DEVICE)
+    res = _run("rmsnorm_triton_no_weight", 1)
     r = res.results[0]
     assert r.status == S.INCORRECT_NUMERICAL
     assert r.max_abs_error > 1e-2 and r.latency is None
@@ -43,7 +47,7 @@ def test_solution_forgetting_the_weight_is_incorrect_numerical():
 
 
 def test_half_written_output_fails_through_poison():
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_half_write"), batch_sizes=(1,)), device=DEVICE)
+    res = _run("rmsnorm_triton_half_write", 1)
     r = res.results[0]
     assert r.status == S.INCORRECT_NUMERICAL
     assert math.isnan(r.max_abs_error)
@@ -51,45 +55,45 @@ def test_half_written_output_fails_through_poison():
 
 
 def test_input_mutation_is_rejected():
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_mutates"), batch_sizes=(1,)), device=DEVICE)
+    res = _run("rmsnorm_py_mutates", 1)
     r = res.results[0]
     assert r.status == S.REJECTED
     assert "input mutation" in r.log and "hidden_states" in r.log
 
 
 def test_syntax_error_is_compile_error_on_every_workload_with_the_log():
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_syntax"), batch_sizes=(1, 7)), device=DEVICE)
+    res = _run("rmsnorm_py_syntax", 1, 7)
     assert [r.status for r in res.results] == [S.COMPILE_ERROR, S.COMPILE_ERROR]
     assert "SyntaxError" in res.build_log and "main.py" in res.build_log
     assert "SyntaxError" in res.results[0].log
 
 
 def test_wrong_signature_is_compile_error_naming_the_expected_count():
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_bad_signature"), batch_sizes=(1,)), device=DEVICE)
+    res = _run("rmsnorm_py_bad_signature", 1)
     assert res.results[0].status == S.COMPILE_ERROR
     assert "Destination-passing style callable: expected 3 positional parameters" in res.build_log
 
 
 def test_wrong_output_dtype_is_incorrect_dtype():
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_wrong_dtype"), batch_sizes=(1,)), device=DEVICE)
+    res = _run("rmsnorm_py_wrong_dtype", 1)
     assert res.results[0].status == S.INCORRECT_DTYPE
     assert "float32" in res.results[0].log
 
 
 def test_value_returning_python_solution_passes():
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_value"), batch_sizes=(1, 7)), device=DEVICE)
+    res = _run("rmsnorm_py_value", 1, 7)
     assert res.all_passed, [r.log for r in res.results]
     assert all(r.max_rel_error <= 1e-2 for r in res.results)
 
 
 def test_tensor_subclass_output_is_rejected():
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_subclass"), batch_sizes=(1,)), device=DEVICE)
+    res = _run("rmsnorm_py_subclass", 1)
     assert res.results[0].status == S.REJECTED
     assert "LazyTensor" in res.results[0].log
 
 
 def test_exception_is_runtime_error_with_traceback_and_output():
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_raises"), batch_sizes=(1,)), device=DEVICE)
+    res = _run("rmsnorm_py_raises", 1)
     r = res.results[0]
     assert r.status == S.RUNTIME_ERROR
     assert "IndexError" in r.log and "deliberate" in r.log and "Traceback" in r.log
@@ -144,5 +148,5 @@ def test_gpu_evaluation_uses_the_official_timer_and_records_the_gpu():
 @pytest.mark.slow
 @pytest.mark.skipif(DEVICE != "cuda", reason="needs a CUDA GPU")
 def test_cuda_torch_extension_solution_passes_on_gpu():
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_cuda_torch"), batch_sizes=(1, 170)), device="cuda")
+    res = _run("rmsnorm_cuda_torch", 1, 170)
     assert res.all_passed, res.build_log + "\n".join(r.log for r in res.results)

@@ -7,9 +7,14 @@ import math
 import pytest
 import torch
 
-from kernelopt.data import EvaluationStatus as S, HarnessSettings
+from kernelopt.data import EvaluationStatus as S
+from kernelopt.data import HarnessSettings
 from kernelopt.harness.evaluators import (
-    DsaSparseAttentionEvaluator, DsaTopkIndexerEvaluator, Evaluator, LowBitEvaluator, OutputFormatError,
+    DsaSparseAttentionEvaluator,
+    DsaTopkIndexerEvaluator,
+    Evaluator,
+    LowBitEvaluator,
+    OutputFormatError,
     select_evaluator,
 )
 from kernelopt.harness.indexer_scores import gather_keys, indexer_scores, validate_indices
@@ -105,7 +110,7 @@ def test_indexer_same_set_in_another_order_passes(indexer_case):
 
 
 def test_indexer_duplicate_or_unreachable_index_fails_with_inf(indexer_case):
-    defn, inputs, ref = indexer_case
+    _, inputs, ref = indexer_case
     dup = ref["topk_indices"].clone()
     dup[0, 1] = dup[0, 0]
     v = _check(indexer_case, dup)
@@ -119,7 +124,7 @@ def test_indexer_duplicate_or_unreachable_index_fails_with_inf(indexer_case):
 
 
 def test_indexer_worse_set_fails_on_scores(indexer_case):
-    defn, inputs, ref = indexer_case
+    _, inputs, ref = indexer_case
     sel = ref["topk_indices"][0]
     table = inputs["block_table"][0].long()
     all_ids = (table[:33, None] * 64 + torch.arange(64)).reshape(-1)[:2100]

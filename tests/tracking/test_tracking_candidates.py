@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 
 import pytest
+from tracking_helpers import (
+    DEFINITION,
+    SETTINGS_KEY,
+    UUIDS,
+    make_result,
+    make_solution,
+    params,
+)
 
 from kernelopt.data import Decision, Evidence, Solution, Trace, parse_model
 from kernelopt.tracking.summary import request_key
-from tracking_helpers import (  # noqa: F401  (fixtures)
-    DEFINITION, SETTINGS_KEY, UUIDS, make_result, make_solution, params, store, template_db,
-)
 
 
 def test_log_candidate_writes_params_metrics_tags_and_artifacts(store):

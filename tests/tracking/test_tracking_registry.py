@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from tracking_helpers import (
+    DEFINITION,
+    UUIDS,
+    make_result,
+    make_solution,
+    params,
+)
 
 from kernelopt.data import load_solution
 from kernelopt.tracking import model_name
-from tracking_helpers import (  # noqa: F401  (fixtures)
-    DEFINITION, UUIDS, make_result, make_solution, params, store, template_db,
-)
 
 
 def test_register_alias_champion_download_export(store, tmp_path):

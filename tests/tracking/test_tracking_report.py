@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from tracking_helpers import (
+    DEFINITION,
+    UUIDS,
+    make_result,
+    make_solution,
+    params,
+    png_colors,
+)
 
 from kernelopt.tracking import plots
-from tracking_helpers import (  # noqa: F401  (fixtures)
-    DEFINITION, UUIDS, make_result, make_solution, params, png_colors, store, template_db,
-)
 
 
 def _campaign(store, mode: str, lats: list[list[float | None]]) -> tuple[str, list[str]]:

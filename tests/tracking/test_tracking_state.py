@@ -5,13 +5,17 @@ from __future__ import annotations
 import time
 
 import pytest
+from tracking_helpers import (
+    DEFINITION,
+    UUIDS,
+    make_result,
+    make_solution,
+    params,
+)
 
 from kernelopt.data import CandidateRecord, Decision, Evidence
 from kernelopt.tracking import TrackingStore
 from kernelopt.tracking.summary import percentile
-from tracking_helpers import (  # noqa: F401  (fixtures)
-    DEFINITION, UUIDS, make_result, make_solution, params, store, template_db,
-)
 
 
 def _expected(run_id, sol, res, stage, prm) -> CandidateRecord:

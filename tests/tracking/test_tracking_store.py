@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from tracking_helpers import DEFINITION, fresh_db
 
 from kernelopt.tracking import TrackingStore, default_tracking_uri, experiment_name
 from kernelopt.tracking.base import decode_long_tag, encode_long_tag
-from tracking_helpers import DEFINITION, fresh_db, store, template_db  # noqa: F401  (fixtures)
 
 CONFIG = {
     "agent": {"mode": "agent_assisted"},

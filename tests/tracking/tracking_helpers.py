@@ -6,10 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from kernelopt.data import EvalResult, HarnessSettings, LatencyStats, Solution, WorkloadResult
-from kernelopt.tracking import TrackingStore
 
 DEFINITION = "rmsnorm_h4096"
 UUIDS = ["280860e6-08f0-427c-b7c5-9cffcfab1a10", "2e90109a-282e-484f-b94b-61f49e72fde2",
@@ -17,25 +14,11 @@ UUIDS = ["280860e6-08f0-427c-b7c5-9cffcfab1a10", "2e90109a-282e-484f-b94b-61f49e
 SETTINGS_KEY = HarnessSettings().key()
 
 
-@pytest.fixture(scope="session")
-def template_db(tmp_path_factory) -> Path:
-    """An empty, fully migrated MLflow sqlite database (creating one costs ~10 s; copying it is instant)."""
-    path = tmp_path_factory.mktemp("template") / "mlflow.db"
-    TrackingStore(f"sqlite:///{path}")
-    return path
-
-
 def fresh_db(template: Path, path: Path) -> Path:
     """Copy the template database to ``path`` (parents created)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(template, path)
     return path
-
-
-@pytest.fixture
-def store(tmp_path: Path, template_db: Path) -> TrackingStore:
-    """A fresh sqlite-backed store in ``tmp_path / "mlruns"``."""
-    return TrackingStore(f"sqlite:///{fresh_db(template_db, tmp_path / 'mlruns' / 'mlflow.db')}")
 
 
 def make_solution(name: str = "k1", block: int = 64, seed: bool = True) -> Solution:
