@@ -26,10 +26,17 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
     mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
     limit = None if on_gpu else cfg.operator.cpu_workload_limit
     record = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
+    wanted = list(cfg.operator.workloads) if cfg.operator.workloads else None
+    if cfg.operator.workload_sample:
+        from kernelopt.controller.workloads import representative, select_workloads
+        from kernelopt.operators import load_operator
+
+        pool = select_workloads(load_operator(cfg.operator.name).workloads, wanted)
+        wanted = [w.uuid for w in representative(pool, int(cfg.operator.workload_sample))]
     return CampaignConfig(
         operator=cfg.operator.name, harness=build.harness_settings(cfg.harness, cfg.operator.name, on_gpu),
         budget=budget, rules=rules, mode=mode, resume=cfg.campaign.resume, seed=cfg.campaign.seed,
-        workloads=list(cfg.operator.workloads) if cfg.operator.workloads else None, workload_limit=limit,
+        workloads=wanted, workload_limit=limit,
         name=cfg.campaign.name, tags={"device": "gpu" if on_gpu else "cpu-interpreter"},
         record={"hydra": record})
 

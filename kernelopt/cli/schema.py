@@ -58,6 +58,7 @@ class OperatorConf:
     gate_size: int = 3
     cpu_workload_limit: Optional[int] = 6
     workloads: Optional[list[str]] = None
+    workload_sample: Optional[int] = None  # run only this many workloads spread over the size range
 
 
 @dataclass

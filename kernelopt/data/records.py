@@ -37,6 +37,7 @@ class HarnessSettings(Record):
     timer: Literal["auto", "cupti", "cuda_event", "cpu_wall"] = "auto"
     flush_l2: bool = True
     time_reference: bool = True
+    cache_reference_timing: bool = True
     poison_outputs: bool = True
     check_input_mutation: bool = True
     seed: int = 0

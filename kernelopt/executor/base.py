@@ -50,20 +50,27 @@ class ProcessExecutor:
         specs: one worker spec per lane (device).
         persistent: keep workers between requests.
         timeout_s: per-workload limit overriding ``request.settings.timeout_s`` when set.
-        max_faults: worker faults tolerated per request before the rest is skipped.
+        max_faults: worker faults (crashes, timeouts) per request before the rest is skipped.
+        max_timeouts: timeouts per request before the rest is skipped (default 1).
         ping_timeout_s: health-check budget for a kept worker.
+
+    A fault costs only the workload it hit: the workloads after it resume on a fresh worker,
+    until ``max_faults`` faults or ``max_timeouts`` timeouts, after which the rest get the last
+    fault's status without running.
     """
 
     kind = "process"
 
     def __init__(self, specs: Sequence[WorkerSpec], *, persistent: bool, timeout_s: float | None = None,
-                 max_faults: int = 3, ping_timeout_s: float = 10.0) -> None:
+                 max_faults: int = 3, max_timeouts: int = 1, ping_timeout_s: float = 10.0) -> None:
         if timeout_s is not None and timeout_s <= 0:
             raise ExecutorError(f"executor timeout_s must be > 0, got {timeout_s}")
-        if max_faults < 1:
-            raise ExecutorError(f"executor max_faults must be >= 1, got {max_faults}")
+        if max_faults < 1 or max_timeouts < 1:
+            raise ExecutorError(f"executor max_faults and max_timeouts must be >= 1, got {max_faults}, "
+                                f"{max_timeouts}")
         self.timeout_s = timeout_s
         self.max_faults = max_faults
+        self.max_timeouts = max_timeouts
         self.pool = SlotPool([Slot(s, persistent, ping_timeout_s) for s in specs])
         self._finalizer = weakref.finalize(self, _close_pool, self.pool)
 
@@ -83,7 +90,7 @@ class ProcessExecutor:
 
     def _run(self, slot: Slot, request: EvalRequest) -> EvalResult:
         return run_request(slot, request, timeout_s=self.timeout_for(request), max_faults=self.max_faults,
-                           kind=self.kind)
+                           max_timeouts=self.max_timeouts, kind=self.kind)
 
     def evaluate(self, request: EvalRequest) -> EvalResult:
         """Evaluate one request on the next idle lane."""

@@ -33,13 +33,16 @@ class CpuExecutor(ProcessExecutor):
         memory_limit_gb: ``RLIMIT_AS`` per worker (default 16 GB; None disables).
         target: harness function ``module:function`` (default the real harness).
         env: extra worker environment.
-        max_faults: worker faults tolerated per request before the rest is skipped.
+        max_faults: worker faults (crashes, timeouts) per request before the rest is skipped.
+        max_timeouts: timeouts per request before the rest is skipped.
     """
 
     kind = "cpu"
 
     def __init__(self, workers: int = 1, *, timeout_s: float | None = None,
                  memory_limit_gb: float | None = DEFAULT_CPU_MEMORY_GB, target: str | None = None,
-                 env: dict[str, str] | None = None, max_faults: int = 3) -> None:
+                 env: dict[str, str] | None = None, max_faults: int = 3,
+                 max_timeouts: int = 1) -> None:
         specs = cpu_specs(workers, memory_limit_gb=memory_limit_gb, target=target, env=env)
-        super().__init__(specs, persistent=True, timeout_s=timeout_s, max_faults=max_faults)
+        super().__init__(specs, persistent=True, timeout_s=timeout_s, max_faults=max_faults,
+                         max_timeouts=max_timeouts)

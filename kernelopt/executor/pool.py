@@ -112,21 +112,23 @@ class Slot:
 
 
 def run_request(slot: Slot, request: EvalRequest, *, timeout_s: float, max_faults: int,
-                kind: str) -> EvalResult:
+                kind: str, max_timeouts: int = 1) -> EvalResult:
     """Evaluate ``request`` on ``slot`` (caller holds the slot); never raises for kernel faults.
 
     Args:
         slot: the lane to use.
         request: the work.
         timeout_s: per-workload limit (build + run).
-        max_faults: after this many timeouts/crashes in this request, the workloads not yet run
-            get the last fault's status without being attempted.
+        max_faults: after this many worker faults (crashes, timeouts) in this request, the
+            workloads not yet run get the last fault's status without being attempted.
         kind: executor kind recorded in ``environment["executor"]``.
+        max_timeouts: the same limit for timeouts alone (default 1: a hang is usually
+            unconditional and each one costs ``timeout_s``).
     """
     t0 = time.monotonic()
     parts: dict[int, EvalResult] = {}
     pending = list(range(len(request.workloads)))
-    faults, replaced, pids = 0, 0, []
+    faults, timeouts, replaced, pids = 0, 0, 0, []
     last: Fault | None = None
     while pending:
         worker = slot.live_worker()
@@ -138,15 +140,16 @@ def run_request(slot: Slot, request: EvalRequest, *, timeout_s: float, max_fault
         done = {pending[local] for local, _ in outcome.completed}
         if outcome.fault is not None:
             faults += 1
+            timeouts += outcome.fault.kind == "timeout"
             last = outcome.fault
             nxt = next(i for i in pending if i not in done)
             parts[nxt] = fault_result(request, request.workloads[nxt], outcome.fault)
             done.add(nxt)
         pending = [i for i in pending if i not in done]
+        replaced += outcome.replace
         if outcome.replace or not slot.persistent:
             slot.retire()
-            replaced += 1
-        if last is not None and faults >= max_faults and pending:
+        if last is not None and pending and (faults >= max_faults or timeouts >= max_timeouts):
             for i in pending:
                 parts[i] = skipped_result(request, request.workloads[i], last, faults)
             pending = []

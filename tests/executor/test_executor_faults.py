@@ -42,10 +42,11 @@ def test_triton_solution_runs_in_the_interpreter(cpu_executor):
 def test_infinite_loop_times_out_and_next_request_works(cpu_executor):
     before = _pid(cpu_executor) if cpu_executor.pool.slots[0].worker else None
     t0 = time.monotonic()
-    res = cpu_executor.evaluate(rmsnorm_request(executor_solution("loop"), timeout_s=5))
+    res = cpu_executor.evaluate(rmsnorm_request(executor_solution("loop"), batch_sizes=(7, 1), timeout_s=5))
     elapsed = time.monotonic() - t0
-    assert statuses(res) == ["TIMEOUT"]
+    assert statuses(res) == ["TIMEOUT", "TIMEOUT"]  # the second is not attempted after a hang
     assert "TIMEOUT" in res.results[0].log and "5 s" in res.results[0].log
+    assert res.results[1].log.startswith("not run") and res.results[1].extra["executor_fault"] == "skipped"
     assert elapsed < 15, elapsed
     ok = cpu_executor.evaluate(rmsnorm_request(executor_solution("good")))
     assert statuses(ok) == ["PASSED"]

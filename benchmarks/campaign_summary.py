@@ -1,0 +1,72 @@
+"""Summarise an operator's latest campaign from the tracking store: leaderboard, champion, per-workload
+champion latency vs the reference (harness figures from the same run), decisions.
+
+    python benchmarks/campaign_summary.py rmsnorm_h4096 --name campaign_rmsnorm_h200
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import md_table, write_results  # noqa: E402
+from kernelopt.tracking import TrackingStore  # noqa: E402
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("operator")
+    p.add_argument("--name", required=True, help="results file stem")
+    p.add_argument("--tracking-uri", default=None)
+    p.add_argument("--command", default="", help="the command that ran the campaign (recorded)")
+    a = p.parse_args()
+    store = TrackingStore(a.tracking_uri)
+    campaigns = store.list_campaigns(a.operator)
+    if not campaigns:
+        raise SystemExit(f"no campaign for {a.operator}")
+    cid = campaigns[0]
+    board = store.leaderboard(cid)
+    champ = store.get_champion(a.operator)
+    decisions = store.load_decisions(cid)
+    state = store.load_state(cid)
+    payload = {"operator": a.operator, "campaign_run_id": cid, "command": a.command,
+               "candidates": len({c.solution_hash for c in state.candidates}),
+               "runs": len(state.candidates), "decisions": [d.model_dump(exclude={"evidence"}) for d in decisions],
+               "leaderboard": board[:15], "champion": champ.model_dump() if champ else None}
+    md = [f"# Campaign on {a.operator}\n", f"Command: `{a.command}`\n",
+          f"Campaign run `{cid}`: {payload['candidates']} distinct candidates, {payload['runs']} evaluation runs, "
+          f"{len(decisions)} decisions; last: {decisions[-1].action if decisions else '-'}"
+          f" ({decisions[-1].reason if decisions else ''})\n"]
+    md.append(md_table(["#", "candidate", "stage", "passed", "mean ms", "p95 ms", "speedup vs ref", "direction"],
+                       [[r["rank"], r["name"], r["stage"], f"{r['pass_count']}/{r['workload_count']}",
+                         "-" if r["mean_latency_ms"] is None else f"{r['mean_latency_ms']:.5f}",
+                         "-" if r["p95_latency_ms"] is None else f"{r['p95_latency_ms']:.5f}",
+                         "-" if r["speedup_vs_reference"] is None else f"{r['speedup_vs_reference']:.2f}",
+                         r.get("direction") or "-"] for r in board[:15]]))
+    if champ is not None:
+        run = store.client.get_run(champ.run_id)
+        m = run.data.metrics
+        rows = []
+        for uuid, ms in sorted(champ.per_workload_ms.items(), key=lambda kv: kv[1]):
+            ref = m.get(f"ref_ms.{uuid}")
+            rows.append([uuid[:8], f"{ms:.5f}", "-" if ref is None else f"{ref:.5f}",
+                         "-" if ref is None else f"{ref / ms:.1f}"])
+        speedups = [float(r[3]) for r in rows if r[3] != "-"]
+        payload["champion_mean_speedup_vs_reference"] = statistics.fmean(speedups) if speedups else None
+        md.append(f"\n## Champion: run `{champ.run_id}` (registry version {champ.version}), "
+                  f"mean {champ.mean_latency_ms:.5f} ms\n")
+        if speedups:
+            md.append(f"Mean per-workload speedup vs the PyTorch reference: {statistics.fmean(speedups):.1f}x "
+                      f"(min {min(speedups):.1f}x, max {max(speedups):.1f}x)\n")
+        md.append(md_table(["workload", "champion ms", "reference ms", "speedup"], rows))
+    write_results(a.name, payload, "\n".join(md))
+    print("\n".join(md))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
