@@ -76,26 +76,41 @@ def _cuda_poisoned(device: str) -> bool:
         return True
 
 
+_SCRATCH = ""  # set by main(): the executor starts every worker in its own scratch directory
+
+
 @contextlib.contextmanager
 def _fresh_cwd() -> Iterator[None]:
     """Run one request in its own empty directory under the worker's scratch dir, removed after,
     so files a candidate leaves behind never reach the next request of a persistent worker."""
-    base = os.getcwd()
+    base = _SCRATCH
+    os.makedirs(base, exist_ok=True)  # survives a /tmp cleaner
     path = tempfile.mkdtemp(prefix="request-", dir=base)
     os.chdir(path)
     try:
         yield
     finally:
-        os.chdir(base)
+        with contextlib.suppress(OSError):
+            os.chdir(base)
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _watch_parent(parent: int) -> None:
-    """Kill this worker's whole process group when the executor process goes away."""
+def _abandon(scratch: str) -> None:
+    """The executor is gone (EOF on the request pipe, or a new parent): remove this worker's
+    scratch directory, which the executor can no longer do, and kill the worker's process group
+    (candidate children included)."""
+    with contextlib.suppress(OSError):
+        os.chdir("/")
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+def _watch_parent(parent: int, scratch: str) -> None:
+    """Abandon ship when the executor process dies, even while a request is running."""
     while True:
         time.sleep(1.0)
         if os.getppid() != parent:
-            os.killpg(os.getpgrp(), signal.SIGKILL)
+            _abandon(scratch)
 
 
 class Worker:
@@ -114,12 +129,14 @@ class Worker:
             os.write(1, marker(self.token, self._mark))
         write_frame_blocking(self.out_fd, frame)
 
-    def serve(self) -> int:
-        """Answer frames until shutdown or EOF; returns the exit code."""
+    def serve(self) -> bool:
+        """Answer frames until shutdown (returns True) or EOF (the executor is gone: False)."""
         while True:
             frame = read_frame_blocking(self.in_fd)
-            if frame is None or frame["t"] == "shutdown":
-                return 0
+            if frame is None:
+                return False
+            if frame["t"] == "shutdown":
+                return True
             if frame["t"] == "ping":
                 self.send({"t": "pong", "pid": os.getpid()})
             elif frame["t"] == "evaluate":
@@ -166,10 +183,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory-limit-gb", type=float, default=None)
     args = ap.parse_args(argv)
 
+    global _SCRATCH
+    _SCRATCH = os.getcwd()
     os.set_inheritable(args.in_fd, False)
     os.set_inheritable(args.out_fd, False)
     faulthandler.enable(all_threads=True)
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=_watch_parent, args=(os.getppid(), _SCRATCH), daemon=True).start()
     spec = args.target or os.environ.get(TARGET_ENV) or DEFAULT_TARGET
     try:
         apply_memory_limit(args.memory_limit_gb)
@@ -181,7 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     worker = Worker(args.in_fd, args.out_fd, args.device, args.token, target)
     worker.send({"t": "ready", "pid": os.getpid(), "device": args.device, "target": spec,
                  "python": sys.version.split()[0]}, with_mark=True)
-    return worker.serve()
+    if not worker.serve():
+        _abandon(_SCRATCH)
+    return 0
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ def _kopt_call_compiled(reference_run, label: str, *args):
     if compiled is None:
         try:
             compiled = torch.compile(reference_run)
-        except Exception as exc:  # noqa: BLE001 - re-raised with context
+        except Exception as exc:
             raise TorchCompileBaselineError(
                 f"torch.compile of the {label} reference failed: {type(exc).__name__}: {exc}") from exc
         _KOPT_COMPILED[label] = compiled

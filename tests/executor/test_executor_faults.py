@@ -4,7 +4,10 @@ with candidates that hang, exit, segfault, shout, fork, snoop and hog memory."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from executor_helpers import HARNESS_FIXTURES, executor_solution, process_gone, rmsnorm_request, statuses
@@ -133,3 +136,33 @@ def test_broken_harness_target_fails_loudly_at_start():
     with make_executor("cpu", target="kernelopt.no_such_module:evaluate") as ex:
         with pytest.raises(WorkerStartError, match="no_such_module"):
             ex.evaluate(rmsnorm_request(executor_solution("good")))
+
+
+_ORPHAN_SCRIPT = """
+import sys
+sys.path.insert(0, {helpers!r})
+from executor_helpers import executor_solution, rmsnorm_request
+from kernelopt.executor import CpuExecutor
+ex = CpuExecutor(env={env!r}).start()
+w = ex.pool.slots[0].worker
+print(w.pid, w.scratch, flush=True)
+ex.evaluate(rmsnorm_request(executor_solution("spawn_child", PIDFILE={pidfile!r}), timeout_s=600))
+"""
+
+
+def test_killing_the_executor_process_takes_its_workers_and_their_children(build_cache_env, tmp_path):
+    pidfile = tmp_path / "child.pid"
+    code = _ORPHAN_SCRIPT.format(helpers=str(Path(__file__).parent), env=build_cache_env, pidfile=str(pidfile))
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        worker_pid, scratch = proc.stdout.readline().split()
+        deadline = time.monotonic() + 60
+        while not pidfile.exists() and time.monotonic() < deadline:  # the candidate is running
+            time.sleep(0.1)
+        assert pidfile.exists(), "the candidate never started its child"
+    finally:
+        proc.kill()  # SIGKILL: the executor gets no chance to clean up
+        proc.wait()
+    child = int(pidfile.read_text())
+    assert process_gone(int(worker_pid)) and process_gone(child)
+    assert not Path(scratch).exists()

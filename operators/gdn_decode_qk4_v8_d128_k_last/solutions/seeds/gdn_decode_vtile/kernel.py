@@ -24,7 +24,7 @@ import torch
 import triton
 import triton.language as tl
 
-PARAMS = {"BV": 32, "num_warps": 4}  # kernelopt:params
+PARAMS = {"BV": 8, "num_warps": 8}  # kernelopt:params
 
 NUM_QK_HEADS = 4
 NUM_V_HEADS = 8
