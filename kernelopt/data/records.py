@@ -38,7 +38,7 @@ class HarnessSettings(Record):
     flush_l2: bool = True
     time_reference: bool = True
     cache_reference_timing: bool = True
-    reference_time_budget_s: float = Field(5.0, ge=0)  # per trial; 0 = official counts always
+    reference_time_budget_s: float = Field(2.0, ge=0)  # per trial; 0 = official counts always
     poison_outputs: bool = True
     check_input_mutation: bool = True
     seed: int = 0

@@ -185,7 +185,7 @@ class _Run:
         full = one * (kw["warmup"] + kw["iterations"])
         if full <= budget:
             return kw
-        iters = max(3, min(kw["iterations"], int(budget / max(one, 1e-9))))
+        iters = max(3, min(kw["iterations"], int(budget / max(one, 1e-9)) - 1))
         self.log.append(f"reference timed with warmup=1 iterations={iters} (one call {one * 1e3:.1f} ms; the "
                         f"official {kw['warmup']}/{kw['iterations']} would exceed the {budget:g} s budget)")
         return {**kw, "warmup": min(1, kw["warmup"]), "iterations": iters}
