@@ -6,6 +6,8 @@ import argparse
 import sys
 
 from rich.console import Console
+
+from kernelopt.cli.display import make_console
 from rich.table import Table
 
 
@@ -27,7 +29,7 @@ def cmd_operators(args: argparse.Namespace) -> int:
         base = sorted(p.stem for p in (op.path / "solutions" / "baselines").glob("*.json"))
         table.add_row(name, op.definition.op_type, str(len(op.workloads)),
                       ",".join(op.definition.var_axes), ",".join(seeds) or "-", ",".join(base) or "-")
-    Console().print(table)
+    make_console().print(table)
     return 0
 
 

@@ -10,6 +10,12 @@ from rich.table import Table
 from kernelopt.data import EvalResult, WorkloadResult
 
 
+def make_console(stderr: bool = False) -> Console:
+    """A console; when output is piped (logs, CI, tests) it is wide so tables are not squeezed."""
+    c = Console(stderr=stderr)
+    return c if c.is_terminal else Console(stderr=stderr, width=200)
+
+
 def _ms(x: float | None) -> str:
     return "-" if x is None else f"{x:.4f}"
 
@@ -43,6 +49,6 @@ def summary_line(result: EvalResult) -> str:
 
 def print_results(result: EvalResult, console: Console | None = None) -> None:
     """Print the table and summary for one evaluation."""
-    c = console or Console()
+    c = console or make_console()
     c.print(results_table(f"{result.solution} on {result.definition}", result.results, result.timer))
     c.print(summary_line(result))

@@ -6,6 +6,8 @@ from typing import Any
 
 from omegaconf import OmegaConf
 from rich.console import Console
+
+from kernelopt.cli.display import make_console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -97,7 +99,7 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
     from kernelopt.campaign import run_campaign
     from kernelopt.generators.registry import make_generator
 
-    console = console or Console()
+    console = console or make_console()
     on_gpu = build.gpu_available()
     ccfg = campaign_config(cfg, on_gpu)
     store = build.make_store(cfg.tracking)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from kernelopt.cli.display import make_console
+
 
 def promote_run(run_id: str, *, tracking_uri: str | None = None, force: bool = False) -> int:
     """Gate a candidate's runs against the champion; register and alias it when it passes."""
     from kernelopt.controller import Rules, gate, group_by_solution, noise_floor
     from kernelopt.tracking import TrackingStore
 
-    console = Console()
+    console = make_console()
     store = TrackingStore(tracking_uri)
     run = store.client.get_run(run_id)
     campaign = run.data.tags.get("kernelopt.campaign")

@@ -7,6 +7,8 @@ from typing import Sequence
 
 from rich.console import Console
 
+from kernelopt.cli.display import make_console
+
 from kernelopt.cli.optimize import leaderboard_table
 
 
@@ -15,7 +17,7 @@ def report(target: str, *, tracking_uri: str | None = None, out_dir: str = "repo
     """Print the leaderboard; for a campaign (or an operator's latest campaign) write plots."""
     from kernelopt.tracking import TrackingStore
 
-    console = Console()
+    console = make_console()
     store = TrackingStore(tracking_uri)
     rows = store.leaderboard(target)
     console.print(leaderboard_table(rows, limit=20))

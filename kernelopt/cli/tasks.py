@@ -9,6 +9,8 @@ from typing import Any
 
 from omegaconf import DictConfig
 from rich.console import Console
+
+from kernelopt.cli.display import make_console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kernelopt.cli import build
@@ -25,13 +27,26 @@ def _progress(console: Console) -> Progress:
 
 def load_solution_arg(path: str, cfg: Any) -> Solution:
     """A Solution from a JSON file, a seed folder (instantiated at its defaults) or a source folder
-    holding ``solution.json``."""
+    holding ``solution.json`` (whose ``sources`` may be omitted: the folder's files are used)."""
     p = Path(path)
     if p.is_file():
         return load_solution(p)
     if not p.is_dir():
         raise DataError(f"{p}: solution not found (give a Solution JSON file or a folder)")
     if (p / "solution.json").is_file():
+        import json
+
+        try:
+            meta = json.loads((p / "solution.json").read_text())
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{p / 'solution.json'}:{exc.lineno}: malformed JSON: {exc.msg}") from None
+        if isinstance(meta, dict) and not meta.get("sources"):
+            from kernelopt.solutions import solution_from_folder
+
+            fields = {k: v for k, v in meta.items() if k not in ("spec", "name", "definition", "author", "sources")}
+            return solution_from_folder(p, meta.get("spec", {}), name=meta.get("name", p.name),
+                                        definition=meta.get("definition", ""),
+                                        author=meta.get("author", "kernelopt"), **fields)
         return load_solution(p / "solution.json")
     if (p / "seed.json").is_file():
         from kernelopt.generators.seeds import load_seed
@@ -61,7 +76,7 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     """Evaluate one solution on an operator's workloads; write FlashInfer Trace JSONL."""
     from kernelopt.operators import load_operator
 
-    console = console or Console()
+    console = console or make_console()
     op = load_operator(cfg.operator.name)
     solution = load_solution_arg(cfg.solution, cfg)
     if solution.definition != op.definition.name:

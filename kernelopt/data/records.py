@@ -43,6 +43,16 @@ class HarnessSettings(Record):
     check_input_mutation: bool = True
     seed: int = 0
     device: str = "auto"
+    # Anti-cheat guards (REFERENCE §7; kernelopt.harness.guards / replay / static_policy).
+    recheck_outputs: bool = True  # outputs of the last timed call compared with the reference again
+    check_threads: bool = True  # Python threads a call leaves running -> REJECTED
+    same_address_probe: bool = True  # one extra call: new values written into the same input tensors
+    replay_check: bool = False  # second timing pass with fresh inputs every timed iteration
+    replay_max_gap: float = Field(0.05, ge=0)  # flag when fresh-input latency exceeds official by more
+    static_policy: Literal["off", "library", "strict"] = "library"  # operators/<def>/policy.json bans
+    precision_probe: bool = False  # the policy's tighter tolerance on top of the official one
+    protect_files: bool = True  # kernelopt/ and operators/<def>/ hashed before/after each workload
+    roofline_floor: bool = True  # CUDA only: latency below bytes / peak bandwidth -> REJECTED
 
     def key(self) -> str:
         """Stable identity of the settings that change verdicts or figures (for dedup)."""

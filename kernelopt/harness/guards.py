@@ -9,12 +9,15 @@
 * Plain tensors: returned outputs must be exactly ``torch.Tensor`` (no subclass / lazy tensor) with
   storage on the evaluation device.
 * Harness integrity: the timing and synchronisation functions the harness relies on must be the same
-  objects after the call (no monkey-patching of timers).
+  objects after the call (no monkey-patching of timers); replaced ones are put back.
+* Threads: Python threads a call starts and leaves running are work outside the timed window.
 """
 
 from __future__ import annotations
 
+import builtins
 import sys
+import threading
 import time
 from typing import Any
 
@@ -97,43 +100,111 @@ def output_problems(names: list[str], outs: list[Any], device: torch.device) -> 
     return problems
 
 
-def _watched() -> dict[str, Any]:
-    cuda = torch.cuda
+_BUILTINS = ("isinstance", "type", "len", "min", "max", "sum", "abs", "float", "int", "any", "all",
+             "sorted", "getattr", "setattr", "hasattr", "print", "__import__", "id", "zip", "range")
+
+
+_INHERITED = object()  # marks a class attribute that was not set on the class itself
+
+
+def _watched() -> dict[str, tuple[Any, str, Any]]:
+    """``name -> (owner, attribute, value)`` for every function the harness times and checks with
+    (builtins apart: see :class:`IntegrityGuard`)."""
     import numpy as np
 
-    watched: dict[str, Any] = {}
+    cuda = torch.cuda
+    watched: dict[str, tuple[Any, str, Any]] = {}
     for mod_name, mod in list(sys.modules.items()):
         if mod is None or not mod_name.startswith("kernelopt.harness"):
             continue
+        watched[f"sys.modules[{mod_name}]"] = (sys.modules, mod_name, mod)
         for attr, val in list(vars(mod).items()):
             if callable(val):
-                watched[f"{mod_name}.{attr}"] = val
+                watched[f"{mod_name}.{attr}"] = (mod, attr, val)
             if isinstance(val, type) and val.__module__ == mod_name:
-                for meth, fn in vars(val).items():
+                for meth, fn in list(vars(val).items()):
                     if callable(fn) or isinstance(fn, (staticmethod, classmethod)):
-                        watched[f"{mod_name}.{attr}.{meth}"] = fn
-    return watched | {
-        "numpy.median": np.median,
-        "numpy.mean": np.mean,
-        "numpy.percentile": np.percentile,
-        "time.perf_counter": time.perf_counter,
-        "time.perf_counter_ns": time.perf_counter_ns,
-        "torch.cuda.synchronize": cuda.synchronize,
-        "torch.cuda.Event.record": cuda.Event.record,
-        "torch.cuda.Event.elapsed_time": cuda.Event.elapsed_time,
-        "torch.cuda.Event.synchronize": cuda.Event.synchronize,
-        "torch.Tensor.zero_": torch.Tensor.zero_,
-        "torch.equal": torch.equal,
-    }
+                        watched[f"{mod_name}.{attr}.{meth}"] = (val, meth, fn)
+    extra: list[tuple[str, Any, str]] = [
+        ("numpy", np, "median"), ("numpy", np, "mean"), ("numpy", np, "percentile"),
+        ("time", time, "perf_counter"), ("time", time, "perf_counter_ns"), ("time", time, "time"),
+        ("time", time, "monotonic"), ("time", time, "sleep"),
+        ("threading", threading, "active_count"), ("threading", threading, "enumerate"),
+        ("torch.cuda", cuda, "synchronize"), ("torch.cuda.Event", cuda.Event, "record"),
+        ("torch.cuda.Event", cuda.Event, "elapsed_time"), ("torch.cuda.Event", cuda.Event, "synchronize"),
+        ("torch.cuda.Event", cuda.Event, "__init__"), ("torch.cuda.Stream", cuda.Stream, "synchronize"),
+        ("torch.Tensor", torch.Tensor, "zero_"), ("torch.Tensor", torch.Tensor, "fill_"),
+        ("torch.Tensor", torch.Tensor, "copy_"), ("torch.Tensor", torch.Tensor, "clone"),
+        ("torch.Tensor", torch.Tensor, "to"), ("torch.Tensor", torch.Tensor, "float"),
+        ("torch.Tensor", torch.Tensor, "abs"), ("torch.Tensor", torch.Tensor, "__sub__"),
+        ("torch.Tensor", torch.Tensor, "__gt__"), ("torch.Tensor", torch.Tensor, "item"),
+        ("torch", torch, "equal"), ("torch", torch, "isfinite"), ("torch", torch, "isnan"),
+        ("torch", torch, "isinf"), ("torch", torch, "allclose"), ("torch", torch, "abs"),
+        ("torch", torch, "empty"), ("torch", torch, "empty_like"),
+    ]
+    for prefix, owner, attr in extra:
+        if isinstance(owner, type):  # inherited methods are read through the MRO; a patch shadows them
+            watched[f"{prefix}.{attr}"] = (owner, attr, owner.__dict__.get(attr, _INHERITED))
+            watched[f"{prefix}.{attr}[resolved]"] = (None, attr, getattr(owner, attr, None))
+        else:
+            watched[f"{prefix}.{attr}"] = (owner, attr, getattr(owner, attr, None))
+    return watched
 
 
 class IntegrityGuard:
-    """Identity snapshot of the functions the harness times and checks with."""
+    """Identity snapshot of the functions the harness times and checks with.
+
+    ``tampered()`` names what was replaced since the snapshot (module functions of every
+    ``kernelopt.harness`` module and their classes' methods, the modules themselves in
+    ``sys.modules``, timers, synchronisation, comparison functions, common builtins); ``restore()``
+    puts the snapshot's objects back, so a persistent worker stays trustworthy after a cheat.
+    """
 
     def __init__(self) -> None:
+        self.builtins = {b: builtins.__dict__.get(b) for b in _BUILTINS}
         self.before = _watched()
+
+    def _bad_builtins(self) -> list[str]:
+        # dict look-ups and identity only: a patched builtin must not break the check itself
+        return ["builtins." + b for b in _BUILTINS if builtins.__dict__.get(b) is not self.builtins[b]]
 
     def tampered(self) -> list[str]:
         """Names of watched functions that were replaced since the snapshot."""
+        bad = self._bad_builtins()
+        if bad:
+            return bad
         now = _watched()
-        return [k for k, f in self.before.items() if now.get(k) is not f]
+        return [k for k, (_, _, f) in self.before.items() if k not in now or now[k][2] is not f]
+
+    def restore(self) -> list[str]:
+        """Put replaced functions back; returns their names."""
+        bad = self._bad_builtins()
+        for name in bad:
+            builtins.__dict__[name[len("builtins."):]] = self.builtins[name[len("builtins."):]]
+        later = self.tampered()
+        for k in later:
+            owner, attr, val = self.before[k]
+            try:
+                if owner is None:
+                    continue
+                if owner is sys.modules:
+                    sys.modules[attr] = val
+                elif val is _INHERITED:
+                    delattr(owner, attr)
+                else:
+                    setattr(owner, attr, val)
+            except (AttributeError, TypeError):  # an immutable owner: nothing was replaced there
+                pass
+        return bad + later
+
+
+class ThreadWatch:
+    """Python threads alive at construction; ``spawned()`` names the ones started since and still
+    alive (work a call left running after it returned, i.e. outside the timed window)."""
+
+    def __init__(self) -> None:
+        self.before = {t.ident for t in threading.enumerate()}
+
+    def spawned(self) -> list[str]:
+        """Names of threads that did not exist at construction and are still alive."""
+        return [t.name for t in threading.enumerate() if t.ident not in self.before and t.is_alive()]

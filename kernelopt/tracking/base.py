@@ -18,7 +18,7 @@ from mlflow.entities import Metric, Param, Run, RunTag, ViewType
 from mlflow.exceptions import MlflowException
 
 from kernelopt.tracking import names
-from kernelopt.tracking.uris import resolve_artifact_root, resolve_tracking_uri
+from kernelopt.tracking.uris import resolve_artifact_root, resolve_tracking_uri, sqlite_path
 
 MAX_PARAM_VALUE = 6000
 MAX_TAG_VALUE = 8000
@@ -58,6 +58,26 @@ def decode_long_tag(tags: dict[str, str], key: str) -> str | None:
     return "".join(parts)  # type: ignore[arg-type]
 
 
+def _open_client(tracking_uri: str) -> MlflowClient:
+    """An MlflowClient; for a sqlite store it is created (schema creation / migration included) under
+    an exclusive file lock: MLflow's first-use migration is not safe when several processes (a joblib
+    multirun, parallel campaigns) open a new database at once."""
+    db = sqlite_path(tracking_uri)
+    if db is None:
+        return MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)
+    import fcntl
+
+    with open(db.with_name(db.name + ".init.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            client = MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)
+            client.search_experiments(max_results=1)  # forces schema creation / migration
+            client.search_registered_models(max_results=1)  # the registry store migrates separately
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return client
+
+
 class StoreBase:
     """Client, experiment cache and batching helpers.
 
@@ -70,7 +90,7 @@ class StoreBase:
     def __init__(self, tracking_uri: str | None = None, artifact_root: str | None = None) -> None:
         self.tracking_uri = resolve_tracking_uri(tracking_uri)
         self.artifact_root = resolve_artifact_root(self.tracking_uri, artifact_root)
-        self.client = MlflowClient(tracking_uri=self.tracking_uri, registry_uri=self.tracking_uri)
+        self.client = _open_client(self.tracking_uri)
         self._experiments: dict[str, str] = {}
         self._run_experiment: dict[str, str] = {}
         self._decision_lines: dict[str, list[str]] = {}  # campaign run id -> decisions.jsonl lines

@@ -1,0 +1,98 @@
+"""The `kernelopt` console script end to end (real Hydra runtime, real subprocesses, CPU executor)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+FIX = ROOT / "tests" / "fixtures" / "solutions"
+TINY = ["harness=quick", "harness.warmup=0", "harness.iterations=1", "harness.trials=1", "executor=cpu"]
+
+
+def _cli(args: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONUNBUFFERED": "1"}
+    return subprocess.run([sys.executable, "-m", "kernelopt.cli.main", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_help_lists_commands(capsys) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for cmd in ("optimize", "evaluate", "operators", "promote", "export", "report"):
+        assert cmd in out
+    assert main(["frobnicate"]) == 2
+
+
+def test_operators_lists_the_library_with_counts(capsys) -> None:
+    assert main(["operators"]) == 0
+    out = capsys.readouterr().out
+    expected = {"moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048": 19,
+                "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64": 128,
+                "dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64": 23,
+                "gdn_decode_qk4_v8_d128_k_last": 54, "gdn_prefill_qk4_v8_d128_k_last": 100,
+                "rmsnorm_h4096": 14, "fused_add_rmsnorm_h4096": 14, "gemm_n4096_k4096": 43}
+    lines = out.splitlines()
+    for name, count in expected.items():
+        # rich may wrap long names; the count appears on the row that starts the operator's name
+        row = next(line for line in lines if name[:24] in line)
+        assert f" {count} " in row, row
+
+
+def test_evaluate_writes_traces_and_sets_exit_code(tmp_path: Path) -> None:
+    out = tmp_path / "ok.jsonl"
+    ok = _cli(["evaluate", "operator=rmsnorm_h4096", f"solution={FIX / 'rmsnorm_triton_ok'}", "limit=2",
+               f"output={out}", *TINY], tmp_path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    traces = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(traces) == 2 and all(t["evaluation"]["status"] == "PASSED" for t in traces)
+    assert traces[0]["evaluation"]["performance"]["latency_ms"] > 0
+    assert "PASSED" in ok.stdout and "timer=cpu_wall" in ok.stdout
+
+    bad = _cli(["evaluate", "operator=rmsnorm_h4096", f"solution={FIX / 'rmsnorm_triton_no_weight'}", "limit=1",
+                f"output={tmp_path / 'bad.jsonl'}", *TINY], tmp_path)
+    assert bad.returncode == 1
+    assert "INCORRECT_NUMERICAL" in bad.stdout
+
+
+def test_evaluate_bad_input_is_one_clear_error_and_writes_nothing(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"name": "x", "definition": "rmsnorm_h4096",')
+    r = _cli(["evaluate", "operator=rmsnorm_h4096", f"solution={broken}", f"output={tmp_path / 't.jsonl'}",
+              *TINY], tmp_path)
+    assert r.returncode == 2
+    assert "broken.json" in r.stderr and "malformed JSON" in r.stderr
+    assert not (tmp_path / "t.jsonl").exists()
+    r = _cli(["evaluate", "operator=no_such_operator", f"solution={broken}"], tmp_path)
+    assert r.returncode != 0 and "no_such_operator" in (r.stdout + r.stderr)
+
+
+def test_optimize_typo_fails_before_any_work(tmp_path: Path) -> None:
+    r = _cli(["optimize", "controller.max_candidtes=3"], tmp_path)
+    assert r.returncode != 0
+    assert "max_candidtes" in r.stderr
+    assert not (tmp_path / "mlruns").exists()
+
+
+@pytest.mark.slow
+def test_multirun_two_agent_modes_with_joblib(tmp_path: Path) -> None:
+    db = tmp_path / "store" / "mlflow.db"
+    db.parent.mkdir()
+    r = _cli(["optimize", "-m", "agent=full_agent,agent_assisted", "hydra/launcher=joblib",
+              "hydra.launcher.n_jobs=2", "controller=smoke", "controller.max_candidates=1",
+              "controller.repeats=1", "operator.cpu_workload_limit=2", "operator.gate_size=1",
+              f"tracking.uri=sqlite:///{db}", *TINY], tmp_path, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    con = sqlite3.connect(db)
+    modes = sorted(v for (v,) in con.execute(
+        "select value from tags where key = 'kernelopt.agent_mode'"))
+    assert modes == ["agent_assisted", "full_agent"], modes
+    assert (tmp_path / "multirun").is_dir()
