@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import platform
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -26,7 +27,7 @@ def device_label() -> str:
 
 def stamp() -> dict[str, Any]:
     """When and where a figure was measured."""
-    info: dict[str, Any] = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    info: dict[str, Any] = {"date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
                             "host": platform.node(), "python": platform.python_version()}
     try:
         import torch

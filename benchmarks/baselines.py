@@ -17,11 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import device_label, md_table, spread_order, write_results  # noqa: E402
-from kernelopt.cli.build import harness_settings  # noqa: E402
-from kernelopt.data import EvalRequest, load_solution  # noqa: E402
-from kernelopt.executor import make_executor  # noqa: E402
-from kernelopt.operators import list_operators, load_operator  # noqa: E402
+from benchmarks._common import device_label, md_table, spread_order, write_results
+from kernelopt.cli.build import harness_settings
+from kernelopt.data import EvalRequest, load_solution
+from kernelopt.executor import make_executor
+from kernelopt.operators import list_operators, load_operator
 
 CONTEST = [
     "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048",

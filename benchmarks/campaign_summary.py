@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import md_table, write_results  # noqa: E402
-from kernelopt.tracking import TrackingStore  # noqa: E402
+from benchmarks._common import md_table, write_results
+from kernelopt.tracking import TrackingStore
 
 
 def main() -> int:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import device_label, md_table, write_results  # noqa: E402
-from kernelopt.cli.build import gpu_available, harness_settings  # noqa: E402
-from kernelopt.data import EvalRequest, load_solution  # noqa: E402
-from kernelopt.executor import make_executor  # noqa: E402
-from kernelopt.operators import load_operator  # noqa: E402
+from benchmarks._common import device_label, md_table, write_results
+from kernelopt.cli.build import gpu_available, harness_settings
+from kernelopt.data import EvalRequest, load_solution
+from kernelopt.executor import make_executor
+from kernelopt.operators import load_operator
 
 # (operator, solution file relative to the operator folder, workload uuid prefix or "largest")
 CASES = [

@@ -8,8 +8,16 @@ import math
 import pytest
 
 from kernelopt.data import (
-    DataError, Definition, EvalResult, EvaluationStatus, LatencyStats, Solution, Trace, WorkloadResult,
-    load_definition, load_traces,
+    DataError,
+    Definition,
+    EvalResult,
+    EvaluationStatus,
+    LatencyStats,
+    Solution,
+    Trace,
+    WorkloadResult,
+    load_definition,
+    load_traces,
 )
 
 DEF = {

@@ -6,9 +6,9 @@ import argparse
 import sys
 
 from rich.console import Console
+from rich.table import Table
 
 from kernelopt.cli.display import make_console
-from rich.table import Table
 
 
 def _tracking_args(p: argparse.ArgumentParser) -> None:

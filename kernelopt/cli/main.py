@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 

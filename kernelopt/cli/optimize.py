@@ -6,12 +6,11 @@ from typing import Any
 
 from omegaconf import OmegaConf
 from rich.console import Console
-
-from kernelopt.cli.display import make_console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kernelopt.cli import build
+from kernelopt.cli.display import make_console
 
 
 def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
-
-from rich.console import Console
 
 from kernelopt.cli.display import make_console
-
 from kernelopt.cli.optimize import leaderboard_table
 
 

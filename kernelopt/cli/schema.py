@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Optional
+from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
@@ -56,9 +56,9 @@ class OperatorConf:
 
     name: str = MISSING
     gate_size: int = 3
-    cpu_workload_limit: Optional[int] = 6
-    workloads: Optional[list[str]] = None
-    workload_sample: Optional[int] = None  # run only this many workloads spread over the size range
+    cpu_workload_limit: int | None = 6
+    workloads: list[str] | None = None
+    workload_sample: int | None = None  # run only this many workloads spread over the size range
 
 
 @dataclass
@@ -74,13 +74,13 @@ class GeneratorConf:
     """Candidate generator backend."""
 
     name: str = "offline"
-    model: Optional[str] = None
+    model: str | None = None
     temperature: float = 0.7
     max_tokens: int = 8192
     timeout_s: float = 600.0
     max_retries: int = 4
-    base_url: Optional[str] = None
-    command: Optional[str] = None
+    base_url: str | None = None
+    command: str | None = None
     max_turns: int = 30
 
 
@@ -106,12 +106,12 @@ class HarnessConf:
     """Check and timing settings (None = take the preset's / operator's value)."""
 
     preset: HarnessPreset = HarnessPreset.auto
-    warmup: Optional[int] = None
-    iterations: Optional[int] = None
-    trials: Optional[int] = None
-    atol: Optional[float] = None
-    rtol: Optional[float] = None
-    required_matched_ratio: Optional[float] = None
+    warmup: int | None = None
+    iterations: int | None = None
+    trials: int | None = None
+    atol: float | None = None
+    rtol: float | None = None
+    required_matched_ratio: float | None = None
     timeout_s: float = 300.0
     timer: TimerChoice = TimerChoice.auto
     flush_l2: bool = True
@@ -124,26 +124,26 @@ class ExecutorConf:
     """Worker processes."""
 
     kind: ExecutorKind = ExecutorKind.auto
-    devices: Optional[list[int]] = None
-    timeout_s: Optional[float] = None
-    address: Optional[str] = None
+    devices: list[int] | None = None
+    timeout_s: float | None = None
+    address: str | None = None
 
 
 @dataclass
 class TrackingConf:
     """MLflow tracking store (None = sqlite:///mlruns/mlflow.db under the working directory)."""
 
-    uri: Optional[str] = None
-    artifact_root: Optional[str] = None
+    uri: str | None = None
+    artifact_root: str | None = None
 
 
 @dataclass
 class CampaignConf:
     """One campaign: resume id, seed, name."""
 
-    resume: Optional[str] = None
+    resume: str | None = None
     seed: int = 0
-    name: Optional[str] = None
+    name: str | None = None
 
 
 @dataclass
@@ -158,7 +158,7 @@ class OptimizeConfig:
     executor: ExecutorConf = field(default_factory=ExecutorConf)
     tracking: TrackingConf = field(default_factory=TrackingConf)
     campaign: CampaignConf = field(default_factory=CampaignConf)
-    experiment: Optional[str] = None
+    experiment: str | None = None
 
 
 @dataclass
@@ -169,9 +169,9 @@ class EvaluateConfig:
     harness: HarnessConf = field(default_factory=HarnessConf)
     executor: ExecutorConf = field(default_factory=ExecutorConf)
     solution: str = MISSING
-    workloads: Optional[list[str]] = None
-    limit: Optional[int] = None
-    output: Optional[str] = None
+    workloads: list[str] | None = None
+    limit: int | None = None
+    output: str | None = None
 
 
 GROUPS: dict[str, Any] = {

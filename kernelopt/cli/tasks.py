@@ -9,15 +9,12 @@ from typing import Any
 
 from omegaconf import DictConfig
 from rich.console import Console
-
-from kernelopt.cli.display import make_console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kernelopt.cli import build
-from kernelopt.cli.display import print_results
-from kernelopt.data import (
-    DataError, EvalRequest, EvalResult, Solution, Workload, dump_jsonl, load_solution,
-)
+from kernelopt.cli.display import make_console, print_results
+from kernelopt.controller.workloads import select_workloads
+from kernelopt.data import DataError, EvalRequest, EvalResult, Solution, dump_jsonl, load_solution
 
 
 def _progress(console: Console) -> Progress:
@@ -55,23 +52,6 @@ def load_solution_arg(path: str, cfg: Any) -> Solution:
     raise DataError(f"{p}: folder holds neither solution.json nor seed.json")
 
 
-def select_workloads(workloads: list[Workload], wanted: list[str] | None, limit: int | None) -> list[Workload]:
-    """Workloads whose UUID starts with one of ``wanted`` (all if None), then the ``limit`` smallest."""
-    chosen = workloads
-    if wanted:
-        chosen = [w for w in workloads if any(w.uuid.startswith(x) for x in wanted)]
-        if not chosen:
-            raise DataError(f"no workload UUID starts with any of {wanted}")
-    if limit is not None:
-        def size(w: Workload) -> int:
-            n = 1
-            for v in w.axes.values():
-                n *= max(int(v), 1)
-            return n
-        chosen = sorted(chosen, key=size)[:limit]
-    return chosen
-
-
 def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     """Evaluate one solution on an operator's workloads; write FlashInfer Trace JSONL."""
     from kernelopt.operators import load_operator
@@ -105,7 +85,7 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
                         results=results, environment=env, timer=timer, build_log=build_log or "")
     print_results(merged, console)
     out = Path(cfg.output) if cfg.output else Path("traces") / solution.author / op.definition.op_type / f"{op.name}.jsonl"
-    stamp = _dt.datetime.now(_dt.timezone.utc).isoformat()
+    stamp = _dt.datetime.now(_dt.UTC).isoformat()
     dump_jsonl(merged.to_traces(op.definition, workloads, stamp), out, append=True)
     console.print(f"traces appended to [bold]{out}[/bold]")
     return merged

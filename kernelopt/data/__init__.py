@@ -3,17 +3,36 @@
 Imports neither torch, mlflow nor hydra (enforced by import-linter).
 """
 
-from kernelopt.data.definition import ConstAxis, DType, Definition, TensorSpec, VarAxis
+from kernelopt.data.definition import ConstAxis, Definition, DType, TensorSpec, VarAxis
 from kernelopt.data.loader import (
-    DataError, TraceSet, dump_jsonl, load_definition, load_solution, load_traces, parse_model,
+    DataError,
+    TraceSet,
+    dump_jsonl,
+    load_definition,
+    load_solution,
+    load_traces,
+    parse_model,
 )
 from kernelopt.data.records import (
-    CampaignState, CandidateRecord, ChampionInfo, Decision, EvalRequest, EvalResult, Evidence, HarnessSettings, LatencyStats,
+    CampaignState,
+    CandidateRecord,
+    ChampionInfo,
+    Decision,
+    EvalRequest,
+    EvalResult,
+    Evidence,
+    HarnessSettings,
+    LatencyStats,
     WorkloadResult,
 )
 from kernelopt.data.solution import BuildSpec, Language, Solution, SourceFile
 from kernelopt.data.trace import (
-    Correctness, Environment, Evaluation, EvaluationStatus, Performance, Trace,
+    Correctness,
+    Environment,
+    Evaluation,
+    EvaluationStatus,
+    Performance,
+    Trace,
 )
 from kernelopt.data.workload import RandomInput, SafetensorsInput, ScalarInput, Workload
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -48,7 +48,7 @@ class VarAxis(FIBModel):
     description: str | None = None
 
 
-Axis = Annotated[Union[ConstAxis, VarAxis], Field(discriminator="type")]
+Axis = Annotated[ConstAxis | VarAxis, Field(discriminator="type")]
 
 
 class TensorSpec(FIBModel):
@@ -79,7 +79,7 @@ class Definition(FIBModel):
     reference: str
 
     @model_validator(mode="after")
-    def _check(self) -> "Definition":
+    def _check(self) -> Definition:
         clash = set(self.inputs) & set(self.outputs)
         if clash:
             raise ValueError(f"inputs and outputs share names: {sorted(clash)}")
@@ -158,7 +158,7 @@ class Definition(FIBModel):
         return names + list(self.outputs) if dps else names
 
     @classmethod
-    def from_file(cls, path: Any) -> "Definition":
+    def from_file(cls, path: Any) -> Definition:
         """Load and validate one definition JSON file (errors name the file and field)."""
         from kernelopt.data.loader import load_definition
 

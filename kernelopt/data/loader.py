@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -96,7 +97,7 @@ class TraceSet:
     traces: dict[str, list[Trace]] = field(default_factory=dict)
 
     @classmethod
-    def from_path(cls, root: str | Path) -> "TraceSet":
+    def from_path(cls, root: str | Path) -> TraceSet:
         """Load ``definitions/**/*.json``, ``workloads/**/*.jsonl``, ``solutions/**/*.json``,
         ``traces/**/*.jsonl``."""
         r = Path(root)

@@ -11,7 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from kernelopt.data.definition import Definition
 from kernelopt.data.solution import Solution
 from kernelopt.data.trace import (
-    Correctness, Environment, Evaluation, EvaluationStatus, Performance, Trace,
+    Correctness,
+    Environment,
+    Evaluation,
+    EvaluationStatus,
+    Performance,
+    Trace,
 )
 from kernelopt.data.workload import Workload
 

@@ -79,7 +79,7 @@ class Solution(FIBModel):
     sources: list[SourceFile] = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _check(self) -> "Solution":
+    def _check(self) -> Solution:
         paths = [s.path for s in self.sources]
         if len(set(paths)) != len(paths):
             raise ValueError("sources: duplicate paths")

@@ -71,7 +71,7 @@ class Evaluation(FIBModel):
     performance: Performance | None = None
 
     @model_validator(mode="after")
-    def _invariants(self) -> "Evaluation":
+    def _invariants(self) -> Evaluation:
         s = self.status
         if s == EvaluationStatus.PASSED:
             if self.correctness is None or self.performance is None:

@@ -1,0 +1,173 @@
+"""Profiler output -> structured evidence (pure parsing; the GPU side runs the profilers).
+
+* :func:`kernel_table` — a torch.profiler ``key_averages()`` table, as a list of dicts (one per
+  event key, e.g. ``{"key": ..., "count": ..., "self_device_time_total": us, "device_type": "CUDA"}``)
+  -> kernel names, total/mean durations, launch counts, and with the wall time of the profiled calls
+  the host-gap share and kernels per call.
+* :func:`parse_ncu_csv` — ``ncu --csv --page raw`` output (wide: one row per launch, one column per
+  metric, a units row under the header) or the long ``--page details``/``--metrics`` form (``Metric
+  Name``/``Metric Unit``/``Metric Value`` columns) -> one metrics dict per launch, with the compact
+  names :func:`kernelopt.analysis.bottleneck.classify` reads.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+#: Compact metric name -> ncu raw metric names / details-page labels that carry it.
+NCU_METRICS: dict[str, tuple[str, ...]] = {
+    "dram_throughput_pct": ("dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                            "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput"),
+    "sm_throughput_pct": ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) Throughput"),
+    "achieved_occupancy_pct": ("sm__warps_active.avg.pct_of_peak_sustained_active", "Achieved Occupancy"),
+    "theoretical_occupancy_pct": ("sm__maximum_warps_per_active_cycle_pct", "Theoretical Occupancy"),
+    "waves_per_sm": ("launch__waves_per_multiprocessor", "Waves Per SM"),
+    "registers_per_thread": ("launch__registers_per_thread", "Registers Per Thread"),
+    "l2_hit_rate_pct": ("lts__t_sector_hit_rate.pct", "L2 Hit Rate"),
+    "duration_us": ("gpu__time_duration.sum", "Duration"),
+}
+_TIME_TO_US = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3,
+               "second": 1e6, "s": 1e6}
+_DEVICE_KEYS = ("self_device_time_total", "self_cuda_time_total", "device_time_total", "cuda_time_total")
+_HOST_PREFIXES = ("aten::", "cuda", "cudaLaunch", "Memcpy", "Memset", "ProfilerStep", "<built-in")
+
+
+def number(text: str) -> float | None:
+    """An ncu value as float ("1,234.5" -> 1234.5; "n/a" or "" -> None)."""
+    t = str(text).strip().replace(",", "")
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def _convert(compact: str, value: float, unit: str) -> float:
+    if compact == "duration_us":
+        factor = _TIME_TO_US.get(unit.strip().lower())
+        if factor is None:
+            raise ValueError(f"ncu csv: unknown time unit {unit!r} for {compact}")
+        return value * factor
+    return value
+
+
+def _lookup() -> dict[str, str]:
+    return {name: compact for compact, names in NCU_METRICS.items() for name in names}
+
+
+def _csv_rows(text: str) -> list[list[str]]:
+    lines = [ln for ln in text.splitlines() if ln.startswith('"')]  # drops ==PROF== lines and program output
+    if not lines:
+        raise ValueError("ncu csv: no CSV rows (header not found)")
+    return list(csv.reader(io.StringIO("\n".join(lines))))
+
+
+def parse_ncu_csv(text: str) -> list[dict[str, Any]]:
+    """One dict per profiled launch: ``id``, ``kernel``, ``block``, ``grid`` and the compact metrics.
+
+    Raises:
+        ValueError: no header, no ``Kernel Name`` column, or an unknown time unit.
+    """
+    rows = _csv_rows(text)
+    header = rows[0]
+    if "Kernel Name" not in header or "ID" not in header:
+        raise ValueError(f"ncu csv: header lacks 'ID'/'Kernel Name' columns: {header[:6]}")
+    col = {name: i for i, name in enumerate(header)}
+    names = _lookup()
+    launches: dict[str, dict[str, Any]] = {}
+
+    def launch(row: list[str]) -> dict[str, Any]:
+        lid = row[col["ID"]]
+        return launches.setdefault(lid, {
+            "id": int(number(lid) or 0), "kernel": row[col["Kernel Name"]],
+            "block": row[col["Block Size"]] if "Block Size" in col else None,
+            "grid": row[col["Grid Size"]] if "Grid Size" in col else None})
+
+    if "Metric Name" in col:  # long form
+        for row in rows[1:]:
+            if len(row) < len(header):
+                continue
+            compact = names.get(row[col["Metric Name"]])
+            value = number(row[col["Metric Value"]])
+            entry = launch(row)
+            if compact and value is not None:
+                entry[compact] = _convert(compact, value, row[col.get("Metric Unit", 0)])
+        return sorted(launches.values(), key=lambda d: d["id"])
+    units = rows[1] if len(rows) > 1 and rows[1] and rows[1][0] == "" else [""] * len(header)
+    for row in rows[1:]:
+        if row is units or not row or row[0] == "":
+            continue
+        entry = launch(row)
+        for i, name in enumerate(header):
+            compact = names.get(name)
+            value = number(row[i]) if compact and i < len(row) else None
+            if compact and value is not None:
+                entry[compact] = _convert(compact, value, units[i] if i < len(units) else "")
+    return sorted(launches.values(), key=lambda d: d["id"])
+
+
+def dominant_kernel_metrics(launches: list[dict[str, Any]]) -> dict[str, Any]:
+    """Metrics of the kernel with the largest total duration (averaged over its launches), plus its
+    share of the summed duration (``time_share``) and the number of distinct kernels."""
+    if not launches:
+        raise ValueError("dominant_kernel_metrics: no launches")
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for d in launches:
+        by_name.setdefault(d["kernel"], []).append(d)
+    totals = {k: sum(x.get("duration_us", 0.0) for x in v) for k, v in by_name.items()}
+    name = max(totals, key=lambda k: (totals[k], k))
+    group = by_name[name]
+    out: dict[str, Any] = {"kernel": name, "launches": len(group), "distinct_kernels": len(by_name)}
+    for compact in NCU_METRICS:
+        vals = [x[compact] for x in group if compact in x]
+        if vals:
+            out[compact] = sum(vals) / len(vals)
+    total = sum(totals.values())
+    out["time_share"] = totals[name] / total if total > 0 else None
+    return out
+
+
+def _device_us(row: dict[str, Any]) -> float:
+    for key in _DEVICE_KEYS:
+        if row.get(key) is not None:
+            return float(row[key])
+    return 0.0
+
+
+def kernel_table(events: list[dict[str, Any]], *, calls: int = 1, wall_us: float | None = None) -> dict[str, Any]:
+    """Kernel table from torch.profiler ``key_averages()`` rows.
+
+    Args:
+        events: One dict per event key (``key`` or ``name``, ``count``, a device-time total in us —
+            ``self_device_time_total``/``self_cuda_time_total``/``device_time_total``/``cuda_time_total`` —
+            and optionally ``device_type``). Host-side ops (``aten::``, ``cuda*`` runtime calls) are skipped.
+        calls: How many operator calls the profile covered.
+        wall_us: Wall time of those calls (us); enables ``host_gap_pct``.
+
+    Returns:
+        ``{"kernels": [{name, launches, total_us, mean_us, share}], "kernels_per_call", "device_us_per_call",
+        "host_gap_pct"}`` with kernels sorted by total time, longest first.
+    """
+    if calls < 1:
+        raise ValueError(f"kernel_table: calls must be >= 1, got {calls}")
+    kernels = []
+    for e in events:
+        name = str(e.get("key") or e.get("name") or "")
+        if not name:
+            raise ValueError(f"kernel_table: event without 'key'/'name': {e}")
+        dtype = str(e.get("device_type", "CUDA")).upper().replace("DEVICETYPE.", "")
+        dev = _device_us(e)
+        if dtype not in ("CUDA", "CUDA:0") or dev <= 0 or name.startswith(_HOST_PREFIXES):
+            continue
+        count = int(e.get("count", 1))
+        kernels.append({"name": name, "launches": count, "total_us": dev, "mean_us": dev / max(1, count)})
+    kernels.sort(key=lambda k: (-k["total_us"], k["name"]))
+    total = sum(k["total_us"] for k in kernels)
+    for k in kernels:
+        k["share"] = k["total_us"] / total if total > 0 else 0.0
+    out: dict[str, Any] = {"kernels": kernels, "kernels_per_call": sum(k["launches"] for k in kernels) / calls,
+                           "device_us_per_call": total / calls, "host_gap_pct": None}
+    if wall_us is not None and wall_us > 0:
+        out["host_gap_pct"] = max(0.0, 100.0 * (1.0 - total / wall_us))
+    return out

@@ -1,0 +1,48 @@
+"""Anthropic generator through the official SDK (Messages API, ``POST /v1/messages``).
+
+The key comes from ``ANTHROPIC_API_KEY`` only. SDK retries are off; the base class retries
+429/529/5xx/connection errors with bounded exponential backoff.
+"""
+
+from __future__ import annotations
+
+import os
+
+from kernelopt.generators.base import GenerationContext
+from kernelopt.generators.llm_base import Completion, LLMGenerator
+from kernelopt.generators.prompt import Prompt
+
+
+class AnthropicGenerator(LLMGenerator):
+    """Candidates from a Claude model (see the module docstring)."""
+
+    name = "anthropic"
+    default_model = "claude-sonnet-4-5"
+
+    def _client(self):  # type: ignore[no-untyped-def]
+        try:
+            import anthropic
+        except ImportError as exc:  # pragma: no cover
+            raise RuntimeError("generator 'anthropic' needs the anthropic package (pip install kernelopt[llm])") from exc
+        key = os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise RuntimeError("generator 'anthropic': set ANTHROPIC_API_KEY in the environment")
+        return anthropic.Anthropic(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
+
+    def _request(self, prompt: Prompt, ctx: GenerationContext, index: int) -> Completion:
+        resp = self._client().messages.create(
+            model=self.model, max_tokens=self.max_tokens, temperature=self.temperature, system=prompt.system,
+            messages=[{"role": "user", "content": prompt.user}],
+        )
+        text = "".join(getattr(b, "text", "") for b in (resp.content or []) if getattr(b, "type", "") == "text")
+        usage = resp.usage
+        return Completion(text=text, model=resp.model or self.model,
+                          input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+                          output_tokens=int(getattr(usage, "output_tokens", 0) or 0))
+
+    def _retryable(self, exc: Exception) -> bool:
+        import anthropic
+
+        if isinstance(exc, (anthropic.RateLimitError, anthropic.APIConnectionError, anthropic.InternalServerError)):
+            return True
+        return isinstance(exc, anthropic.APIStatusError) and exc.status_code >= 500

@@ -1,0 +1,228 @@
+"""Shared machinery of the LLM generators: retries, usage and cost, key scrubbing, artefacts.
+
+A backend implements ``_request(prompt, index) -> Completion`` and ``_retryable(exc) -> bool``;
+:class:`LLMGenerator` does the rest. One request is sent per wanted candidate. What a round
+produced beyond the solutions travels on a side channel the campaign drains after ``propose``:
+``take_log()`` returns a :class:`ProposalLog` with, per solution hash, the artefacts to store on
+its candidate run (``llm/prompt.md``, ``llm/response.md``, ``llm/usage.json``) and the metrics
+(``llm_input_tokens``, ``llm_output_tokens``, ``llm_cost_usd``), plus the failed proposals (with
+the reason and the same artefacts). Every saved text passes :func:`scrub` first; API keys are
+read from the environment only and never stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from kernelopt.data.solution import Solution
+from kernelopt.generators.base import GenerationContext
+from kernelopt.generators.parse import NoCodeError, parse_response
+from kernelopt.generators.prompt import Prompt, build_prompt
+
+KEY_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-]{12,}|sk-ant-[A-Za-z0-9_\-]{12,})\b")
+REDACTED = "[REDACTED]"
+# USD per million (input, output) tokens; matched by the longest prefix of the model name.
+PRICES: dict[str, tuple[float, float]] = {
+    "gpt-5-mini": (0.25, 2.0), "gpt-5": (1.25, 10.0), "gpt-4.1-mini": (0.4, 1.6), "gpt-4.1": (2.0, 8.0),
+    "gpt-4o-mini": (0.15, 0.6), "gpt-4o": (2.5, 10.0), "o4-mini": (1.1, 4.4), "o3": (2.0, 8.0),
+    "claude-opus-4": (15.0, 75.0), "claude-sonnet-4": (3.0, 15.0), "claude-haiku-4": (1.0, 5.0),
+    "claude-3-5-haiku": (0.8, 4.0),
+}
+
+
+def scrub(text: str) -> str:
+    """``text`` with API keys (the values of the key variables, and ``sk-...`` tokens) redacted."""
+    for var in KEY_ENV_VARS:
+        value = os.environ.get(var)
+        if value and len(value) >= 6:
+            text = text.replace(value, REDACTED)
+    return KEY_PATTERN.sub(REDACTED, text)
+
+
+def cost_usd(model: str | None, input_tokens: int, output_tokens: int) -> float | None:
+    """Cost of one request from :data:`PRICES` (``None`` for unknown models)."""
+    if not model:
+        return None
+    hits = [k for k in PRICES if model.startswith(k)]
+    if not hits:
+        return None
+    pin, pout = PRICES[max(hits, key=len)]
+    return round((input_tokens * pin + output_tokens * pout) / 1e6, 8)
+
+
+class Completion(BaseModel):
+    """One model reply with its usage."""
+
+    text: str
+    model: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    transcript: str | None = None  # CLI agents: the raw stdout
+    files: dict[str, str] | None = None  # CLI agents: files collected from the workspace
+
+
+class GiveUpError(RuntimeError):
+    """The backend failed after its bounded retries (or with a non-retryable error)."""
+
+
+@dataclass
+class ProposalFailure:
+    """A request that produced no candidate: why, and what was sent/received (scrubbed)."""
+
+    reason: str
+    artifacts: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ProposalLog:
+    """What a generator produced besides solutions since the last ``take_log()``."""
+
+    artifacts: dict[str, dict[str, str]] = field(default_factory=dict)
+    metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    failures: list[ProposalFailure] = field(default_factory=list)
+
+
+def take_log(generator: Any) -> ProposalLog:
+    """Drain a generator's :class:`ProposalLog` (an empty one for generators without it)."""
+    fn = getattr(generator, "take_log", None)
+    return fn() if callable(fn) else ProposalLog()
+
+
+class LLMGenerator:
+    """Base of the SDK and CLI-agent generators (see the module docstring).
+
+    Args:
+        seed: Campaign seed (recorded; sent where the backend supports it).
+        model: Model name (backend default when ``None``).
+        temperature, max_tokens, timeout_s: Sampling and request limits.
+        max_retries: Retries after the first attempt on rate limits / server errors.
+        base_url: API base URL override (proxies, local fake servers).
+        backoff_s, max_backoff_s: Exponential backoff ``min(backoff_s * 2**i, max_backoff_s)``.
+        hardware: Hardware tag for skill selection. skill_groups: Skill groups (agent config).
+        command, max_turns: CLI-agent settings (ignored by SDK backends).
+    """
+
+    name = "llm"
+    default_model: str | None = None
+
+    def __init__(self, seed: int = 0, model: str | None = None, temperature: float = 0.7, max_tokens: int = 8192,
+                 timeout_s: float = 600.0, max_retries: int = 4, base_url: str | None = None,
+                 backoff_s: float = 1.0, max_backoff_s: float = 30.0, hardware: str = "h200",
+                 skill_groups: list[str] | None = None, command: str | None = None, max_turns: int = 30) -> None:
+        if max_retries < 0 or max_tokens < 1 or timeout_s <= 0:
+            raise ValueError(f"{self.name}: max_retries >= 0, max_tokens >= 1 and timeout_s > 0 are required")
+        self.seed, self.model = int(seed), model or self.default_model
+        self.temperature, self.max_tokens, self.timeout_s = float(temperature), int(max_tokens), float(timeout_s)
+        self.max_retries, self.base_url = int(max_retries), base_url
+        self.backoff_s, self.max_backoff_s = float(backoff_s), float(max_backoff_s)
+        self.hardware, self.skill_groups = hardware, list(skill_groups) if skill_groups else None
+        self.command, self.max_turns = command, int(max_turns)
+        self.notes: list[str] = []
+        self._log = ProposalLog()
+
+    # -- backend hooks -------------------------------------------------------------------------
+    def _request(self, prompt: Prompt, ctx: GenerationContext, index: int) -> Completion:
+        raise NotImplementedError
+
+    def _retryable(self, exc: Exception) -> bool:
+        return False
+
+    # -- shared logic --------------------------------------------------------------------------
+    def take_log(self) -> ProposalLog:
+        """Return and reset what was recorded since the last call."""
+        log, self._log = self._log, ProposalLog()
+        return log
+
+    def complete(self, prompt: Prompt, ctx: GenerationContext, index: int = 0) -> Completion:
+        """One request with bounded retries and exponential backoff.
+
+        Raises:
+            GiveUpError: retries exhausted or a non-retryable error (message scrubbed).
+        """
+        attempt = 0
+        while True:
+            try:
+                return self._request(prompt, ctx, index)
+            except Exception as exc:  # noqa: BLE001 - classified below, never swallowed silently
+                if not self._retryable(exc):
+                    raise GiveUpError(scrub(f"{type(exc).__name__}: {exc}")) from None
+                if attempt >= self.max_retries:
+                    raise GiveUpError(scrub(f"gave up after {attempt + 1} attempts: {type(exc).__name__}: {exc}")) from None
+                time.sleep(min(self.backoff_s * (2 ** attempt), self.max_backoff_s))
+                attempt += 1
+
+    def artifacts(self, prompt: Prompt, completion: Completion | None, error: str | None = None) -> dict[str, str]:
+        """Scrubbed artefacts of one request."""
+        out = {"llm/prompt.md": scrub(prompt.text())}
+        if completion is not None:
+            out["llm/response.md"] = scrub(completion.text)
+            out["llm/usage.json"] = json.dumps(self.usage(completion), indent=2)
+            if completion.transcript is not None:
+                out["agent/transcript.json"] = scrub(completion.transcript)
+        if error:
+            out["llm/error.txt"] = scrub(error)
+        return out
+
+    def usage(self, c: Completion) -> dict[str, Any]:
+        """Usage record of one completion."""
+        cost = c.cost_usd if c.cost_usd is not None else cost_usd(c.model or self.model, c.input_tokens, c.output_tokens)
+        return {"model": c.model or self.model, "input_tokens": c.input_tokens, "output_tokens": c.output_tokens,
+                "cost_usd": cost}
+
+    def _fail(self, reason: str, artifacts: dict[str, str]) -> None:
+        reason = scrub(reason)
+        self.notes.append(reason)
+        self._log.failures.append(ProposalFailure(reason=reason, artifacts=artifacts))
+
+    def solutions_from(self, completion: Completion, ctx: GenerationContext) -> list[Solution]:
+        """Parse a completion into solutions (CLI agents override to read workspace files)."""
+        extra = {"generator": self.name, "model": completion.model or self.model, "usage": self.usage(completion)}
+        return parse_response(completion.text, ctx, generator=self.name, extra=extra)
+
+    def propose(self, ctx: GenerationContext) -> list[Solution]:
+        """One request per wanted candidate; failures are recorded (``take_log``), never raised."""
+        prompt = build_prompt(ctx, hardware=self.hardware, skill_groups=self.skill_groups, notes=self.notes)
+        out: list[Solution] = []
+        for i in range(max(ctx.count, 0)):
+            try:
+                completion = self.complete(prompt, ctx, i)
+            except GiveUpError as exc:
+                self._fail(f"{self.name}: request failed: {exc}", self.artifacts(prompt, None, str(exc)))
+                break  # a dead service will not answer the next request either
+            try:
+                sols = self.solutions_from(completion, ctx)
+            except NoCodeError as exc:
+                self._fail(f"{self.name}: no usable code in the reply: {exc}",
+                           self.artifacts(prompt, completion, str(exc)))
+                continue
+            usage = self.usage(completion)
+            metrics = {"llm_input_tokens": float(usage["input_tokens"]),
+                       "llm_output_tokens": float(usage["output_tokens"])}
+            if usage["cost_usd"] is not None:
+                metrics["llm_cost_usd"] = float(usage["cost_usd"])
+            for sol in sols:
+                self._log.artifacts[sol.hash()] = self.artifacts(prompt, completion)
+                self._log.metrics[sol.hash()] = metrics
+                out.append(sol)
+        return out
+
+
+def generator_options(name: str, conf: Any, seed: int, skill_groups: list[str] | None = None) -> dict[str, Any]:
+    """Keyword arguments for ``make_generator(name, ...)`` from a ``GeneratorConf``-like object.
+
+    The offline generator takes only ``seed``; the LLM generators take every configured field.
+    """
+    if name == "offline":
+        return {"seed": seed}
+    keys = ("model", "temperature", "max_tokens", "timeout_s", "max_retries", "base_url", "command", "max_turns")
+    opts = {k: getattr(conf, k) for k in keys if getattr(conf, k, None) is not None}
+    return {"seed": seed, **opts, "skill_groups": list(skill_groups) if skill_groups else None}

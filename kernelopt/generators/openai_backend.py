@@ -1,0 +1,54 @@
+"""OpenAI generator through the official SDK, using the **Chat Completions** API.
+
+Chat Completions (``POST /v1/chat/completions``) is chosen over the Responses API because every
+OpenAI-compatible proxy and local server speaks it, so ``generator.base_url`` can point at one.
+The key comes from ``OPENAI_API_KEY`` only. The SDK's own retries are off (``max_retries=0``);
+:class:`~kernelopt.generators.llm_base.LLMGenerator` retries 429/5xx/connection errors with
+bounded exponential backoff.
+"""
+
+from __future__ import annotations
+
+import os
+
+from kernelopt.generators.base import GenerationContext
+from kernelopt.generators.llm_base import Completion, LLMGenerator
+from kernelopt.generators.prompt import Prompt
+
+
+class OpenAIGenerator(LLMGenerator):
+    """Candidates from an OpenAI chat model (see the module docstring)."""
+
+    name = "openai"
+    default_model = "gpt-5"
+
+    def _client(self):  # type: ignore[no-untyped-def]
+        try:
+            import openai
+        except ImportError as exc:  # pragma: no cover - the llm extra is installed in the venv
+            raise RuntimeError("generator 'openai' needs the openai package (pip install kernelopt[llm])") from exc
+        key = os.environ.get("OPENAI_API_KEY")
+        if not key:
+            raise RuntimeError("generator 'openai': set OPENAI_API_KEY in the environment")
+        return openai.OpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
+
+    def _request(self, prompt: Prompt, ctx: GenerationContext, index: int) -> Completion:
+        client = self._client()
+        resp = client.chat.completions.create(
+            model=self.model, temperature=self.temperature, max_completion_tokens=self.max_tokens,
+            seed=self.seed + index,
+            messages=[{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}],
+        )
+        choices = resp.choices or []
+        text = (choices[0].message.content or "") if choices else ""
+        usage = resp.usage
+        return Completion(text=text, model=resp.model or self.model,
+                          input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                          output_tokens=int(getattr(usage, "completion_tokens", 0) or 0))
+
+    def _retryable(self, exc: Exception) -> bool:
+        import openai
+
+        if isinstance(exc, (openai.RateLimitError, openai.APIConnectionError, openai.InternalServerError)):
+            return True
+        return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
