@@ -8,12 +8,16 @@ without redoing or losing finished evaluations.
 
 from __future__ import annotations
 
+import json
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kernelopt.analysis.campaign_analysis import analyse_operator
 from kernelopt.controller import Budget, Rules, decide
 from kernelopt.controller.workloads import representative, select_workloads
 from kernelopt.data.definition import Definition
@@ -29,6 +33,7 @@ from kernelopt.data.records import (
 from kernelopt.data.solution import Solution
 from kernelopt.data.workload import Workload
 from kernelopt.generators.base import AgentMode, GenerationContext, Generator, kernelopt_extra
+from kernelopt.generators.llm_base import archive_failures, take_log
 from kernelopt.operators import load_operator
 
 Progress = Callable[..., None]
@@ -51,6 +56,8 @@ class CampaignConfig(BaseModel):
             solution under the same harness settings from earlier campaigns instead of re-running them.
         tags: Extra campaign tags. record: Extra config recorded with the
             campaign run (e.g. the composed Hydra config).
+        evidence: Once the baseline sweep exists, compute the band/roofline/bottleneck analysis
+            (artefact ``bands.json``) and let the controller choose band and direction from it.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -70,6 +77,11 @@ class CampaignConfig(BaseModel):
     reuse_across_campaigns: bool = True
     tags: dict[str, str] = Field(default_factory=dict)
     record: dict[str, Any] = Field(default_factory=dict)
+    evidence: bool = True
+
+
+#: Campaign artefact holding the evidence bundle (kernelopt.analysis.campaign_analysis).
+ANALYSIS_ARTIFACT = "bands.json"
 
 
 @dataclass
@@ -146,6 +158,10 @@ class _Loop:
         self.run_id = ""
         self.evaluations = 0
         self.promoted: list[str] = []
+        self.llm_logs: dict[str, dict[str, Any]] = {}  # solution hash -> log_candidate kwargs (LLM artefacts)
+        self.device: str | None = None
+        self.analysis: dict[str, Any] | None = None
+        self.workloads = workloads
 
     def evaluate(self, stage: str, jobs: list[tuple[Solution, dict[str, Any]]], uuids: list[str],
                  decision: Decision) -> None:
@@ -162,7 +178,10 @@ class _Loop:
             results = self.executor.evaluate_many(reqs)
             for i, (sol, params) in enumerate(group):
                 result = _merge(results[i * len(chunks):(i + 1) * len(chunks)])
-                run = self.store.log_candidate(self.run_id, sol, result, stage=stage, params=params, decision=decision)
+                more = self.llm_logs.pop(sol.hash(), {}) if stage == "gate" else {}
+                run = self.store.log_candidate(self.run_id, sol, result, stage=stage, params=params,
+                                               decision=decision, **more)
+                self.device = result.environment.get("hardware") or self.device
                 self.evaluations += 1
                 self.emit("evaluated", stage=stage, solution=sol.name, run_id=run, result=result)
 
@@ -195,6 +214,12 @@ class _Loop:
             decision=decision)
         proposals = self.generator.propose(ctx)
         self.emit("proposed", count=len(proposals), names=[s.name for s in proposals])
+        log = take_log(self.generator)
+        for h, arts in log.artifacts.items():
+            self.llm_logs[h] = {"artifacts": arts, "metrics": log.metrics.get(h) or {}}
+        for failure in log.failures:
+            self.emit("proposal_failed", reason=failure.reason)
+        archive_failures(self.store, self.run_id, log.failures)
         jobs: list[tuple[Solution, dict[str, Any]]] = []
         seen: set[str] = set()
         for sol in proposals:
@@ -213,6 +238,7 @@ class _Loop:
                 "settings_key": self.key, "generator": self.generator.name, "mode": self.cfg.mode,
                 "parent_run_id": decision.parent_run_id, "direction": decision.direction,
                 "directions": kernelopt_extra(sol).get("directions"), "campaign_seed": self.cfg.seed,
+                "model": kernelopt_extra(sol).get("model"),
             }))
         self.evaluate("gate", jobs, state.gate_workloads, decision)
 
@@ -241,6 +267,27 @@ class _Loop:
             jobs.append((sol, params))
         self.evaluate(stage, jobs, state.all_workloads, decision)
 
+    def with_analysis(self, state: CampaignState, operator_dir: Path) -> CampaignState:
+        """``state`` with the campaign's evidence bundle once the baseline sweep exists (computed and
+        logged as ``bands.json`` once, re-read from the store on resume)."""
+        if not self.cfg.evidence:
+            return state
+        if self.analysis is None and hasattr(self.store, "read_artifact_json"):
+            self.analysis = self.store.read_artifact_json(self.run_id, ANALYSIS_ARTIFACT)
+        if self.analysis is None:
+            sweeps = sorted((c for c in state.candidates if c.stage == "sweep" and c.all_passed and c.per_workload_ms),
+                            key=lambda c: c.start_time)
+            if not sweeps:
+                return state
+            chosen = [w for w in self.workloads if w.uuid in set(state.all_workloads)] or self.workloads
+            self.analysis = analyse_operator(self.definition, chosen, operator_dir, sweeps[0].per_workload_ms,
+                                             self.device)
+            self.analysis["baseline_run_id"] = sweeps[0].run_id
+            _log_json(self.store, self.run_id, ANALYSIS_ARTIFACT, self.analysis)
+            self.emit("analysis", bands=[b["name"] for b in self.analysis["bands"]["bands"]],
+                      device=self.device)
+        return state.model_copy(update={"analysis": self.analysis})
+
     def promote(self, decision: Decision) -> None:
         """Register the finalist's sweep run and move the ``champion`` alias to it."""
         run = decision.candidate_run_ids[0]
@@ -259,8 +306,24 @@ class _Loop:
         self.emit("promoted", run_id=run, version=version, reason=decision.reason)
 
 
+def _log_json(store: Store, run_id: str, name: str, data: dict[str, Any]) -> None:
+    """Log ``data`` as the JSON artefact ``name`` of a run (stores without artefacts are skipped)."""
+    upload = getattr(store, "upload_file", None)
+    if upload is None:
+        return
+    with tempfile.TemporaryDirectory(prefix="kernelopt-art-") as tmp:
+        path = Path(tmp) / name
+        path.write_text(json.dumps(data, indent=1, sort_keys=True, default=str))
+        upload(run_id, path)
+
+
 def _record(state: CampaignState, run_id: str) -> CandidateRecord | None:
     return next((c for c in state.candidates if c.run_id == run_id), None)
+
+
+def _controller(cfg: CampaignConfig) -> str:
+    """Controller version recorded with the campaign."""
+    return "v2-lite" if cfg.evidence else "v1"
 
 
 def _open(cfg: CampaignConfig, store: Store, generator: Generator, workloads: list[Workload]) -> tuple[str, bool]:
@@ -288,11 +351,11 @@ def _open(cfg: CampaignConfig, store: Store, generator: Generator, workloads: li
         gate = [w.uuid for w in representative(workloads, cfg.rules.gate_size)]
     config = {
         **cfg.record, "operator": cfg.operator, "mode": cfg.mode, "seed": cfg.seed,
-        "generator": {"name": generator.name}, "controller": "v1", "budget": cfg.budget.model_dump(),
+        "generator": {"name": generator.name}, "controller": _controller(cfg), "budget": cfg.budget.model_dump(),
         "rules": cfg.rules.model_dump(), "harness": cfg.harness.model_dump(),
         "gate_workloads": gate, "all_workloads": uuids,
     }
-    tags = {"agent_mode": cfg.mode, "generator": generator.name, "controller": "v1", **cfg.tags}
+    tags = {"agent_mode": cfg.mode, "generator": generator.name, "controller": _controller(cfg), **cfg.tags}
     if cfg.name:
         tags["mlflow.runName"] = cfg.name
     return store.start_campaign(cfg.operator, config, tags), False
@@ -309,7 +372,7 @@ def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator:
         generator: Candidate generator.
         progress: Optional callback ``progress(event, **info)``; events: ``campaign_started``,
             ``decision``, ``proposed``, ``skipped``, ``evaluating``, ``evaluated``, ``promoted``,
-            ``campaign_finished``.
+            ``analysis``, ``proposal_failed``, ``campaign_finished``.
 
     Returns:
         The outcome: champion, promotions, counts and the stop reason.
@@ -338,6 +401,7 @@ def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator:
                 gate = [w.uuid for w in representative(workloads, cfg.rules.gate_size)]
                 state = state.model_copy(update={"gate_workloads": state.gate_workloads or gate,
                                                  "all_workloads": state.all_workloads or [w.uuid for w in workloads]})
+            state = loop.with_analysis(state, op.path)
             decision = decide(state, cfg.budget, cfg.rules)
             sig = (decision.action, tuple(decision.candidate_run_ids), decision.parent_run_id, len(state.candidates))
             if decision.action in ("sweep", "repeat", "promote") and sig == last:

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+UNKNOWN = "unknown"
 CLASSES = ("memory_bound", "compute_bound", "latency_bound", "launch_bound", "occupancy_limited")
 SKILL_FILE = Path(__file__).resolve().parents[2] / "skills" / "bottlenecks.md"
 REQUIRED_THRESHOLDS = (
@@ -133,7 +134,8 @@ def classify_from_roofline(bound_ms: float | None, measured_ms: float, threshold
         launch_count: Kernels per call (a multi-kernel call has a higher launch floor).
 
     Returns:
-        ``(class, evidence)``; ``latency_bound`` when far from the roofline and above the launch floor.
+        ``(class, evidence)``; ``latency_bound`` when far from the roofline and above the launch floor,
+        ``"unknown"`` when there is no bound and the call is above the launch floor.
     """
     t = thresholds
     floor_ms = t["launch_floor_us"] * 1e-3 * max(1, launch_count)
@@ -145,4 +147,6 @@ def classify_from_roofline(bound_ms: float | None, measured_ms: float, threshold
         return cls, {**ev, "rule": f"fraction {frac:.2f} >= {t['roofline_fraction_bound']:g} of the {limiter or 'memory'} roofline"}
     if measured_ms < floor_ms:
         return "launch_bound", {**ev, "rule": f"measured {measured_ms * 1e3:.2f} us < launch floor {floor_ms * 1e3:.2f} us"}
+    if frac is None:
+        return UNKNOWN, {**ev, "rule": "no roofline bound (no device ceilings) and above the launch floor"}
     return "latency_bound", {**ev, "rule": "far from the roofline and above the launch floor"}

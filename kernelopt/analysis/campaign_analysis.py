@@ -66,7 +66,7 @@ def analyse_operator(definition: Definition, workloads: list[Workload], operator
     classes: dict[str, dict[str, Any]] = {}
     for band in bands.bands:
         bound, measured, limiter = band_roofline(band.workloads, bounds, lat)
-        if measured is None:
+        if measured is None or ceilings is None:  # no device ceilings (CPU): no class
             continue
         n = len([u for u in band.workloads if u in lat])
         cls, ev = classify_from_roofline(None if bound is None else bound / n, measured / n,
@@ -74,7 +74,7 @@ def analyse_operator(definition: Definition, workloads: list[Workload], operator
         classes[band.name] = {"class": cls, "source": "roofline", "evidence": ev}
     notes = list(bands.notes)
     if ceilings is None:
-        notes.append(f"no ceilings for device {device_name!r}: no roofline bounds (classes from the launch floor only)")
+        notes.append(f"no ceilings for device {device_name!r}: no roofline bounds and no bottleneck classes")
     if roof is None:
         notes.append(f"{operator_dir}/roofline.py missing: no roofline")
     return {

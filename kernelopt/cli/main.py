@@ -11,6 +11,7 @@ CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 HYDRA_COMMANDS: dict[str, str] = {
     "optimize": "run an optimisation campaign (Hydra overrides; -m for multirun ablations)",
     "evaluate": "evaluate one solution on an operator's workloads (solution=<json|folder>)",
+    "prompt": "print the prompt an agent mode would send (operator=... agent=...; no network)",
 }
 ADMIN_COMMANDS: dict[str, str] = {
     "operators": "list the operator library with workload counts",
@@ -40,6 +41,10 @@ def _usage() -> str:
 def _hydra_task(command: str) -> Callable[[object], object]:
     from kernelopt.cli import tasks
 
+    if command == "prompt":
+        from kernelopt.cli.prompt import prompt_main
+
+        return prompt_main
     return {"optimize": tasks.optimize_main, "evaluate": tasks.evaluate_main}[command]
 
 

@@ -37,6 +37,8 @@ class Rules(BaseModel):
             must exceed ``max(noise floor, min_improvement)``.
         p95_tolerance: Relative amount by which a promoted candidate's p95 may exceed the champion's.
         directions: Fallback optimisation directions for parents whose runs name none.
+        roofline_target: Roofline fraction (bound / measured) every band must reach for the
+            evidence-driven controller to stop early (only with ``CampaignState.analysis`` bounds).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -48,6 +50,7 @@ class Rules(BaseModel):
     min_improvement: float | None = Field(None, ge=0, lt=1)
     p95_tolerance: float = Field(0.05, ge=0)
     directions: list[str] = Field(default_factory=list)
+    roofline_target: float = Field(0.8, gt=0, le=1)
 
     @model_validator(mode="after")
     def _unique_directions(self) -> Rules:

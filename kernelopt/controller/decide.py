@@ -11,16 +11,21 @@ Checks, in order (the first that applies wins):
    the best full mean and faster than the champion -> ``repeat`` (one more full run each);
 5. the best fully passed solution (by mean over full runs, then p95, then variance) clears
    :func:`kernelopt.controller.promotion.gate` -> ``promote``;
-6. candidate budget, round budget or patience (rounds since the last promotion) spent -> ``stop``;
+6. with ``state.analysis`` (evidence, v2-lite): every band of the best fully passed solution at
+   ``rules.roofline_target`` of its roofline -> ``stop``;
+7. candidate budget, round budget or patience (rounds since the last promotion) spent -> ``stop``;
    these caps only stop *generation*, so work on candidates already generated finishes first;
-7. otherwise ``generate`` from the best solution along the next direction
-   (:mod:`kernelopt.controller.directions`).
+8. otherwise ``generate`` from the best solution along the next direction: without analysis the
+   round robin of :mod:`kernelopt.controller.directions`; with it the band with the largest latency
+   share × roofline headroom and the direction its bottleneck calls for
+   (:mod:`kernelopt.controller.evidence`), with ``band`` and evidence rows on the decision.
 """
 
 from __future__ import annotations
 
 from kernelopt.controller.budget import Budget, Rules
 from kernelopt.controller.directions import choose_direction
+from kernelopt.controller.evidence import band_rows, band_views, choose_band_direction, latencies_for, roofline_reached
 from kernelopt.controller.noise import noise_floor
 from kernelopt.controller.promotion import champion_mean, gate
 from kernelopt.controller.selection import SolutionRuns, best_full, best_gate, group_by_solution, rank_key
@@ -145,6 +150,13 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
                             reason=f"promote {best.name}: mean {best.full_mean:.6g} ms over "
                                    f"{len(best.full)} full run(s), all PASSED ({vs})")
 
+    if state.analysis and best is not None:
+        views = band_views(state.analysis, latencies_for(best, state.analysis))
+        if roofline_reached(views, rules.roofline_target):
+            return Decision(action="stop", evidence=base + band_rows(views),
+                            reason=f"every band reached {rules.roofline_target:.0%} of its roofline: "
+                                   + ", ".join(f"{v.name} {v.fraction:.0%}" for v in views))
+
     if gated >= budget.max_candidates:
         return stop(f"candidate budget spent ({gated} >= {budget.max_candidates})")
     if rounds >= budget.max_rounds:
@@ -155,11 +167,18 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
     parent = best_full(groups) or best_gate(groups)
     if parent is None:
         return stop("no candidate passed the gate: nothing to generate from")
-    direction, dir_ev = choose_direction(parent, rules.directions, state.decisions, state.candidates)
+    band = None
+    if state.analysis:
+        direction, band, dir_evs = choose_band_direction(parent, state.analysis, rules, state.decisions,
+                                                         state.candidates)
+    else:
+        direction, dir_ev = choose_direction(parent, rules.directions, state.decisions, state.candidates)
+        dir_evs = [dir_ev]
     count = min(budget.candidates_per_round, budget.max_candidates - gated)
     stage = "full" if parent.full_passed else "gate"
-    return Decision(action="generate", parent_run_id=parent.run_id, direction=direction, count=count,
-                    workloads=list(state.gate_workloads), evidence=base + [_latency_ev(parent, stage), dir_ev],
+    focus = f" for band {band!r}" if band else ""
+    return Decision(action="generate", parent_run_id=parent.run_id, direction=direction, count=count, band=band,
+                    workloads=list(state.gate_workloads), evidence=base + [_latency_ev(parent, stage), *dir_evs],
                     reason=f"round {rounds + 1}: {count} candidate(s) from {parent.name} "
                            f"({stage} mean {(parent.full_mean if stage == 'full' else parent.gate_mean):.6g} ms) "
-                           f"along direction {direction!r}")
+                           f"along direction {direction!r}{focus}")

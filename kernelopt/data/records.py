@@ -244,3 +244,4 @@ class CampaignState(Record):
     elapsed_s: float = 0.0
     gate_workloads: list[str] = Field(default_factory=list)
     all_workloads: list[str] = Field(default_factory=list)
+    analysis: dict[str, Any] | None = None  # bands.json (kernelopt.analysis.campaign_analysis); None = controller v1

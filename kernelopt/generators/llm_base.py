@@ -15,8 +15,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -89,6 +91,22 @@ class ProposalLog:
     artifacts: dict[str, dict[str, str]] = field(default_factory=dict)
     metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     failures: list[ProposalFailure] = field(default_factory=list)
+
+
+def archive_failures(store: Any, run_id: str, failures: list[ProposalFailure]) -> None:
+    """Store failed proposals on the campaign run as ``proposals/failed-<time>-<i>/`` (reason.txt and
+    the scrubbed prompt/response), when the store can upload folders."""
+    upload = getattr(store, "upload_dir", None)
+    if not failures or not callable(upload):
+        return
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    with tempfile.TemporaryDirectory(prefix="kernelopt-failed-") as tmp:
+        for i, f in enumerate(failures):
+            base = Path(tmp) / "proposals" / f"failed-{stamp}-{time.monotonic_ns() % 10**6:06d}-{i}"
+            for rel, content in {"reason.txt": f.reason, **f.artifacts}.items():
+                (base / rel).parent.mkdir(parents=True, exist_ok=True)
+                (base / rel).write_text(scrub(content), encoding="utf-8")
+        upload(run_id, Path(tmp))
 
 
 def take_log(generator: Any) -> ProposalLog:

@@ -190,7 +190,8 @@ def build_prompt(ctx: GenerationContext, *, skills: list | None = None, hardware
     if assisted and ctx.skills.strip():
         skill_text += "\n" + ctx.skills.strip() + "\n"
     parts = [f"# Task: a fast kernel for `{d.name}` (op_type `{d.op_type}`)",
-             "## Definition\n```json\n" + files["definition.json"] + "\n```",
+             "## Definition (reference shown below)\n```json\n"
+             + d.model_dump_json(indent=1, exclude_none=True, exclude={"reference"}) + "\n```",
              "## Reference implementation (the ground truth)\n```python\n" + d.reference.rstrip() + "\n```",
              "## Workloads\n" + files["workloads.md"],
              "## Harness feedback on earlier candidates\n" + feedback(ctx, notes)]

@@ -18,6 +18,23 @@ GENERATORS: dict[str, Callable[..., Generator]] = {
 }
 
 
+def _lazy(module: str, cls: str) -> Callable[..., Generator]:
+    """A factory importing its backend module only when used (SDKs stay optional)."""
+    def factory(**cfg: Any) -> Generator:
+        import importlib
+
+        return getattr(importlib.import_module(module), cls)(**cfg)
+    return factory
+
+
+GENERATORS.update({
+    "openai": _lazy("kernelopt.generators.openai_backend", "OpenAIGenerator"),
+    "anthropic": _lazy("kernelopt.generators.anthropic_backend", "AnthropicGenerator"),
+    "claude_code": _lazy("kernelopt.generators.cli_agents", "ClaudeCodeGenerator"),
+    "codex": _lazy("kernelopt.generators.cli_agents", "CodexGenerator"),
+})
+
+
 def register_generator(name: str, factory: Callable[..., Generator]) -> None:
     """Make a backend available to :func:`make_generator` (later registrations replace earlier ones)."""
     if not name or not name.isidentifier():

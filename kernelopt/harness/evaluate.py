@@ -7,6 +7,14 @@ and the definition's evaluator compares. The first failing trial ends the worklo
 pass, each trial's inputs are timed (solution, then reference on the pristine copy when
 ``settings.time_reference``) and summarised: mean of trial medians, p95, bootstrap CI, speedup
 ``ref_mean / sol_mean``. Every kernel failure becomes a status; nothing escapes but bad requests.
+
+Anti-cheat hooks (REFERENCE §7; settings in :class:`HarnessSettings`): the static policy scan before
+the build (``static_policy``); harness-integrity snapshot taken at import, checked after the build
+and every call, and restored (``IntegrityGuard``); protected-file fingerprints before the build and
+after every workload (``protect_files``); threads left running by a call (``check_threads``); the
+same-address probe after the trials (``same_address_probe``); the outputs of the last timed call
+re-checked (``recheck_outputs``); the optional fresh-input timing pass (``replay_check``); the
+optional tighter precision probe (``precision_probe``); the roofline floor on CUDA (``roofline_floor``).
 """
 
 from __future__ import annotations
@@ -29,11 +37,14 @@ from kernelopt.data.workload import Workload
 from kernelopt.harness import environment
 from kernelopt.harness.builders import BuildError, build
 from kernelopt.harness.evaluators import Evaluator, OutputFormatError, select_evaluator
-from kernelopt.harness.guards import InputGuard, IntegrityGuard, output_problems, poison_
+from kernelopt.harness import protected_files, replay, roofline_floor, static_policy
+from kernelopt.harness.correctness import error_stats
+from kernelopt.harness.guards import InputGuard, IntegrityGuard, ThreadWatch, output_problems, poison_
 from kernelopt.harness.inputs import allocate_outputs, make_inputs
 from kernelopt.harness.reference import load_reference, run_reference
 from kernelopt.harness.stats import summarize
-from kernelopt.harness.timing import time_callable
+from kernelopt.harness.timing import _flush_buffer, time_callable
+from kernelopt.operators import operator_path
 
 LOG_LIMIT = 20_000
 
@@ -92,6 +103,17 @@ def _captured(sink: list[str]):
 _REFERENCE_TIMES: dict[tuple[Any, ...], list[list[float]]] = {}
 
 
+class _LastValue:
+    """Calls ``fn`` and keeps its last return value (for the re-check after timing)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn, self.value = fn, None
+
+    def __call__(self, *args: Any) -> Any:
+        self.value = self.fn(*args)
+        return self.value
+
+
 @dataclass
 class _Run:
     """One (solution, workload) evaluation."""
@@ -104,28 +126,38 @@ class _Run:
     evaluator: Evaluator
     settings: HarnessSettings
     device: torch.device
+    integrity: IntegrityGuard
+    policy: static_policy.Policy
 
     def __post_init__(self) -> None:
         self.log: list[str] = []
         self.max_abs, self.max_rel = 0.0, 0.0
         self.ratio: float | None = None
-        self.integrity = IntegrityGuard()
+        self.refs: list[list[Any]] = []
+        self.extra: dict[str, Any] = {}
 
     def _sync(self) -> None:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
 
-    def _guard_after_call(self, guard: InputGuard, inputs: dict[str, Any], when: str) -> None:
+    def _guard_after_call(self, guard: InputGuard, inputs: dict[str, Any], when: str,
+                          threads: ThreadWatch | None = None) -> None:
         tampered = self.integrity.tampered()
         if tampered:
+            self.integrity.restore()
             raise _Stop(S.REJECTED, f"harness tampering {when}: replaced {tampered[:5]}")
+        spawned = threads.spawned() if threads is not None and self.settings.check_threads else []
+        if spawned:
+            raise _Stop(S.REJECTED, f"spawned threads {when}: {spawned[:5]} still running after the call "
+                        "returned (work outside the timed window)")
         if self.settings.check_input_mutation:
             changed = guard.mutated(inputs)
             if changed:
                 raise _Stop(S.REJECTED, f"input mutation {when}: {', '.join(changed)}")
 
-    def _call(self, inputs: dict[str, Any]) -> list[Any]:
+    def _call(self, inputs: dict[str, Any], guard: InputGuard, when: str) -> list[Any]:
         args = list(inputs.values())
+        threads = ThreadWatch()
         try:
             with _captured(self.log):
                 if self.dps:
@@ -142,22 +174,27 @@ class _Run:
         except Exception as exc:
             raise _Stop(S.RUNTIME_ERROR, f"solution raised {type(exc).__name__}: {exc}\n"
                         + _tail(traceback.format_exc())) from None
-        return outs
-
-    def _check_trial(self, t: int) -> tuple[dict[str, Any], InputGuard]:
-        inputs = make_inputs(self.definition, self.workload, device=self.device, seed=self.settings.seed + t)
-        guard = InputGuard(inputs)
-        outs = self._call(inputs)
-        self._guard_after_call(guard, inputs, "in correctness call")
+        self._guard_after_call(guard, inputs, when, threads)
         problems = output_problems(list(self.definition.outputs), outs, self.device)
         if problems:
             raise _Stop(S.REJECTED, "; ".join(problems))
+        return outs
+
+    def _reference(self, guard: InputGuard) -> list[Any]:
         try:
             refs = run_reference(self.definition, guard.fresh())
             self._sync()
         except Exception as exc:
             raise _Stop(S.RUNTIME_ERROR, f"reference failed ({type(exc).__name__}: {exc}); not the "
                         "solution's fault\n" + _tail(traceback.format_exc())) from None
+        return refs
+
+    def _check_trial(self, t: int) -> tuple[dict[str, Any], InputGuard]:
+        inputs = make_inputs(self.definition, self.workload, device=self.device, seed=self.settings.seed + t)
+        guard = InputGuard(inputs)
+        outs = self._call(inputs, guard, "in correctness call")
+        refs = self._reference(guard)
+        self.refs.append(refs)
         v = self.evaluator.check(self.definition, guard.copies, outs, refs, self.settings)
         for attr, val in (("max_abs", v.max_abs), ("max_rel", v.max_rel)):
             cur = getattr(self, attr)
@@ -166,7 +203,46 @@ class _Run:
             self.ratio = v.matched_ratio if self.ratio is None else min(self.ratio, v.matched_ratio)
         if v.status is not None:
             raise _Stop(v.status, f"trial {t}: {v.message}")
+        self._precision_probe(outs, refs, f"trial {t}")
         return inputs, guard
+
+    def _precision_probe(self, outs: list[Any], refs: list[Any], when: str) -> None:
+        """The policy's tighter tolerance (``settings.precision_probe``) on float outputs."""
+        probe = self.policy.precision_probe
+        if not (self.settings.precision_probe and probe):
+            return
+        for name, o, r in zip(self.definition.outputs, outs, refs):
+            if not (isinstance(o, torch.Tensor) and o.is_floating_point() and isinstance(r, torch.Tensor)):
+                continue
+            st = error_stats(o, r, probe.get("atol", 0.0), probe.get("rtol", 0.0),
+                             probe.get("required_matched_ratio", 1.0))
+            if st.failed:
+                raise _Stop(S.REJECTED, f"precision probe {when}: output '{name}' matched {st.matched_ratio:.4f} "
+                            f"< {probe.get('required_matched_ratio', 1.0)} at the policy's tighter tolerance "
+                            f"{probe} (max abs {st.max_abs:.3g}, max rel {st.max_rel:.3g}; {self.policy.source})"
+                            " - lower precision than the definition computes in?")
+
+    def _compare(self, guard_inputs: dict[str, Any], outs: list[Any], refs: list[Any], what: str) -> None:
+        """Outputs of a guard call against the reference; failure is REJECTED naming ``what``."""
+        problems = output_problems(list(self.definition.outputs), outs, self.device)
+        if problems:
+            raise _Stop(S.REJECTED, f"{what}: " + "; ".join(problems))
+        v = self.evaluator.check(self.definition, guard_inputs, outs, refs, self.settings)
+        if v.status is not None:
+            raise _Stop(S.REJECTED, f"{what}: {v.status.value}: {v.message}")
+
+    def _same_address_probe(self, inputs: dict[str, Any], guard: InputGuard) -> None:
+        """New values written into the last trial's input tensors, one call, compared, restored."""
+        fresh = make_inputs(self.definition, self.workload, device=self.device,
+                            seed=self.settings.seed + self.settings.trials + 7919)
+        replay.refill_(inputs, fresh)
+        probe_guard = InputGuard(inputs)
+        outs = self._call(inputs, probe_guard, "in the same-address probe")
+        refs = self._reference(probe_guard)
+        replay.refill_(inputs, guard.copies)
+        self._compare(probe_guard.copies, outs, refs, "stale output in the same-address probe (new values in "
+                      "the same input tensors; output cached by input address/shape or left from the "
+                      "previous call?)")
 
     def _reference_budget(self, kw: dict[str, Any], guard: InputGuard) -> dict[str, Any]:
         """Timing counts for the reference: official ones unless one call is so slow that they would
@@ -198,17 +274,30 @@ class _Run:
         ref_key = (self.definition.name, hash(self.definition.reference), self.workload.uuid, s.key(),
                    str(self.device))
         cached = _REFERENCE_TIMES.get(ref_key) if s.cache_reference_timing else None
-        for inputs, guard in trials:
+        fresh_ms: list[list[float]] = []
+        for t, (inputs, guard) in enumerate(trials):
             outs = []
             if self.dps:
                 outs = list(allocate_outputs(self.definition, self.workload, self.device).values())
+                for o in outs:
+                    poison_(o)
+            last = _LastValue(self.fn)
+            threads = ThreadWatch()
             try:
                 with _captured(self.log):
-                    times, timer = time_callable(self.fn, [*inputs.values(), *outs], **kw)
+                    times, timer = time_callable(last, [*inputs.values(), *outs], **kw)
             except Exception as exc:
                 raise _Stop(S.RUNTIME_ERROR, f"timing the solution failed: {type(exc).__name__}: {exc}\n"
                             + _tail(traceback.format_exc())) from None
-            self._guard_after_call(guard, inputs, "during timing")
+            self._guard_after_call(guard, inputs, "during timing", threads)
+            if s.recheck_outputs:
+                try:
+                    final = outs if self.dps else self.evaluator.normalize(self.definition, last.value, self.device)
+                except OutputFormatError as exc:
+                    raise _Stop(S.REJECTED, f"output of the last timed call: {exc}") from None
+                self._compare(guard.copies, final, self.refs[t], f"re-check of the last timed call (trial {t})")
+            if s.replay_check:
+                fresh_ms.append(self._fresh_pass(inputs, guard, outs, timer, t))
             sol.append(times)
             if s.time_reference and cached is None:
                 try:
@@ -226,30 +315,86 @@ class _Run:
             _REFERENCE_TIMES[ref_key] = ref
         latency = summarize(sol, timer)
         out: dict[str, Any] = {"latency": latency}
+        self._roofline(latency.mean_ms)
+        if fresh_ms:
+            fresh = summarize(fresh_ms, timer)
+            gap = fresh.mean_ms / latency.mean_ms - 1 if latency.mean_ms > 0 else 0.0
+            flag = gap > s.replay_max_gap
+            self.extra.update(fresh_input_latency_ms=fresh.mean_ms, fresh_input_gap=gap, replay_flag=flag)
+            self.log.append(f"fresh-input latency {fresh.mean_ms:.4g} ms vs official {latency.mean_ms:.4g} ms "
+                            f"(gap {gap:+.1%}{'; FLAGGED: output or weight caching?' if flag else ''})")
         if ref:
             out["reference_latency"] = summarize(ref, timer)
             ref_ms = out["reference_latency"].mean_ms
             out["speedup"] = ref_ms / latency.mean_ms if latency.mean_ms > 0 else None
         return out
 
+    def _fresh_pass(self, inputs: dict[str, Any], guard: InputGuard, outs: list[Any], timer: str,
+                    t: int) -> list[float]:
+        """Fresh values every timed call; every call's outputs checked; the trial's inputs restored."""
+        s = self.settings
+        one = make_inputs(self.definition, self.workload, device=self.device, seed=s.seed + 10_000 * (t + 1))
+        n = replay.fresh_set_count(s.iterations, replay.input_bytes(one))
+        sets = [one] + [make_inputs(self.definition, self.workload, device=self.device,
+                                    seed=s.seed + 10_000 * (t + 1) + i) for i in range(1, n)]
+        flush = _flush_buffer(self.device).zero_ if (self.device.type == "cuda" and s.flush_l2) else None
+        threads = ThreadWatch()
+        try:
+            with _captured(self.log):
+                res = replay.fresh_input_pass(self.fn, inputs, sets, outs, s.iterations, self.device, timer, flush)
+        except Exception as exc:
+            raise _Stop(S.RUNTIME_ERROR, f"fresh-input timing failed: {type(exc).__name__}: {exc}\n"
+                        + _tail(traceback.format_exc())) from None
+        finally:
+            replay.refill_(inputs, guard.copies)
+        self._guard_after_call(guard, inputs, "during fresh-input timing", threads)
+        refs: dict[int, tuple[dict[str, Any], list[Any]]] = {}
+        for i, (k, value) in enumerate(zip(res.set_index, res.outputs)):
+            if k not in refs:
+                g = InputGuard(sets[k])
+                refs[k] = (g.copies, self._reference(g))
+            try:
+                final = value if self.dps else self.evaluator.normalize(self.definition, value, self.device)
+            except OutputFormatError as exc:
+                raise _Stop(S.REJECTED, f"fresh-input call {i}: {exc}") from None
+            self._compare(refs[k][0], final, refs[k][1], f"replay: fresh-input call {i} of trial {t} (outputs "
+                          "cached across calls?)")
+        return res.times_ms
+
+    def _roofline(self, mean_ms: float) -> None:
+        if not (self.settings.roofline_floor and self.device.type == "cuda"):
+            return
+        peak = roofline_floor.device_peak_bandwidth(self.device)
+        if peak is None:
+            return
+        floor = roofline_floor.roofline_floor_ms(self.definition, dict(self.workload.axes), peak,
+                                                 self.policy.roofline_inputs)
+        self.extra["roofline_floor_ms"] = floor
+        reason = roofline_floor.below_floor(mean_ms, floor)
+        if reason:
+            raise _Stop(S.REJECTED, reason)
+
     def result(self) -> WorkloadResult:
         """Run the workload; never raises."""
         base = {"uuid": self.workload.uuid, "axes": dict(self.workload.axes)}
         try:
             trials = [self._check_trial(t) for t in range(self.settings.trials)]
+            if self.settings.same_address_probe:
+                self._same_address_probe(*trials[-1])
             perf = self._time(trials)
             self.log.append(f"PASSED {self.settings.trials} trial(s); max abs {self.max_abs:.4g}, "
                             f"max rel {self.max_rel:.4g}")
             return WorkloadResult(**base, status=S.PASSED, max_abs_error=self.max_abs,
                                   max_rel_error=self.max_rel, matched_ratio=self.ratio,
-                                  log=_tail("\n".join(self.log)), **perf)
+                                  log=_tail("\n".join(self.log)), extra=self.extra, **perf)
         except _Stop as stop:
             self.log.append(f"{stop.status.value}: {stop}")
             errors = {}
             if stop.status == S.INCORRECT_NUMERICAL:
                 errors = {"max_abs_error": self.max_abs, "max_rel_error": self.max_rel,
                           "matched_ratio": self.ratio}
-            return WorkloadResult(**base, status=stop.status, log=_tail("\n".join(self.log)), **errors)
+            return WorkloadResult(**base, status=stop.status, log=_tail("\n".join(self.log)), extra=self.extra,
+                                  **errors)
         except Exception as exc:  # harness-side failure (inputs, stats): still a record, never a crash
             self.log.append(f"harness error: {type(exc).__name__}: {exc}\n{_tail(traceback.format_exc())}")
             return WorkloadResult(**base, status=S.RUNTIME_ERROR, log=_tail("\n".join(self.log)))
@@ -272,24 +417,44 @@ def evaluate(request: EvalRequest, device: str = "cpu") -> EvalResult:
     defn, sol, settings = request.definition, request.solution, request.settings
     dev = resolve_device(device, settings)
     evaluator = select_evaluator(defn, request.evaluator)
+    restored = _PRISTINE.restore()  # an earlier candidate of this worker may have patched something
+    folder = operator_path(defn.name)
+    policy = static_policy.load_policy(folder)  # DataError (a ValueError) names the file and field
+    violations = static_policy.check(sol, folder, settings.static_policy)
+    protected = (protected_files.protected_roots(defn.name) if settings.protect_files else [])
+    before = protected_files.fingerprint(protected)
     env = environment.snapshot(dev)
     env["evaluator"] = evaluator.name
     results: list[WorkloadResult] = []
     build_log: list[str] = []
     with torch.no_grad(), (torch.cuda.device(dev) if dev.type == "cuda" else contextlib.nullcontext()):
-        fn = None
+        fn, rejected = None, ""
+        if restored:
+            build_log.append(f"harness functions restored before this evaluation: {restored[:5]}")
         try:
+            if violations:
+                raise _Rejected("static policy: " + "; ".join(violations[:10]))
             with _captured(build_log):
                 fn = build(sol, defn)
+            tampered = _PRISTINE.restore()
+            if tampered:
+                raise _Rejected(f"harness tampering at import: replaced {tampered[:5]}")
+            written = protected_files.changes(before, protected_files.fingerprint(protected))
+            if written:
+                raise _Rejected(f"wrote to protected files at import: {written[:5]}")
             build_log.insert(0, f"built {sol.spec.language.value} solution '{sol.name}' ({sol.hash()[:12]}), "
                                 f"entry {sol.spec.entry_point}, dps={sol.spec.destination_passing_style}")
+        except _Rejected as exc:
+            fn, rejected = None, str(exc)
+            build_log.append(f"REJECTED: {exc}")
         except BuildError as exc:
             build_log.append(exc.log)
         except Exception as exc:
             build_log.append(f"builder crashed: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
         log_text = _tail("\n".join(build_log))
         if fn is None:
-            results = [WorkloadResult(uuid=w.uuid, axes=dict(w.axes), status=S.COMPILE_ERROR, log=log_text)
+            status = S.REJECTED if rejected else S.COMPILE_ERROR
+            results = [WorkloadResult(uuid=w.uuid, axes=dict(w.axes), status=status, log=log_text)
                        for w in request.workloads]
         else:
             try:
@@ -299,12 +464,33 @@ def evaluate(request: EvalRequest, device: str = "cpu") -> EvalResult:
                 results = [WorkloadResult(uuid=w.uuid, axes=dict(w.axes), status=S.RUNTIME_ERROR, log=msg)
                            for w in request.workloads]
                 ref_fn = None
+            written: list[str] = []
             for w in request.workloads if ref_fn is not None else []:
-                run = _Run(defn, w, fn, ref_fn, sol.spec.destination_passing_style, evaluator, settings, dev)
-                results.append(run.result())
+                if written:  # the checkout is no longer trustworthy for this solution
+                    results.append(WorkloadResult(uuid=w.uuid, axes=dict(w.axes), status=S.REJECTED,
+                                                  log=f"REJECTED: wrote to protected files: {written[:5]}"))
+                    continue
+                run = _Run(defn, w, fn, ref_fn, sol.spec.destination_passing_style, evaluator, settings, dev,
+                           _PRISTINE, policy)
+                res = run.result()
+                written = protected_files.changes(before, protected_files.fingerprint(protected))
+                if written:
+                    res = res.model_copy(update={"status": S.REJECTED, "log": _tail(
+                        res.log + f"\nREJECTED: wrote to protected files: {written[:5]}")})
+                results.append(res)
+                _PRISTINE.restore()
     if dev.type == "cuda":
         env["after"] = environment.nvml_readings(dev.index or 0)
     timers = [r.latency.timer for r in results if r.latency is not None]
     return EvalResult(definition=defn.name, solution=sol.name, solution_hash=sol.hash(), results=results,
                       environment=env, timer=timers[0] if timers else None, build_log=log_text,
                       wall_s=time.perf_counter() - t0)
+
+
+class _Rejected(Exception):
+    """The solution is rejected before any workload runs (static policy, tampering at import)."""
+
+
+#: Identity snapshot of the harness functions, taken when the harness is imported (before any
+#: candidate code): checked after every build and call, and restored before every evaluation.
+_PRISTINE = IntegrityGuard()

@@ -24,7 +24,8 @@ class CandidatesMixin(StoreBase):
                       params: dict[str, Any], decision: Decision | None = None,
                       definition: Definition | None = None, workloads: Sequence[Workload] | None = None,
                       tags: dict[str, str] | None = None,
-                      artifacts: dict[str, str | bytes] | None = None) -> str:
+                      artifacts: dict[str, str | bytes] | None = None,
+                      metrics: dict[str, float] | None = None) -> str:
         """Record one evaluation as a run nested under the campaign; returns its run id.
 
         ``params`` must hold ``settings_key`` (``HarnessSettings.key()``); it usually also holds
@@ -38,6 +39,8 @@ class CandidatesMixin(StoreBase):
             definition: used for the trace lines' definition name (else ``result.definition``).
             workloads: full workload records for the traces (else rebuilt from the result's axes).
             tags: extra run tags (keys without a dot get the ``kernelopt.`` prefix).
+            metrics: extra run metrics (e.g. ``llm_input_tokens``, ``llm_cost_usd``); they may not
+                replace a metric computed from the result.
         """
         if stage not in names.STAGES:
             raise ValueError(f"log_candidate: stage must be one of {names.STAGES}, got {stage!r}")
@@ -61,6 +64,10 @@ class CandidatesMixin(StoreBase):
             record_params.setdefault("seed_params", seed_params)
         run_params = self._candidate_params(solution, result, stage, params, seed, seed_params)
         run_metrics = result_metrics(result)  # validates workload uuids before anything is written
+        clash = sorted(set(metrics or {}) & set(run_metrics))
+        if clash:
+            raise ValueError(f"log_candidate: metrics {clash} clash with the result's metrics")
+        run_metrics.update({k: float(v) for k, v in (metrics or {}).items()})
         uuids = [r.uuid for r in result.results]
         run_tags = {
             names.PARENT_RUN: campaign_run_id,
