@@ -56,7 +56,7 @@ class OperatorConf:
 
     name: str = MISSING
     gate_size: int = 3
-    cpu_workload_limit: int | None = 6
+    cpu_workload_limit: int | None = 4
     workloads: list[str] | None = None
     workload_sample: int | None = None  # run only this many workloads spread over the size range
 
