@@ -11,7 +11,12 @@
 from kernelopt.analysis.bands import Band, BandAnalysis, discover_bands
 from kernelopt.analysis.bottleneck import classify, classify_from_roofline, load_bottleneck_table
 from kernelopt.analysis.roofline import (
-    Ceilings, load_ceilings, load_roofline, lower_bound_ms, roofline_fraction, workload_bounds,
+    Ceilings,
+    load_ceilings,
+    load_roofline,
+    lower_bound_ms,
+    roofline_fraction,
+    workload_bounds,
 )
 
 __all__ = [

@@ -12,7 +12,7 @@ from typing import Any
 
 from kernelopt.analysis.bands import discover_bands
 from kernelopt.analysis.bottleneck import SKILL_FILE, classify_from_roofline, load_bottleneck_table
-from kernelopt.analysis.roofline import load_ceilings, load_roofline_module, load_roofline, workload_bounds
+from kernelopt.analysis.roofline import load_ceilings, load_roofline, load_roofline_module, workload_bounds
 from kernelopt.data.definition import Definition
 from kernelopt.data.workload import Workload
 
@@ -62,9 +62,14 @@ def analyse_operator(definition: Definition, workloads: list[Workload], operator
     bands = discover_bands(definition, workloads, use_lat, max_bands, proxy=proxy,
                            band_axis=getattr(module, "BAND_AXIS", None),
                            regime_breaks=getattr(module, "REGIME_BREAKS", None))
-    table = load_bottleneck_table(skill_file)
+    notes = list(bands.notes)
+    if Path(skill_file).is_file():
+        table = load_bottleneck_table(skill_file)
+    else:
+        table = {"thresholds": None, "directions": {}}
+        notes.append(f"{skill_file} missing: no bottleneck classes or direction map")
     classes: dict[str, dict[str, Any]] = {}
-    for band in bands.bands:
+    for band in bands.bands if table["thresholds"] else []:
         bound, measured, limiter = band_roofline(band.workloads, bounds, lat)
         if measured is None or ceilings is None:  # no device ceilings (CPU): no class
             continue
@@ -72,7 +77,6 @@ def analyse_operator(definition: Definition, workloads: list[Workload], operator
         cls, ev = classify_from_roofline(None if bound is None else bound / n, measured / n,
                                          table["thresholds"], limiter=limiter)
         classes[band.name] = {"class": cls, "source": "roofline", "evidence": ev}
-    notes = list(bands.notes)
     if ceilings is None:
         notes.append(f"no ceilings for device {device_name!r}: no roofline bounds and no bottleneck classes")
     if roof is None:

@@ -141,7 +141,8 @@ def kernel_table(events: list[dict[str, Any]], *, calls: int = 1, wall_us: float
     Args:
         events: One dict per event key (``key`` or ``name``, ``count``, a device-time total in us —
             ``self_device_time_total``/``self_cuda_time_total``/``device_time_total``/``cuda_time_total`` —
-            and optionally ``device_type``). Host-side ops (``aten::``, ``cuda*`` runtime calls) are skipped.
+            and optionally ``device_type``). Host-side ops (``aten::``, ``cuda*`` runtime calls) and
+            memcpy/memset rows are skipped: only kernels count.
         calls: How many operator calls the profile covered.
         wall_us: Wall time of those calls (us); enables ``host_gap_pct``.
 

@@ -72,7 +72,9 @@ def make_executor(executor_cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-d
     from kernelopt.executor import make_executor as _make
 
     e = _plain(executor_cfg)
-    return _make(executor_kind(executor_cfg, on_gpu), devices=e.get("devices"), timeout_s=e.get("timeout_s"))
+    kind = executor_kind(executor_cfg, on_gpu)
+    extra = {"address": e.get("address")} if kind == "ray" else {}  # the Ray cluster to join (None: start one)
+    return _make(kind, devices=e.get("devices"), timeout_s=e.get("timeout_s"), **extra)
 
 
 def make_store(tracking_cfg: Any):  # type: ignore[no-untyped-def]

@@ -25,7 +25,13 @@ from __future__ import annotations
 
 from kernelopt.controller.budget import Budget, Rules
 from kernelopt.controller.directions import choose_direction
-from kernelopt.controller.evidence import band_rows, band_views, choose_band_direction, latencies_for, roofline_reached
+from kernelopt.controller.evidence import (
+    band_rows,
+    band_views,
+    choose_band_direction,
+    latencies_for,
+    roofline_reached,
+)
 from kernelopt.controller.noise import noise_floor
 from kernelopt.controller.promotion import champion_mean, gate
 from kernelopt.controller.selection import SolutionRuns, best_full, best_gate, group_by_solution, rank_key

@@ -10,8 +10,8 @@ from kernelopt.data.records import EvalRequest, EvalResult
 from kernelopt.executor.pool import Slot, SlotPool, run_request
 from kernelopt.executor.process import WorkerSpec
 
-ExecutorKind = Literal["auto", "local", "isolated", "cpu"]
-KINDS: tuple[str, ...] = ("auto", "local", "isolated", "cpu")
+ExecutorKind = Literal["auto", "local", "isolated", "cpu", "ray"]
+KINDS: tuple[str, ...] = ("auto", "local", "isolated", "cpu", "ray")
 
 
 class ExecutorError(RuntimeError):
@@ -117,15 +117,16 @@ class ProcessExecutor:
 
 
 def make_executor(kind: ExecutorKind | str = "auto", *, devices: Sequence[int | str] | int | None = None,
-                  timeout_s: float | None = None, **options: Any) -> ProcessExecutor:
+                  timeout_s: float | None = None, **options: Any) -> Executor:
     """Build an executor.
 
     Args:
         kind: ``local`` (persistent worker per GPU), ``isolated`` (fresh process per solution x
             workload, GPUs when present else CPU), ``cpu`` (Triton interpreter workers) or
-            ``auto`` (``local`` when a GPU is visible, else ``cpu``).
+            ``auto`` (``local`` when a GPU is visible, else ``cpu``), ``ray`` (actors on a Ray
+            cluster, one GPU each; ``address=`` joins a cluster, none starts a local one).
         devices: GPU indices for ``local``/``isolated``; for ``cpu`` a worker count or a list
-            whose length is the worker count.
+            whose length is the worker count; for ``ray`` the actor count the same way.
         timeout_s: per-workload timeout overriding the request's ``settings.timeout_s``.
         **options: passed to the executor class (``memory_limit_gb``, ``target``, ``max_faults``...).
 
@@ -141,6 +142,11 @@ def make_executor(kind: ExecutorKind | str = "auto", *, devices: Sequence[int | 
         raise ExecutorError(f"executor kind {kind!r} is unknown; choose one of {', '.join(KINDS)}")
     if kind == "auto":
         kind = "local" if visible_gpus() else "cpu"
+    if kind == "ray":
+        from kernelopt.executor.ray_executor import RayExecutor
+
+        count = devices if isinstance(devices, int) else (len(devices) if devices else None)
+        return RayExecutor(workers=count, timeout_s=timeout_s, **options)
     if kind == "cpu":
         workers = devices if isinstance(devices, int) else (len(devices) if devices else 1)
         return CpuExecutor(workers=workers, timeout_s=timeout_s, **options)

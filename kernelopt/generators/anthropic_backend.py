@@ -1,11 +1,13 @@
 """Anthropic generator through the official SDK (Messages API, ``POST /v1/messages``).
 
-The key comes from ``ANTHROPIC_API_KEY`` only. SDK retries are off; the base class retries
+The key comes from ``ANTHROPIC_API_KEY`` only. ``temperature`` is sent when the installed SDK
+still accepts it (recent SDKs dropped the parameter; then the model's default sampling is used). SDK retries are off; the base class retries
 429/529/5xx/connection errors with bounded exponential backoff.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 
 from kernelopt.generators.base import GenerationContext
@@ -17,7 +19,7 @@ class AnthropicGenerator(LLMGenerator):
     """Candidates from a Claude model (see the module docstring)."""
 
     name = "anthropic"
-    default_model = "claude-sonnet-4-5"
+    default_model = "claude-sonnet-4-6"
 
     def _client(self):  # type: ignore[no-untyped-def]
         try:
@@ -30,10 +32,10 @@ class AnthropicGenerator(LLMGenerator):
         return anthropic.Anthropic(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     def _request(self, prompt: Prompt, ctx: GenerationContext, index: int) -> Completion:
-        resp = self._client().messages.create(
-            model=self.model, max_tokens=self.max_tokens, temperature=self.temperature, system=prompt.system,
-            messages=[{"role": "user", "content": prompt.user}],
-        )
+        create = self._client().messages.create
+        kwargs = {"temperature": self.temperature} if "temperature" in inspect.signature(create).parameters else {}
+        resp = create(model=self.model, max_tokens=self.max_tokens, system=prompt.system,
+                      messages=[{"role": "user", "content": prompt.user}], **kwargs)
         text = "".join(getattr(b, "text", "") for b in (resp.content or []) if getattr(b, "type", "") == "text")
         usage = resp.usage
         return Completion(text=text, model=resp.model or self.model,

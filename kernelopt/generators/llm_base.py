@@ -35,7 +35,7 @@ REDACTED = "[REDACTED]"
 PRICES: dict[str, tuple[float, float]] = {
     "gpt-5-mini": (0.25, 2.0), "gpt-5": (1.25, 10.0), "gpt-4.1-mini": (0.4, 1.6), "gpt-4.1": (2.0, 8.0),
     "gpt-4o-mini": (0.15, 0.6), "gpt-4o": (2.5, 10.0), "o4-mini": (1.1, 4.4), "o3": (2.0, 8.0),
-    "claude-opus-4": (15.0, 75.0), "claude-sonnet-4": (3.0, 15.0), "claude-haiku-4": (1.0, 5.0),
+    "claude-opus-4-5": (5.0, 25.0), "claude-opus-4": (15.0, 75.0), "claude-sonnet-4": (3.0, 15.0), "claude-haiku-4": (1.0, 5.0),
     "claude-3-5-haiku": (0.8, 4.0),
 }
 

@@ -93,8 +93,12 @@ def _captured(sink: list[str]):
             yield
         finally:
             text = buf.getvalue()
-            if text:
-                sink.append("[solution output]\n" + _tail(text, 4_000))
+            if text:  # one bounded segment per log, however many calls printed
+                head = "[solution output]\n"
+                earlier = [i for i, line in enumerate(sink) if line.startswith(head)]
+                if earlier:
+                    text = sink.pop(earlier[-1])[len(head):] + text
+                sink.append(head + _tail(text, 4_000))
 
 
 # Reference timings per (definition, reference source, workload, settings, device) in this worker:
@@ -206,12 +210,13 @@ class _Run:
         self._precision_probe(outs, refs, f"trial {t}")
         return inputs, guard
 
-    def _precision_probe(self, outs: list[Any], refs: list[Any], when: str) -> None:
+    def _precision_probe(self, outs: list[Any], refs: Any, when: str) -> None:
         """The policy's tighter tolerance (``settings.precision_probe``) on float outputs."""
         probe = self.policy.precision_probe
         if not (self.settings.precision_probe and probe):
             return
-        for name, o, r in zip(self.definition.outputs, outs, refs):
+        ref_list = [refs.get(n) for n in self.definition.outputs] if isinstance(refs, dict) else list(refs)
+        for name, o, r in zip(self.definition.outputs, outs, ref_list):
             if not (isinstance(o, torch.Tensor) and o.is_floating_point() and isinstance(r, torch.Tensor)):
                 continue
             st = error_stats(o, r, probe.get("atol", 0.0), probe.get("rtol", 0.0),
@@ -322,7 +327,11 @@ class _Run:
             flag = gap > s.replay_max_gap
             self.extra.update(fresh_input_latency_ms=fresh.mean_ms, fresh_input_gap=gap, replay_flag=flag)
             self.log.append(f"fresh-input latency {fresh.mean_ms:.4g} ms vs official {latency.mean_ms:.4g} ms "
-                            f"(gap {gap:+.1%}{'; FLAGGED: output or weight caching?' if flag else ''})")
+                            f"(gap {gap:+.1%})")
+            if flag:
+                raise _Stop(S.REJECTED, f"fresh-input latency {fresh.mean_ms:.4g} ms exceeds the official "
+                            f"{latency.mean_ms:.4g} ms by {gap:.1%} > {s.replay_max_gap:.0%}: outputs or "
+                            "intermediates cached across calls on identical inputs?")
         if ref:
             out["reference_latency"] = summarize(ref, timer)
             ref_ms = out["reference_latency"].mean_ms
@@ -434,14 +443,17 @@ def evaluate(request: EvalRequest, device: str = "cpu") -> EvalResult:
         try:
             if violations:
                 raise _Rejected("static policy: " + "; ".join(violations[:10]))
+            if sol.hash() in _REJECTED_AT_IMPORT:  # its module is cached: the import cannot be re-checked
+                raise _Rejected(_REJECTED_AT_IMPORT[sol.hash()] + " (in an earlier evaluation in this worker)")
             with _captured(build_log):
                 fn = build(sol, defn)
             tampered = _PRISTINE.restore()
-            if tampered:
-                raise _Rejected(f"harness tampering at import: replaced {tampered[:5]}")
             written = protected_files.changes(before, protected_files.fingerprint(protected))
-            if written:
-                raise _Rejected(f"wrote to protected files at import: {written[:5]}")
+            if tampered or written:
+                _REJECTED_AT_IMPORT[sol.hash()] = (f"harness tampering at import: replaced {tampered[:5]}"
+                                                   if tampered else f"wrote to protected files at import: "
+                                                   f"{written[:5]}")
+                raise _Rejected(_REJECTED_AT_IMPORT[sol.hash()])
             build_log.insert(0, f"built {sol.spec.language.value} solution '{sol.name}' ({sol.hash()[:12]}), "
                                 f"entry {sol.spec.entry_point}, dps={sol.spec.destination_passing_style}")
         except _Rejected as exc:
@@ -490,6 +502,9 @@ def evaluate(request: EvalRequest, device: str = "cpu") -> EvalResult:
 class _Rejected(Exception):
     """The solution is rejected before any workload runs (static policy, tampering at import)."""
 
+
+#: Solutions (by hash) rejected for what their import did, in this process.
+_REJECTED_AT_IMPORT: dict[str, str] = {}
 
 #: Identity snapshot of the harness functions, taken when the harness is imported (before any
 #: candidate code): checked after every build and call, and restored before every evaluation.

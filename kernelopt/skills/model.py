@@ -50,7 +50,7 @@ class Condition(BaseModel):
     value: Any
 
     @classmethod
-    def parse(cls, text: str) -> "Condition":
+    def parse(cls, text: str) -> Condition:
         """Parse ``<key> <op> <value>``; raises ``ValueError`` naming the text when malformed."""
         m = _COND.match(text)
         if not m:

@@ -28,4 +28,4 @@ def roofline(axes: dict[str, int]) -> dict[str, object]:
     pages = p + (b - 1) * (p + 1) / 2
     nbytes = pages * (page * row_bytes + 4) + b * heads * dim + b * heads * 4 + b * 4 + b * topk * 4
     flops = pages * page * (2 * heads * dim + 2 * heads)
-    return {"bytes": int(round(nbytes)), "flops": int(round(flops)), "mma_dtype": "fp8"}
+    return {"bytes": round(nbytes), "flops": round(flops), "mma_dtype": "fp8"}

@@ -29,4 +29,4 @@ def roofline(axes: dict[str, int]) -> dict[str, object]:
     per_expert = g1 * h + gb * hb * 4 + h * i + hb * ib * 4
     nbytes = t * e * 4 + e * 2 + t * h + hb * t * 4 + touched * per_expert + t * h * 2
     flops = pairs * (2 * g1 * h + 2 * h * i)
-    return {"bytes": int(round(nbytes)), "flops": int(round(flops)), "mma_dtype": "fp8"}
+    return {"bytes": round(nbytes), "flops": round(flops), "mma_dtype": "fp8"}

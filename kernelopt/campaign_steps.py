@@ -1,0 +1,230 @@
+"""The steps of one campaign: evaluate, reuse, generate, sweep/repeat, analyse, promote."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from kernelopt.analysis.campaign_analysis import analyse_operator
+from kernelopt.campaign_types import ANALYSIS_ARTIFACT, CampaignConfig, Progress, Store
+from kernelopt.data.definition import Definition
+from kernelopt.data.records import (
+    CampaignState,
+    CandidateRecord,
+    Decision,
+    EvalRequest,
+    EvalResult,
+)
+from kernelopt.data.solution import Solution
+from kernelopt.data.workload import Workload
+from kernelopt.generators.base import GenerationContext, Generator, kernelopt_extra
+from kernelopt.generators.llm_base import archive_failures, take_log
+
+
+def _lanes(executor: Any) -> int:
+    n = getattr(executor, "num_workers", None) or len(getattr(executor, "devices", None) or [None])
+    return max(1, int(n))
+
+
+def split_plan(jobs: int, workloads: int, lanes: int) -> tuple[int, int]:
+    """How to spread ``jobs`` solutions x ``workloads`` over ``lanes`` parallel workers.
+
+    Returns:
+        ``(chunks, batch)``: each solution's workloads are split into at most ``chunks`` requests
+        (more than one only when there are fewer solutions than lanes), and ``batch`` solutions are
+        evaluated (then logged) together, so a batch fills the lanes and little is lost to a kill.
+    """
+    if jobs <= 0 or workloads <= 0:
+        return 1, 1
+    chunks = max(1, min(workloads, lanes // jobs))
+    return chunks, max(1, lanes // chunks)
+
+
+def _merge(parts: list[EvalResult]) -> EvalResult:
+    """One result from the results of one solution on disjoint workload chunks."""
+    first = parts[0]
+    if len(parts) == 1:
+        return first
+    return first.model_copy(update={
+        "results": [r for p in parts for r in p.results], "wall_s": sum(p.wall_s for p in parts),
+        "build_log": "\n".join(p.build_log for p in parts if p.build_log),
+    })
+
+
+class _Loop:
+    """State shared by the steps of one ``run_campaign`` call."""
+
+    def __init__(self, cfg: CampaignConfig, store: Store, executor: Any, generator: Generator,
+                 emit: Progress, definition: Definition, workloads: list[Workload]) -> None:
+        self.cfg, self.store, self.executor, self.generator, self.emit = cfg, store, executor, generator, emit
+        self.definition = definition
+        self.by_uuid = {w.uuid: w for w in workloads}
+        self.key = cfg.harness.key()
+        self.run_id = ""
+        self.evaluations = 0
+        self.promoted: list[str] = []
+        self.llm_logs: dict[str, dict[str, Any]] = {}  # solution hash -> log_candidate kwargs (LLM artefacts)
+        self.device: str | None = None
+        self.analysis: dict[str, Any] | None = None
+        self.workloads = workloads
+
+    def evaluate(self, stage: str, jobs: list[tuple[Solution, dict[str, Any]]], uuids: list[str],
+                 decision: Decision) -> None:
+        """Evaluate ``(solution, params)`` jobs on ``uuids`` and log each, a lane-sized batch at a time."""
+        wls = [self.by_uuid[u] for u in uuids]
+        per, batch = split_plan(len(jobs), len(wls), _lanes(self.executor))
+        size = -(-len(wls) // per)
+        chunks = [wls[i:i + size] for i in range(0, len(wls), size)]
+        for start in range(0, len(jobs), batch):
+            group = jobs[start:start + batch]
+            self.emit("evaluating", stage=stage, solutions=[s.name for s, _ in group], workloads=len(wls))
+            reqs = [EvalRequest(definition=self.definition, solution=s, workloads=c, settings=self.cfg.harness)
+                    for s, _ in group for c in chunks]
+            results = self.executor.evaluate_many(reqs)
+            for i, (sol, params) in enumerate(group):
+                result = _merge(results[i * len(chunks):(i + 1) * len(chunks)])
+                more = self.llm_logs.pop(sol.hash(), {}) if stage == "gate" else {}
+                run = self.store.log_candidate(self.run_id, sol, result, stage=stage, params=params,
+                                               decision=decision, **more)
+                self.device = result.environment.get("hardware") or self.device
+                self.evaluations += 1
+                self.emit("evaluated", stage=stage, solution=sol.name, run_id=run, result=result)
+
+    def reuse(self, solution_hash: str, stage: str) -> str | None:
+        """Adopt a FINISHED evaluation of the same solution, settings and stage from an earlier campaign
+        of this definition instead of evaluating it again (None when there is none or the store can't)."""
+        if not self.cfg.reuse_across_campaigns or not hasattr(self.store, "adopt_candidate"):
+            return None
+        try:
+            other = self.store.find_evaluated(self.run_id, solution_hash, self.key, stage, across_campaigns=True)
+        except TypeError:  # a store without cross-campaign search
+            return None
+        if other is None:
+            return None
+        adopted = self.store.adopt_candidate(self.run_id, other)
+        self.emit("reused", stage=stage, source=other, run_id=adopted)
+        return adopted
+
+    def generate(self, state: CampaignState, decision: Decision) -> None:
+        """Ask the generator for candidates and gate the new ones."""
+        parent = parent_params = None
+        if decision.parent_run_id:
+            parent = self.store.download_solution(decision.parent_run_id)
+            rec = _record(state, decision.parent_run_id)
+            parent_params = kernelopt_extra(parent).get("params") or (rec.params.get("seed_params") if rec else None)
+        ctx = GenerationContext(
+            definition=self.definition, operator=self.cfg.operator, parent=parent, parent_params=parent_params,
+            direction=None if decision.direction == "baseline" else decision.direction, count=decision.count,
+            mode=self.cfg.mode, history=state.candidates, skills=self.cfg.skills, seed=self.cfg.seed,
+            decision=decision)
+        proposals = self.generator.propose(ctx)
+        self.emit("proposed", count=len(proposals), names=[s.name for s in proposals])
+        log = take_log(self.generator)
+        for h, arts in log.artifacts.items():
+            self.llm_logs[h] = {"artifacts": arts, "metrics": log.metrics.get(h) or {}}
+        for failure in log.failures:
+            self.emit("proposal_failed", reason=failure.reason)
+        archive_failures(self.store, self.run_id, log.failures)
+        jobs: list[tuple[Solution, dict[str, Any]]] = []
+        seen: set[str] = set()
+        for sol in proposals:
+            if len(jobs) >= decision.count:
+                break
+            if sol.definition != self.definition.name:
+                raise ValueError(f"generator '{self.generator.name}' proposed '{sol.name}' for definition "
+                                 f"'{sol.definition}', not '{self.definition.name}'")
+            h = sol.hash()
+            done = h in seen or self.store.find_evaluated(self.run_id, h, self.key, "gate") or self.reuse(h, "gate")
+            seen.add(h)
+            if done:
+                self.emit("skipped", stage="gate", solution=sol.name, existing=done)
+                continue
+            jobs.append((sol, {
+                "settings_key": self.key, "generator": self.generator.name, "mode": self.cfg.mode,
+                "parent_run_id": decision.parent_run_id, "direction": decision.direction,
+                "directions": kernelopt_extra(sol).get("directions"), "campaign_seed": self.cfg.seed,
+                "model": kernelopt_extra(sol).get("model"),
+            }))
+        self.evaluate("gate", jobs, state.gate_workloads, decision)
+
+    def full_runs(self, state: CampaignState, decision: Decision) -> None:
+        """Sweep or repeat the decision's candidates on every campaign workload."""
+        stage = decision.action
+        jobs = []
+        for rid in decision.candidate_run_ids:
+            rec = _record(state, rid)
+            sol = self.store.download_solution(rid)
+            h = sol.hash()
+            if stage == "sweep":
+                done = self.store.find_evaluated(self.run_id, h, self.key, "sweep") or self.reuse(h, "sweep")
+                if done:
+                    self.emit("skipped", stage=stage, solution=sol.name, existing=done)
+                    continue
+            full = [c for c in state.candidates if c.solution_hash == h and c.stage != "gate"]
+            src = rec.params if rec else {}
+            params = {
+                "settings_key": self.key, "generator": src.get("generator"), "mode": self.cfg.mode,
+                "parent_run_id": rec.parent_run_id if rec else None, "direction": rec.direction if rec else None,
+                "directions": src.get("directions"), "campaign_seed": self.cfg.seed, "source_run_id": rid,
+            }
+            if stage == "repeat":
+                params["repeat_index"] = len(full)
+            jobs.append((sol, params))
+        self.evaluate(stage, jobs, state.all_workloads, decision)
+
+    def with_analysis(self, state: CampaignState, operator_dir: Path) -> CampaignState:
+        """``state`` with the campaign's evidence bundle once the baseline sweep exists (computed and
+        logged as ``bands.json`` once, re-read from the store on resume)."""
+        if not self.cfg.evidence:
+            return state
+        if self.analysis is None and hasattr(self.store, "read_artifact_json"):
+            self.analysis = self.store.read_artifact_json(self.run_id, ANALYSIS_ARTIFACT)
+        if self.analysis is None:
+            sweeps = sorted((c for c in state.candidates if c.stage == "sweep" and c.all_passed and c.per_workload_ms),
+                            key=lambda c: c.start_time)
+            if not sweeps:
+                return state
+            chosen = [w for w in self.workloads if w.uuid in set(state.all_workloads)] or self.workloads
+            self.analysis = analyse_operator(self.definition, chosen, operator_dir, sweeps[0].per_workload_ms,
+                                             self.device)
+            self.analysis["baseline_run_id"] = sweeps[0].run_id
+            _log_json(self.store, self.run_id, ANALYSIS_ARTIFACT, self.analysis)
+            self.emit("analysis", bands=[b["name"] for b in self.analysis["bands"]["bands"]],
+                      device=self.device)
+        return state.model_copy(update={"analysis": self.analysis})
+
+    def promote(self, decision: Decision) -> None:
+        """Register the finalist's sweep run and move the ``champion`` alias to it."""
+        run = decision.candidate_run_ids[0]
+        tags = {"campaign": self.run_id, "full_runs": ",".join(decision.candidate_run_ids),
+                "reason": decision.reason[:500]}
+        for ev in decision.evidence:
+            if ev.kind == "latency" and ev.value is not None:
+                tags["mean_latency_ms"] = str(ev.value)
+            elif ev.kind == "p95" and ev.value is not None:
+                tags["p95_latency_ms"] = str(ev.value)
+            elif ev.kind == "noise_floor":
+                tags["noise_floor"] = str(ev.value)
+        version = self.store.register(self.definition.name, run, tags)
+        self.store.set_champion(self.definition.name, version)
+        self.promoted.append(run)
+        self.emit("promoted", run_id=run, version=version, reason=decision.reason)
+
+
+def _log_json(store: Store, run_id: str, name: str, data: dict[str, Any]) -> None:
+    """Log ``data`` as the JSON artefact ``name`` of a run (stores without artefacts are skipped)."""
+    upload = getattr(store, "upload_file", None)
+    if upload is None:
+        return
+    with tempfile.TemporaryDirectory(prefix="kernelopt-art-") as tmp:
+        path = Path(tmp) / name
+        path.write_text(json.dumps(data, indent=1, sort_keys=True, default=str))
+        upload(run_id, path)
+
+
+def _record(state: CampaignState, run_id: str) -> CandidateRecord | None:
+    return next((c for c in state.candidates if c.run_id == run_id), None)
+
+

@@ -1,0 +1,75 @@
+"""`kernelopt prompt operator=... agent=...`: print the prompt a mode would send (no network).
+
+Options (Hydra overrides): ``operator=<name>``, ``agent=full_agent|agent_assisted``,
+``direction=<name>`` (the controller's direction), ``parent=<solution json|folder>`` (the current
+best), ``bottleneck=<class>`` and ``band=<band>`` (evidence for skill preconditions),
+``hardware=h200``, ``show_files=true`` (also list the CLI-agent workspace files).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import DictConfig
+
+from kernelopt.cli.schema import AgentConf, GeneratorConf, OperatorConf
+
+
+@dataclass
+class PromptConfig:
+    """`kernelopt prompt`."""
+
+    operator: OperatorConf = field(default_factory=OperatorConf)
+    agent: AgentConf = field(default_factory=AgentConf)
+    generator: GeneratorConf = field(default_factory=GeneratorConf)
+    direction: str | None = None
+    parent: str | None = None
+    bottleneck: str | None = None
+    band: str | None = None
+    hardware: str = "h200"
+    show_files: bool = False
+
+
+ConfigStore.instance().store(name="prompt_schema", node=PromptConfig)
+
+
+def assemble(cfg: Any):  # type: ignore[no-untyped-def]
+    """The ``Prompt`` for the composed config."""
+    from kernelopt.cli.tasks import load_solution_arg
+    from kernelopt.data.records import Decision, Evidence
+    from kernelopt.generators.base import GenerationContext
+    from kernelopt.generators.prompt import build_prompt
+    from kernelopt.operators import load_operator
+
+    op = load_operator(cfg.operator.name)
+    mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
+    parent = load_solution_arg(cfg.parent, cfg) if cfg.parent else None
+    evidence = []
+    if cfg.bottleneck:
+        evidence.append(Evidence(kind="bottleneck", subject=cfg.band or "all", value=cfg.bottleneck))
+    decision = Decision(action="generate", direction=cfg.direction, band=cfg.band, evidence=evidence,
+                        reason=f"prompt preview ({'direction ' + cfg.direction if cfg.direction else 'no direction'})")
+    ctx = GenerationContext(definition=op.definition, operator=op.name, parent=parent, direction=cfg.direction,
+                            count=1, mode=mode, decision=decision)
+    return build_prompt(ctx, hardware=cfg.hardware, skill_groups=list(cfg.agent.skills or []) or None)
+
+
+def prompt_main(cfg: DictConfig) -> int:
+    """Hydra entry: print the assembled prompt to stdout."""
+    from kernelopt.data import DataError
+
+    try:
+        prompt = assemble(cfg)
+    except (DataError, ValueError, KeyError) as exc:
+        import sys
+
+        print(f"kernelopt prompt: {exc}", file=sys.stderr)
+        return 2
+    print(prompt.text())
+    print(f"\n<!-- mode={prompt.mode} skills={','.join(prompt.skill_names) or '-'} "
+          f"characters={len(prompt.system) + len(prompt.user)} -->")
+    if cfg.show_files:
+        print("\n<!-- workspace files: " + ", ".join(sorted(prompt.files)) + " -->")
+    return 0

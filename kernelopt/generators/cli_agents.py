@@ -1,0 +1,162 @@
+"""CLI coding agents as generators: Claude Code and Codex run as subprocesses in a workspace.
+
+For each wanted candidate a fresh workspace is made (:mod:`kernelopt.generators.workspace`), the
+agent is started there with a short instruction pointing at ``TASK.md`` and a wall-clock limit
+(``generator.timeout_s``), its stdout is archived as the transcript (``agent/transcript.json``
+on the candidate run), and the files it left in ``solution/`` become the candidate; when it wrote
+none, its final message is parsed like an SDK reply.
+
+* ``claude``: ``claude -p <instruction> --output-format json --max-turns N --permission-mode
+  acceptEdits [--model M]``; the JSON result carries ``result``, ``usage`` and ``total_cost_usd``.
+* ``codex``: ``codex exec --json --full-auto --skip-git-repo-check -C <workspace> [-m M]
+  <instruction>``; JSONL events, the last ``agent_message`` is the final text, ``turn.completed``
+  events carry token usage. (Codex has no turn limit flag; the time limit bounds it.)
+
+The executable comes from ``generator.command`` (default ``claude`` / ``codex`` on ``PATH``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from kernelopt.data.solution import Solution
+from kernelopt.generators.base import GenerationContext
+from kernelopt.generators.llm_base import Completion, GiveUpError, LLMGenerator
+from kernelopt.generators.parse import NoCodeError, parse_response
+from kernelopt.generators.prompt import Prompt
+from kernelopt.generators.workspace import SOLUTION_DIR, collect, folder_files, make_workspace
+
+INSTRUCTION = (
+    "Read TASK.md in the current directory and follow it. Write your solution into the solution/ "
+    "folder (solution/kernel.py defining run(...)). You may test a candidate with ./evaluate.sh "
+    "(it runs the official-aligned harness on solution/). Do not modify any other file. When done, "
+    "reply with a one-paragraph summary."
+)
+
+
+class CLIAgentGenerator(LLMGenerator):
+    """Base of the subprocess agents (see the module docstring)."""
+
+    name = "cli_agent"
+    default_command = ""
+    keep_workspaces = False
+
+    def argv(self, workspace: Path) -> list[str]:
+        """The agent's command line."""
+        raise NotImplementedError
+
+    def read_output(self, stdout: str) -> tuple[str, int, int, float | None]:
+        """(final text, input tokens, output tokens, cost) from the agent's stdout."""
+        raise NotImplementedError
+
+    def executable(self) -> str:
+        """Resolved path of the agent executable.
+
+        Raises:
+            GiveUpError: not found.
+        """
+        cmd = self.command or self.default_command
+        found = shutil.which(cmd)
+        if found is None:
+            raise GiveUpError(f"{self.name}: executable '{cmd}' not found (set generator.command)")
+        return found
+
+    def _request(self, prompt: Prompt, ctx: GenerationContext, index: int) -> Completion:
+        ws = Path(tempfile.mkdtemp(prefix=f"kernelopt-{self.name}-"))
+        try:
+            make_workspace(ws, prompt, ctx)
+            try:
+                proc = subprocess.run(self.argv(ws), check=False, cwd=ws, capture_output=True, text=True,
+                                      timeout=self.timeout_s, stdin=subprocess.DEVNULL)
+            except subprocess.TimeoutExpired as exc:
+                files = folder_files(ws / SOLUTION_DIR)
+                if not files:
+                    raise GiveUpError(f"{self.name}: no solution after the {self.timeout_s:.0f} s time limit") from None
+                out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+                return Completion(text="", model=self.model, transcript=out, files=files)
+            text, tin, tout, cost = self.read_output(proc.stdout)
+            files = folder_files(ws / SOLUTION_DIR) or None
+            if files and (ws / SOLUTION_DIR / "solution.json").is_file():
+                files["solution.json"] = (ws / SOLUTION_DIR / "solution.json").read_text()
+            if proc.returncode != 0 and not files:
+                raise GiveUpError(f"{self.name}: exit status {proc.returncode}: {proc.stderr.strip()[-500:]}")
+            transcript = proc.stdout + (f"\n--- stderr ---\n{proc.stderr}" if proc.stderr.strip() else "")
+            return Completion(text=text, model=self.model, input_tokens=tin, output_tokens=tout, cost_usd=cost,
+                              transcript=transcript, files=files)
+        finally:
+            if not self.keep_workspaces:
+                shutil.rmtree(ws, ignore_errors=True)
+
+    def solutions_from(self, completion: Completion, ctx: GenerationContext) -> list[Solution]:
+        """Files the agent wrote, else code in its final message."""
+        extra = {"generator": self.name, "model": completion.model or self.model, "usage": self.usage(completion)}
+        if completion.files:
+            with tempfile.TemporaryDirectory(prefix="kernelopt-collect-") as tmp:
+                for rel, content in completion.files.items():
+                    (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (Path(tmp) / rel).write_text(content)
+                return [collect(Path(tmp), ctx, self.name, extra)]
+        try:
+            return parse_response(completion.text, ctx, generator=self.name, extra=extra)
+        except NoCodeError as exc:
+            raise NoCodeError(f"the agent wrote no files into solution/ and its final message has no code ({exc})") from None
+
+
+class ClaudeCodeGenerator(CLIAgentGenerator):
+    """Claude Code in print mode (``claude -p``)."""
+
+    name = "claude_code"
+    default_command = "claude"
+
+    def argv(self, workspace: Path) -> list[str]:
+        args = [self.executable(), "-p", INSTRUCTION, "--output-format", "json", "--max-turns", str(self.max_turns),
+                "--permission-mode", "acceptEdits"]
+        return args + (["--model", self.model] if self.model else [])
+
+    def read_output(self, stdout: str) -> tuple[str, int, int, float | None]:
+        try:
+            obj: Any = json.loads(stdout.strip().splitlines()[-1]) if stdout.strip() else {}
+        except json.JSONDecodeError:
+            return stdout, 0, 0, None
+        if not isinstance(obj, dict):
+            return stdout, 0, 0, None
+        usage = obj.get("usage") or {}
+        tin = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
+                                                     "cache_read_input_tokens"))
+        cost = obj.get("total_cost_usd", obj.get("cost_usd"))
+        return str(obj.get("result") or ""), tin, int(usage.get("output_tokens") or 0), \
+            float(cost) if isinstance(cost, (int, float)) else None
+
+
+class CodexGenerator(CLIAgentGenerator):
+    """OpenAI Codex CLI (``codex exec``)."""
+
+    name = "codex"
+    default_command = "codex"
+
+    def argv(self, workspace: Path) -> list[str]:
+        args = [self.executable(), "exec", "--json", "--full-auto", "--skip-git-repo-check", "-C", str(workspace)]
+        return args + (["-m", self.model] if self.model else []) + [INSTRUCTION]
+
+    def read_output(self, stdout: str) -> tuple[str, int, int, float | None]:
+        text, tin, tout = "", 0, 0
+        for line in stdout.splitlines():
+            try:
+                ev = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if not isinstance(ev, dict):
+                continue
+            item = ev.get("item") or {}
+            if ev.get("type") == "item.completed" and item.get("type") in ("agent_message", "assistant_message"):
+                text = str(item.get("text") or text)
+            usage = ev.get("usage") if ev.get("type") == "turn.completed" else None
+            if isinstance(usage, dict):
+                tin += int(usage.get("input_tokens") or 0)
+                tout += int(usage.get("output_tokens") or 0)
+        return text, tin, tout, None

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# A team MLflow tracking server on loopback: a throwaway PostgreSQL cluster as the backend store and
+# a proxied artifact root (clients upload through the server, so they need no shared file system).
+#
+#   scripts/mlflow_server.sh start STATE_DIR   # prints the tracking URI (http://127.0.0.1:PORT)
+#   scripts/mlflow_server.sh stop  STATE_DIR   # stops mlflow, then PostgreSQL; removes the cluster
+#
+# Then: kernelopt optimize tracking=server tracking.uri=<printed URI>   (several campaigns may write at once)
+#
+# Environment: PG_PORT (default 5433), MLFLOW_PORT (5000), MLFLOW_WORKERS (2), ARTIFACTS (STATE_DIR/artifacts),
+# PYTHON (the repo's .venv python, else python3), PG_BIN (folder of initdb/pg_ctl; found on PATH or under
+# /usr/lib/postgresql). Needs PostgreSQL (Debian: apt-get install postgresql) and psycopg2
+# (pip install 'kernelopt[scale]'). PostgreSQL refuses to run as root: as root the cluster runs as the
+# `postgres` user (else `nobody`) in a private folder under ${TMPDIR:-/tmp}. Authentication is `trust` on
+# 127.0.0.1 only: this is a single-host/dev setup; a shared deployment points --backend-store-uri at a managed
+# PostgreSQL with a password instead.
+set -euo pipefail
+
+cmd=${1:-}; state=${2:-}
+if [[ -z "$cmd" || -z "$state" ]]; then
+  echo "usage: $0 start|stop STATE_DIR" >&2; exit 2
+fi
+repo=$(cd "$(dirname "$0")/.." && pwd)
+PYTHON=${PYTHON:-$([ -x "$repo/.venv/bin/python" ] && echo "$repo/.venv/bin/python" || echo python3)}
+PG_PORT=${PG_PORT:-5433}
+MLFLOW_PORT=${MLFLOW_PORT:-5000}
+MLFLOW_WORKERS=${MLFLOW_WORKERS:-2}
+
+find_pg_bin() {
+  if [[ -n "${PG_BIN:-}" ]]; then echo "$PG_BIN"; return; fi
+  if command -v initdb >/dev/null 2>&1; then dirname "$(readlink -f "$(command -v initdb)")"; return; fi
+  local best; best=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  [[ -n "$best" ]] || { echo "mlflow_server.sh: PostgreSQL not found (apt-get install postgresql)" >&2; exit 3; }
+  echo "$best"
+}
+
+as_pg() {  # run a command as the PostgreSQL owner (root is refused by postgres)
+  if [[ $(id -u) -eq 0 ]]; then runuser -u "$pg_user" -- "$@"; else "$@"; fi
+}
+
+start() {
+  mkdir -p "$state"; state=$(cd "$state" && pwd)
+  local bin; bin=$(find_pg_bin)
+  pg_user=$(id -un)
+  local data="$state/pgdata"
+  if [[ $(id -u) -eq 0 ]]; then
+    pg_user=$(id -u postgres >/dev/null 2>&1 && echo postgres || echo nobody)
+    data=$(mktemp -d "${TMPDIR:-/tmp}/kernelopt-pg.XXXXXX")
+    chown "$pg_user" "$data"; chmod 700 "$data"
+  fi
+  echo "$data" >"$state/pgdata.path"; echo "$pg_user" >"$state/pg.user"
+  as_pg "$bin/initdb" -D "$data" -U kernelopt --auth=trust -E UTF8 --no-sync >"$state/initdb.log" 2>&1 \
+    || { cat "$state/initdb.log" >&2; exit 4; }
+  as_pg "$bin/pg_ctl" -D "$data" -l "$data/postgres.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $data -c fsync=off" start >"$state/pg_ctl.log" 2>&1 \
+    || { cat "$state/pg_ctl.log" "$data/postgres.log" >&2 2>/dev/null; exit 4; }
+  "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U kernelopt mlflow
+  local artifacts=${ARTIFACTS:-$state/artifacts}
+  mkdir -p "$artifacts"
+  MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false setsid "$PYTHON" -m mlflow server \
+    --backend-store-uri "postgresql+psycopg2://kernelopt@127.0.0.1:$PG_PORT/mlflow" \
+    --artifacts-destination "$artifacts" --host 127.0.0.1 --port "$MLFLOW_PORT" --workers "$MLFLOW_WORKERS" \
+    >"$state/mlflow.log" 2>&1 </dev/null &
+  echo $! >"$state/mlflow.pid"
+  local url="http://127.0.0.1:$MLFLOW_PORT"
+  for _ in $(seq 1 480); do
+    if "$PYTHON" -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1]+'/health', timeout=2)" "$url" \
+        2>/dev/null; then
+      echo "$url"; return 0
+    fi
+    if ! kill -0 "$(cat "$state/mlflow.pid")" 2>/dev/null; then break; fi
+    sleep 0.5
+  done
+  echo "mlflow_server.sh: mlflow server did not come up; log tail:" >&2; tail -40 "$state/mlflow.log" >&2
+  stop; exit 5
+}
+
+stop() {
+  if [[ -f "$state/mlflow.pid" ]]; then
+    local pid; pid=$(cat "$state/mlflow.pid")
+    kill -TERM -- "-$pid" 2>/dev/null || true  # setsid: the server's whole process group
+    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    rm -f "$state/mlflow.pid"
+  fi
+  if [[ -f "$state/pgdata.path" ]]; then
+    local data bin; data=$(cat "$state/pgdata.path"); bin=$(find_pg_bin)
+    pg_user=$(cat "$state/pg.user" 2>/dev/null || id -un)
+    as_pg "$bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$data"; rm -f "$state/pgdata.path" "$state/pg.user"
+  fi
+}
+
+case "$cmd" in
+  start) start ;;
+  stop) state=$(cd "$state" 2>/dev/null && pwd || echo "$state"); stop ;;
+  *) echo "usage: $0 start|stop STATE_DIR" >&2; exit 2 ;;
+esac

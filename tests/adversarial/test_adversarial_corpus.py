@@ -1,0 +1,138 @@
+"""The adversarial corpus: every cheat is rejected with the right reason, every honest kernel passes.
+
+Runs in-process through ``kernelopt.harness.evaluate.evaluate`` on rmsnorm_h4096 batch 1 (gemm for
+library fallback, which the static policy rejects before running anything), plus a few through
+the real ``cpu`` executor. Tiny settings: warmup 1, iterations 3, trials 2, no reference timing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+from adversarial_helpers import DEVICE, corpus_solution, request_for
+
+from kernelopt.data import EvaluationStatus as S
+from kernelopt.harness.evaluate import evaluate
+from kernelopt.operators import OPERATORS_DIR
+
+#: cheat -> (status, reason substrings, settings overrides, workload sizes)
+CHEATS: dict[str, tuple[S, tuple[str, ...], dict, tuple[int, ...]]] = {
+    "pointer_cache": (S.REJECTED, ("same-address probe",), {}, (1,)),
+    "object_id_cache": (S.REJECTED, ("same-address probe",), {}, (1,)),
+    "stale_buffer": (S.INCORRECT_NUMERICAL, ("trial 1",), {}, (1,)),
+    "garbage_when_warm": (S.REJECTED, ("re-check of the last timed call",), {}, (1,)),
+    "deferred_thread": (S.REJECTED, ("spawned threads during timing",), {}, (1,)),
+    "lazy_subclass": (S.REJECTED, ("not a plain torch.Tensor",), {}, (1,)),
+    "patch_perf_counter": (S.REJECTED, ("harness tampering", "time.perf_counter"), {}, (1,)),
+    "patch_time_callable": (S.REJECTED, ("harness tampering at import", "time_callable"), {}, (1,)),
+    "patch_synchronize": (S.REJECTED, ("harness tampering", "torch.cuda.synchronize"), {}, (1,)),
+    "patch_builtins": (S.REJECTED, ("harness tampering", "builtins.max"), {}, (1,)),
+    "mutate_input": (S.REJECTED, ("input mutation", "weight"), {}, (1,)),
+    "precision_downcast": (S.REJECTED, ("precision probe", "policy.json"), {"precision_probe": True}, (1,)),
+    "flashinfer_fallback": (S.REJECTED, ("static policy", "import of flashinfer"), {}, (1,)),
+    "subprocess_escape": (S.REJECTED, ("static policy", "import of subprocess"), {"static_policy": "strict"}, (1,)),
+    "slow_when_fresh": (S.REJECTED, ("fresh-input latency",), {"replay_check": True, "replay_max_gap": 1.0}, (1,)),
+    "gemm_torch_matmul": (S.REJECTED, ("static policy", "main.py:6: use of torch.matmul"), {}, (256,)),
+    "gemm_matmul_operator": (S.REJECTED, ("static policy", "operator '@'"), {}, (256,)),
+    "gemm_aten_alias": (S.REJECTED, ("use of torch.nn.functional.linear", "use of torch.ops.aten.mm"), {}, (256,)),
+}
+
+#: Every guard on, the strictest static policy; replay gap loose (CPU wall-clock noise).
+ALL_GUARDS = {"static_policy": "strict", "precision_probe": True, "replay_check": True, "replay_max_gap": 10.0}
+
+
+def _check(res, status: S, reasons: tuple[str, ...]) -> None:
+    for r in res.results:
+        assert r.status == status, f"{res.solution}: {r.status} != {status}\n{r.log}"
+        for reason in reasons:
+            assert reason in r.log, f"{res.solution}: {reason!r} not in log:\n{r.log}"
+
+
+@pytest.mark.parametrize("name", sorted(CHEATS))
+def test_cheat_is_rejected_with_its_reason(name):
+    status, reasons, settings, sizes = CHEATS[name]
+    res = evaluate(request_for(corpus_solution("cheats", name), sizes, **settings), device=DEVICE)
+    _check(res, status, reasons)
+    assert all(r.latency is None for r in res.results)
+
+
+def test_corpus_has_a_case_for_every_cheat_folder():
+    from adversarial_helpers import CORPUS
+
+    folders = {p.name for p in (CORPUS / "cheats").iterdir() if (p / "solution.json").is_file()}
+    assert folders == set(CHEATS) | {"writes_operator_files"} and len(folders) >= 12
+
+
+@pytest.mark.parametrize("name", ["py_value", "py_dps", "triton_rowwise"])
+def test_honest_solution_passes_every_guard(name):
+    res = evaluate(request_for(corpus_solution("honest", name), (1, 7), **ALL_GUARDS), device=DEVICE)
+    for r in res.results:
+        assert r.status == S.PASSED, r.log
+        assert r.extra["fresh_input_latency_ms"] > 0 and "fresh_input_gap" in r.extra
+
+
+def test_precision_downcast_passes_the_contest_tolerance_alone():
+    """What the probe adds: without it the bf16 'dress-up' is accepted."""
+    res = evaluate(request_for(corpus_solution("cheats", "precision_downcast"), (1, 7)), device=DEVICE)
+    assert [r.status for r in res.results] == [S.PASSED, S.PASSED], res.results[0].log
+
+
+def test_replay_cache_caught_without_same_address_probe_by_replay_pass():
+    """The fresh-input pass alone (probe off) catches an address-keyed cache by its outputs."""
+    sol = corpus_solution("cheats", "pointer_cache")
+    res = evaluate(request_for(sol, (1,), same_address_probe=False, replay_check=True, replay_max_gap=10.0),
+                   device=DEVICE)
+    _check(res, S.REJECTED, ("replay: fresh-input call",))
+
+
+def test_garbage_when_warm_passes_without_the_recheck():
+    """Documents that the official flow alone misses it: the re-check is what rejects it."""
+    sol = corpus_solution("cheats", "garbage_when_warm")
+    res = evaluate(request_for(sol, (1,), recheck_outputs=False), device=DEVICE)
+    assert res.results[0].status == S.PASSED
+
+
+def test_harness_is_restored_after_tampering():
+    import builtins
+    import time as time_mod
+
+    real_pc, real_max = time_mod.perf_counter, builtins.max
+    for name in ("patch_perf_counter", "patch_builtins", "patch_time_callable"):
+        evaluate(request_for(corpus_solution("cheats", name), (1,)), device=DEVICE)
+    import kernelopt.harness.evaluate as ev
+    import kernelopt.harness.timing as timing
+
+    assert time_mod.perf_counter is real_pc and builtins.max is real_max
+    assert ev.time_callable is timing.time_callable and timing.time_callable.__module__ == timing.__name__
+    res = evaluate(request_for(corpus_solution("honest", "py_value"), (1,)), device=DEVICE)
+    assert res.results[0].status == S.PASSED
+    # a solution rejected at import is imported (and rejected) again, not served from the build cache
+    again = evaluate(request_for(corpus_solution("cheats", "patch_time_callable"), (1,)), device=DEVICE)
+    assert "harness tampering at import" in again.results[0].log
+
+
+def test_writes_to_operator_files_are_rejected(tmp_path, monkeypatch):
+    root = tmp_path / "operators"
+    shutil.copytree(OPERATORS_DIR / "rmsnorm_h4096", root / "rmsnorm_h4096")
+    monkeypatch.setenv("KERNELOPT_OPERATORS_DIR", str(root))
+    res = evaluate(request_for(corpus_solution("cheats", "writes_operator_files"), (1, 7)), device=DEVICE)
+    _check(res, S.REJECTED, ("wrote to protected files", "harness.json"))
+    assert (root / "rmsnorm_h4096" / "harness.json").read_text() != "{}"  # the write happened, in the copy
+
+
+def test_cheats_through_the_cpu_executor(tmp_path):
+    from kernelopt.executor import CpuExecutor
+
+    names = [("cheats", "pointer_cache"), ("cheats", "deferred_thread"), ("cheats", "patch_time_callable"),
+             ("honest", "py_value")]
+    reqs = [request_for(corpus_solution(k, n), (1,)) for k, n in names]
+    t0 = time.monotonic()
+    with CpuExecutor(env={"KERNELOPT_CACHE_DIR": str(tmp_path / "builds")}) as ex:
+        results = ex.evaluate_many(reqs)
+    _check(results[0], S.REJECTED, ("same-address probe",))
+    _check(results[1], S.REJECTED, ("spawned threads",))
+    _check(results[2], S.REJECTED, ("harness tampering at import",))
+    _check(results[3], S.PASSED, ())
+    assert time.monotonic() - t0 < 120

@@ -1,0 +1,95 @@
+"""Bottleneck classes from recorded metric tables (shaped after the paper's Table 10 profiles,
+REFERENCE §6.3) and from timings alone; thresholds come from ``skills/bottlenecks.md``."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelopt.analysis.bottleneck import (
+    CLASSES,
+    SKILL_FILE,
+    classify,
+    classify_from_roofline,
+    load_bottleneck_table,
+    read_front_matter,
+)
+
+TABLE = load_bottleneck_table()
+TH = TABLE["thresholds"]
+
+# (label, metrics, expected class, expected limiter)
+RECORDED = [
+    # MoE T=14107 gemm1: tensor pipes busy, 1 block/SM, 384 threads, 168 regs, ~18.7 % occupancy
+    ("moe_gemm1_T14107", {"dram_throughput_pct": 41.2, "sm_throughput_pct": 78.5, "achieved_occupancy_pct": 18.1,
+                          "theoretical_occupancy_pct": 18.75, "registers_per_thread": 168, "waves_per_sm": 2.4},
+     "compute_bound", "SM issue/pipes"),
+    # GDN decode B=64: single kernel streaming the 1 MiB/row state, 83 % occupancy, 1.73 waves
+    ("gdn_decode_B64", {"dram_throughput_pct": 82.0, "sm_throughput_pct": 24.5, "achieved_occupancy_pct": 83.0,
+                        "theoretical_occupancy_pct": 100.0, "waves_per_sm": 1.73, "registers_per_thread": 64},
+     "memory_bound", "DRAM bandwidth"),
+    # indexer B=30,P=91 selector: one block (0.01 waves)
+    ("indexer_selector", {"dram_throughput_pct": 1.9, "sm_throughput_pct": 3.4, "achieved_occupancy_pct": 1.5,
+                          "theoretical_occupancy_pct": 50.0, "waves_per_sm": 0.01}, "occupancy_limited", "grid too small"),
+    # DSA attention T=8 split kernel: 12 % occupancy, 0.86 waves
+    ("attention_split_T8", {"dram_throughput_pct": 44.0, "sm_throughput_pct": 31.0, "achieved_occupancy_pct": 12.0,
+                            "theoretical_occupancy_pct": 25.0, "waves_per_sm": 0.86}, "occupancy_limited",
+     "grid too small"),
+    # GDN prefill 8192 chunk kernel: 168 regs, ~100 KB smem, 18.75 % theoretical occupancy, spills
+    ("prefill_chunk_8192", {"dram_throughput_pct": 29.0, "sm_throughput_pct": 38.0, "achieved_occupancy_pct": 17.6,
+                            "theoretical_occupancy_pct": 18.75, "registers_per_thread": 168, "waves_per_sm": 3.1},
+     "occupancy_limited", "register pressure"),
+    # achieved << theoretical: tail/scheduling
+    ("scheduling", {"dram_throughput_pct": 30.0, "sm_throughput_pct": 28.0, "achieved_occupancy_pct": 21.0,
+                    "theoretical_occupancy_pct": 75.0, "waves_per_sm": 5.0}, "occupancy_limited", "scheduling"),
+    # nothing saturated, occupancy fine
+    ("latency", {"dram_throughput_pct": 22.0, "sm_throughput_pct": 25.0, "achieved_occupancy_pct": 61.0,
+                 "theoretical_occupancy_pct": 75.0, "waves_per_sm": 4.0}, "latency_bound", "latency (stalls)"),
+    # multi-kernel call with CPU gaps (torch.profiler): launch-bound whatever the kernels do
+    ("host_gaps", {"dram_throughput_pct": 70.0, "sm_throughput_pct": 10.0, "host_gap_pct": 55.0,
+                   "kernels_per_call": 6}, "launch_bound", "host gaps"),
+    # many short kernels and low throughput
+    ("many_kernels", {"dram_throughput_pct": 8.0, "sm_throughput_pct": 6.0, "kernels_per_call": 9},
+     "launch_bound", "launches"),
+    # memory % >> compute % but below the high mark, occupancy fine
+    ("memory_gap", {"dram_throughput_pct": 55.0, "sm_throughput_pct": 20.0, "achieved_occupancy_pct": 70.0,
+                    "theoretical_occupancy_pct": 100.0, "waves_per_sm": 8.0}, "memory_bound", "memory system"),
+]
+
+
+@pytest.mark.parametrize(("label", "metrics", "cls", "limiter"), RECORDED, ids=[r[0] for r in RECORDED])
+def test_recorded_tables(label, metrics, cls, limiter):
+    got, ev = classify(metrics, TH)
+    assert (got, ev["limiter"]) == (cls, limiter), ev
+    assert ev["metrics"] == metrics and ev["rule"]
+
+
+def test_classify_needs_some_metric():
+    with pytest.raises(ValueError, match="metrics need"):
+        classify({"registers_per_thread": 255}, TH)
+
+
+def test_timing_only_classes():
+    cls, ev = classify_from_roofline(0.07, 0.1, TH, limiter="memory")
+    assert cls == "memory_bound" and ev["fraction"] == pytest.approx(0.7)
+    assert classify_from_roofline(0.09, 0.1, TH, limiter="compute")[0] == "compute_bound"
+    assert classify_from_roofline(0.0003, 0.003, TH, limiter="memory")[0] == "launch_bound"  # 3 us < 5 us
+    assert classify_from_roofline(0.0003, 0.008, TH, limiter="memory", launch_count=2)[0] == "launch_bound"
+    assert classify_from_roofline(0.01, 0.05, TH, limiter="memory")[0] == "latency_bound"
+    assert classify_from_roofline(None, 0.05, TH)[0] == "unknown"
+
+
+def test_skill_front_matter_is_the_source_of_thresholds(tmp_path):
+    meta = read_front_matter(SKILL_FILE)
+    assert set(meta) <= {"name", "description", "kind", "applies_to", "modes", "preconditions", "data"}
+    assert meta["kind"] == "table" and meta["modes"] == ["agent_assisted"] and meta["applies_to"] == ["all"]
+    assert set(TABLE["directions"]) == set(CLASSES)
+    # a stricter table changes the verdict: the decode profile is no longer "high" DRAM use
+    strict = dict(TH, high_throughput_pct=90.0, dominance_gap_pct=70.0)
+    assert classify(RECORDED[1][1], strict)[0] == "latency_bound"
+    bad = tmp_path / "b.md"
+    bad.write_text("---\nname: b\ndata:\n  thresholds: {waves_low: 1}\n  directions: {}\n---\n")
+    with pytest.raises(ValueError, match=r"b.md: field 'data.thresholds' lacks"):
+        load_bottleneck_table(bad)
+    bad.write_text("no front matter\n")
+    with pytest.raises(ValueError, match="no YAML front matter"):
+        load_bottleneck_table(bad)

@@ -1,0 +1,75 @@
+"""Profiler parsers on hand-written fixtures in the real formats: ``ncu --csv --page raw`` (wide,
+units row), ``ncu --csv`` details (long) and torch.profiler ``key_averages()`` rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kernelopt.analysis.bottleneck import classify, load_bottleneck_table
+from kernelopt.analysis.profile_parse import dominant_kernel_metrics, kernel_table, number, parse_ncu_csv
+
+FIX = Path(__file__).parent / "fixtures"
+TH = load_bottleneck_table()["thresholds"]
+
+
+def test_ncu_raw_page():
+    launches = parse_ncu_csv((FIX / "ncu_raw.csv").read_text())
+    assert [d["id"] for d in launches] == [0, 1, 2]
+    first = launches[0]
+    assert first["kernel"] == "_gdn_decode_kernel" and first["grid"] == "(2048, 1, 1)"
+    assert first["dram_throughput_pct"] == pytest.approx(82.31)
+    assert first["sm_throughput_pct"] == pytest.approx(24.48)
+    assert first["achieved_occupancy_pct"] == pytest.approx(83.02)
+    assert first["theoretical_occupancy_pct"] == 100 and first["registers_per_thread"] == 64
+    assert first["waves_per_sm"] == pytest.approx(1.73) and first["l2_hit_rate_pct"] == pytest.approx(12.05)
+    assert first["duration_us"] == pytest.approx(26.46)
+    assert launches[1]["kernel"].startswith("void at::native::vectorized_elementwise_kernel<4,")
+    dom = dominant_kernel_metrics(launches)
+    assert dom["kernel"] == "_gdn_decode_kernel" and dom["launches"] == 2 and dom["distinct_kernels"] == 2
+    assert dom["dram_throughput_pct"] == pytest.approx((82.31 + 81.09) / 2)
+    assert dom["time_share"] == pytest.approx((26.46 + 26.80) / (26.46 + 1.98 + 26.80))
+    assert classify(dom, TH)[0] == "memory_bound"
+
+
+def test_ncu_details_page_units_and_missing_values():
+    (launch,) = parse_ncu_csv((FIX / "ncu_details.csv").read_text())
+    assert launch["kernel"] == "_chunk_fwd_kernel" and launch["grid"] == "(1,312, 1, 1)"
+    assert launch["duration_us"] == pytest.approx(1210.0)  # msecond -> us
+    assert launch["registers_per_thread"] == 168 and launch["theoretical_occupancy_pct"] == 18.75
+    assert "l2_hit_rate_pct" not in launch  # "n/a" is absent evidence
+    cls, ev = classify(launch, TH)
+    assert (cls, ev["limiter"]) == ("occupancy_limited", "register pressure")
+
+
+def test_ncu_errors_are_clear():
+    with pytest.raises(ValueError, match="header not found"):
+        parse_ncu_csv("==ERROR== ERR_NVGPUCTRPERM - no permission\n")
+    with pytest.raises(ValueError, match="Kernel Name"):
+        parse_ncu_csv('"a","b"\n"1","2"\n')
+    bad = (FIX / "ncu_details.csv").read_text().replace('"msecond"', '"fortnight"')
+    with pytest.raises(ValueError, match="unknown time unit 'fortnight'"):
+        parse_ncu_csv(bad)
+    assert number("1,234.5") == 1234.5 and number("n/a") is None
+
+
+def test_torch_profiler_kernel_table():
+    events = json.loads((FIX / "torch_profiler_key_averages.json").read_text())
+    table = kernel_table(events, calls=20, wall_us=1500.0)
+    names = [k["name"] for k in table["kernels"]]
+    assert names[:2] == ["_chunk_scan_kernel", "_chunk_state_kernel"] and len(names) == 3  # host ops, memcpy out
+    assert table["kernels_per_call"] == 3.0
+    total = 412.4 + 301.0 + 36.6
+    assert table["device_us_per_call"] == pytest.approx(total / 20)
+    assert table["host_gap_pct"] == pytest.approx(100 * (1 - total / 1500.0))  # 50 %
+    assert table["kernels"][0]["mean_us"] == pytest.approx(412.4 / 20)
+    assert table["kernels"][0]["share"] == pytest.approx(412.4 / total)
+    cls, ev = classify({"host_gap_pct": table["host_gap_pct"], "kernels_per_call": table["kernels_per_call"]}, TH)
+    assert (cls, ev["limiter"]) == ("launch_bound", "host gaps")
+    assert kernel_table(events)["host_gap_pct"] is None
+    with pytest.raises(ValueError, match="calls must be"):
+        kernel_table(events, calls=0)
+    with pytest.raises(ValueError, match="without 'key'"):
+        kernel_table([{"count": 1}])

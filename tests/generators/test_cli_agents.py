@@ -1,0 +1,90 @@
+"""Claude Code and Codex generators with fake `claude` / `codex` executables on PATH."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "llm"))
+from fake_llm import KERNEL, install_agents
+
+from kernelopt.generators.base import GenerationContext, kernelopt_extra
+from kernelopt.generators.llm_base import take_log
+from kernelopt.generators.prompt import build_prompt
+from kernelopt.generators.registry import make_generator
+from kernelopt.generators.workspace import make_workspace, write_candidate_json
+from kernelopt.operators import load_operator
+
+AGENTS = {"claude_code": "claude", "codex": "codex"}
+
+
+@pytest.fixture
+def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    bin_dir = install_agents(tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
+    monkeypatch.setenv("FAKE_AGENT_LOG", str(tmp_path / "calls.jsonl"))
+    monkeypatch.setenv("FAKE_AGENT_BEHAVIOUR", "write")
+    return tmp_path
+
+
+def ctx(mode: str = "agent_assisted") -> GenerationContext:
+    op = load_operator("rmsnorm_h4096")
+    return GenerationContext(definition=op.definition, operator=op.name, count=1, mode=mode)
+
+
+@pytest.mark.parametrize("name", AGENTS)
+def test_agent_writes_kernel_which_becomes_the_candidate(agents: Path, name: str):
+    g = make_generator(name, max_turns=7, model="m1", timeout_s=60)
+    (sol,) = g.propose(ctx())
+    log = take_log(g)
+    assert sol.source("kernel.py") == KERNEL and sol.author == name and sol.spec.entry_point == "kernel.py::run"
+    (call,) = [json.loads(line) for line in (agents / "calls.jsonl").read_text().splitlines()]
+    if name == "claude_code":
+        argv = call["argv"]
+        assert argv[0] == "-p" and "TASK.md" in argv[1]
+        assert argv[argv.index("--output-format") + 1] == "json" and argv[argv.index("--max-turns") + 1] == "7"
+        assert argv[argv.index("--model") + 1] == "m1"
+        assert kernelopt_extra(sol)["usage"]["cost_usd"] == 0.0123
+    else:
+        assert call["argv"][:2] == ["exec", "--json"] and call["argv"][call["argv"].index("-C") + 1] == call["cwd"]
+        assert kernelopt_extra(sol)["usage"]["output_tokens"] == 30
+    assert not Path(call["cwd"]).exists()  # the workspace is removed afterwards
+    arts = log.artifacts[sol.hash()]
+    assert "agent/transcript.json" in arts and "TASK.md" not in arts and "llm/prompt.md" in arts
+
+
+@pytest.mark.parametrize("behaviour, match", [("nothing", "wrote no files"), ("fail", "exit status 3")])
+def test_agent_without_solution_is_a_recorded_failure(agents: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      behaviour: str, match: str):
+    monkeypatch.setenv("FAKE_AGENT_BEHAVIOUR", behaviour)
+    g = make_generator("codex" if behaviour == "fail" else "claude_code", timeout_s=60)
+    assert g.propose(ctx()) == []
+    (failure,) = take_log(g).failures
+    assert match in failure.reason
+
+
+def test_time_limit_and_missing_executable(agents: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("FAKE_AGENT_BEHAVIOUR", "sleep")
+    g = make_generator("claude_code", timeout_s=2)
+    assert g.propose(ctx()) == []
+    assert "time limit" in take_log(g).failures[0].reason
+    g = make_generator("codex", command=str(agents / "nope"))
+    assert g.propose(ctx()) == [] and "not found" in take_log(g).failures[0].reason
+
+
+def test_workspace_layout_and_candidate_packing(tmp_path: Path):
+    c = ctx("agent_assisted")
+    ws = make_workspace(tmp_path / "ws", build_prompt(c), c)
+    for rel in ("TASK.md", "definition.json", "reference.py", "workloads.md", "SKILLS.md", "evaluate.sh",
+                "evaluate.py", "references/rmsnorm_rowwise/kernel.py"):
+        assert (ws / rel).is_file(), rel
+    assert (ws / "evaluate.sh").stat().st_mode & 0o111
+    full = make_workspace(tmp_path / "full", build_prompt(ctx("full_agent")), ctx("full_agent"))
+    assert not (full / "references").exists()
+    (ws / "solution" / "kernel.py").write_text(KERNEL)
+    out = write_candidate_json(ws / "solution", "rmsnorm_h4096", ws / ".candidate.json")
+    obj = json.loads(out.read_text())
+    assert obj["spec"]["entry_point"] == "kernel.py::run" and obj["definition"] == "rmsnorm_h4096"

@@ -1,0 +1,122 @@
+"""OpenAI and Anthropic generators through the real SDKs against local fake servers speaking the
+real wire formats: success, 429 storms (retried, then given up), garbage replies, key scrubbing."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("openai")
+pytest.importorskip("anthropic")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "llm"))
+from fake_llm import KERNEL, FakeLLM
+
+from kernelopt.generators.base import GenerationContext, kernelopt_extra
+from kernelopt.generators.llm_base import cost_usd, scrub, take_log
+from kernelopt.generators.registry import make_generator
+from kernelopt.operators import load_operator
+
+OPENAI_KEY = "sk-test-OPENAIsecret0123456789"
+ANTHROPIC_KEY = "sk-ant-test-ANTHROPICsecret98765"
+BACKENDS = {"openai": "/v1", "anthropic": ""}
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+
+
+def ctx(count: int = 1) -> GenerationContext:
+    op = load_operator("rmsnorm_h4096")
+    return GenerationContext(definition=op.definition, operator=op.name, count=count, mode="agent_assisted")
+
+
+def gen(name: str, server: FakeLLM, **kw):
+    return make_generator(name, base_url=server.url + BACKENDS[name], backoff_s=0.01, max_backoff_s=0.05,
+                          model="gpt-4o" if name == "openai" else "claude-sonnet-4-6", **kw)
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_success_records_usage_cost_and_artifacts(name: str):
+    with FakeLLM() as server:
+        g = gen(name, server, temperature=0.3, max_tokens=1234)
+        (sol,) = g.propose(ctx())
+        log = take_log(g)
+    assert sol.source("kernel.py") == KERNEL and sol.name.startswith(f"{name}_") and sol.author == name
+    extra = kernelopt_extra(sol)
+    assert extra["generator"] == name and extra["usage"]["input_tokens"] > 0
+    metrics = log.metrics[sol.hash()]
+    assert metrics["llm_input_tokens"] > 0 and metrics["llm_output_tokens"] > 0 and metrics["llm_cost_usd"] > 0
+    arts = log.artifacts[sol.hash()]
+    assert "rmsnorm_h4096" in arts["llm/prompt.md"] and KERNEL.strip() in arts["llm/response.md"]
+    assert json.loads(arts["llm/usage.json"])["cost_usd"] == metrics["llm_cost_usd"]
+    path, headers, body = server.requests[0]
+    lower = {k.lower(): v for k, v in headers.items()}
+    if name == "openai":
+        assert path == "/v1/chat/completions" and body["max_completion_tokens"] == 1234
+        assert body["temperature"] == 0.3 and body["messages"][0]["role"] == "system"
+        assert lower["authorization"] == f"Bearer {OPENAI_KEY}"
+    else:
+        assert path == "/v1/messages" and body["max_tokens"] == 1234 and body["system"]
+        assert ANTHROPIC_KEY in (lower.get("x-api-key"), lower.get("authorization", "").removeprefix("Bearer "))
+    assert not log.failures
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_rate_limit_is_retried_then_succeeds(name: str):
+    with FakeLLM(fail_first=2) as server:
+        g = gen(name, server, max_retries=3)
+        sols = g.propose(ctx())
+    assert len(sols) == 1 and len(server.requests) == 3
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+@pytest.mark.parametrize("status", [429, 503])
+def test_storm_gives_up_cleanly_within_bounded_retries(name: str, status: int):
+    with FakeLLM(always_fail=True, fail_status=status) as server:
+        g = gen(name, server, max_retries=2)
+        t0 = time.monotonic()
+        sols = g.propose(ctx(count=3))
+        elapsed = time.monotonic() - t0
+        log = take_log(g)
+    assert sols == [] and len(server.requests) == 3  # 1 + 2 retries, then no further requests
+    assert elapsed < 5
+    (failure,) = log.failures
+    assert "gave up after 3 attempts" in failure.reason and "llm/prompt.md" in failure.artifacts
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_garbage_reply_gives_no_solution_and_a_recorded_reason(name: str):
+    with FakeLLM(reply="I'd rather talk about the weather.", echo_auth=True) as server:
+        g = gen(name, server)
+        assert g.propose(ctx()) == []
+        log = take_log(g)
+    (failure,) = log.failures
+    assert "no usable code" in failure.reason
+    assert "weather" in failure.artifacts["llm/response.md"]
+    dump = json.dumps([failure.reason, failure.artifacts])
+    assert OPENAI_KEY not in dump and ANTHROPIC_KEY not in dump and "[REDACTED]" in dump
+    assert g.notes and "no usable code" in g.notes[-1]  # fed back into the next prompt
+
+
+def test_missing_key_is_a_failed_proposal_not_a_crash(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with FakeLLM() as server:
+        g = gen("openai", server)
+        assert g.propose(ctx()) == []
+        assert "OPENAI_API_KEY" in take_log(g).failures[0].reason and not server.requests
+
+
+def test_scrub_and_cost_table(monkeypatch: pytest.MonkeyPatch):
+    text = f"key={OPENAI_KEY} other=sk-live-abcdefghijklmnopqrst anthropic={ANTHROPIC_KEY}"
+    out = scrub(text)
+    assert OPENAI_KEY not in out and ANTHROPIC_KEY not in out and "sk-live" not in out
+    assert cost_usd("gpt-4o-2024-08-06", 1_000_000, 0) == 2.5
+    assert cost_usd("gpt-4o-mini", 0, 1_000_000) == 0.6  # longest prefix wins
+    assert cost_usd("some-local-model", 10, 10) is None and cost_usd(None, 1, 1) is None

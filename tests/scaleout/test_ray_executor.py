@@ -1,0 +1,103 @@
+"""The ``ray`` executor on a private local Ray cluster (CPU actors, Triton interpreter): same
+verdicts as the ``cpu`` executor, work spread over actors, lost actors' work retried elsewhere."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from scaleout_helpers import HAVE_RAY, NO_RAY, fixture_solution, rmsnorm_request, statuses
+
+from kernelopt.data import Solution
+from kernelopt.executor import CpuExecutor, ExecutorError, make_executor
+
+pytestmark = pytest.mark.skipif(not HAVE_RAY, reason=NO_RAY)
+
+#: fixture solution -> expected verdict on every workload
+CASES = {"rmsnorm_triton_ok": "PASSED", "rmsnorm_triton_no_weight": "INCORRECT_NUMERICAL",
+         "rmsnorm_py_raises": "RUNTIME_ERROR"}
+
+SLOW_KERNEL = '''import time
+import torch
+
+
+def run(hidden_states, weight, eps=1e-5):
+    time.sleep(1.5)  # long enough for the test to kill the actor mid-request
+    x = hidden_states.float()
+    return (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight.float()).to(hidden_states.dtype)
+'''
+
+
+def slow_solution() -> Solution:
+    return Solution.model_validate({
+        "name": "rmsnorm_py_slow", "definition": "rmsnorm_h4096", "author": "tests",
+        "spec": {"language": "python", "target_hardware": ["cpu"], "entry_point": "main.py::run",
+                 "destination_passing_style": False},
+        "sources": [{"path": "main.py", "content": SLOW_KERNEL}]})
+
+
+@pytest.fixture(scope="module")
+def ray_executor(build_cache_env):
+    """Two CPU actors on a local cluster this executor starts (and shuts down)."""
+    ex = make_executor("ray", devices=2, gpu=False, env=build_cache_env)
+    try:
+        yield ex.start()
+    finally:
+        ex.close()
+
+
+def test_same_verdicts_as_cpu_executor(ray_executor, build_cache_env):
+    requests = [rmsnorm_request(fixture_solution(name)) for name in CASES]
+    got = ray_executor.evaluate_many(requests)
+    with CpuExecutor(env=build_cache_env) as cpu:
+        want = cpu.evaluate_many(requests)
+    for name, r, w in zip(CASES, got, want):
+        assert statuses(r) == statuses(w) == [CASES[name]] * 2, (name, statuses(r), statuses(w))
+        assert r.solution_hash == w.solution_hash and [x.uuid for x in r.results] == [x.uuid for x in w.results]
+    passed = got[0].results[0]
+    assert passed.latency is not None and passed.latency.mean_ms > 0 and passed.max_abs_error is not None
+    infos = [r.environment["executor"] for r in got]
+    assert {i["kind"] for i in infos} == {"ray"} and {i["worker_kind"] for i in infos} == {"cpu"}
+    assert {i["actor"] for i in infos} == {"ray0", "ray1"}  # both actors got work
+    assert all(i["attempts"] == 1 and i["node"] for i in infos)
+    assert "deliberate" in got[2].results[0].log  # the worker's error travels back through Ray
+
+
+def test_actor_killed_mid_request_is_retried_on_another_actor(ray_executor):
+    ray = ray_executor.ray
+    victim = ray_executor.lanes[0]
+    before = ray_executor.actors_started
+    stream = ray_executor.iter_results([rmsnorm_request(slow_solution(), batch_sizes=(1,))])
+    killer = threading.Timer(2.0, lambda: ray.kill(victim.actor, no_restart=True))
+    killer.start()
+    t0 = time.monotonic()
+    [(index, result)] = list(stream)
+    killer.join()
+    assert index == 0 and statuses(result) == ["PASSED"], result.results[0].log
+    info = result.environment["executor"]
+    assert info["attempts"] == 2 and info["actor"] == "ray1", info  # retried elsewhere
+    assert ray_executor.actors_started == before + 1 and victim.generation >= 1  # the slot got a new actor
+    assert time.monotonic() - t0 > 2.0
+
+
+def test_actor_lost_beyond_retries_is_a_runtime_error(ray_executor):
+    ray = ray_executor.ray
+    saved = ray_executor.max_retries
+    ray_executor.max_retries = 0
+    try:
+        ray.kill(ray_executor.lanes[0].actor, no_restart=True)
+        [result] = ray_executor.evaluate_many([rmsnorm_request(fixture_solution("rmsnorm_py_value"))])
+    finally:
+        ray_executor.max_retries = saved
+    assert statuses(result) == ["RUNTIME_ERROR"] * 2
+    assert {r.extra["executor_fault"] for r in result.results} == {"actor_lost"}
+    assert "Ray actor" in result.results[0].log
+    # the replacement actor works
+    [again] = ray_executor.evaluate_many([rmsnorm_request(fixture_solution("rmsnorm_py_value"))] * 1)
+    assert statuses(again) == ["PASSED"] * 2
+
+
+def test_more_actors_than_the_cluster_holds_is_a_clear_error(ray_executor):
+    with pytest.raises(ExecutorError, match="GPU actor"):
+        make_executor("ray", devices=1, gpu=True)  # the local cluster has no GPU

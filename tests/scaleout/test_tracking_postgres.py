@@ -1,0 +1,82 @@
+"""Team tracking: ``scripts/mlflow_server.sh`` starts PostgreSQL + ``mlflow server`` on loopback, and a
+4-job joblib multirun (two agent modes x two seeds) writes four campaigns to it concurrently."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from scaleout_helpers import ROOT, TINY_CAMPAIGN, cli, free_port, postgres_bin
+
+from kernelopt.tracking import TrackingStore
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(postgres_bin() is None, reason="PostgreSQL is not installed (Debian: apt-get install postgresql)"),
+    pytest.mark.skipif(importlib.util.find_spec("psycopg2") is None,
+                       reason="psycopg2 is not installed (pip install 'kernelopt[scale]')"),
+    pytest.mark.skipif(os.geteuid() == 0 and not Path("/usr/sbin/runuser").exists() and not Path("/sbin/runuser").exists(),
+                       reason="running as root without runuser: PostgreSQL cannot be started as another user"),
+]
+SCRIPT = ROOT / "scripts" / "mlflow_server.sh"
+
+
+@pytest.fixture(scope="module")
+def pg_server(tmp_path_factory):
+    """A PostgreSQL-backed ``mlflow server`` started by the project's script (stopped afterwards)."""
+    state = tmp_path_factory.mktemp("mlflow-pg")
+    env = {**os.environ, "PG_PORT": str(free_port()), "MLFLOW_PORT": str(free_port()), "MLFLOW_WORKERS": "1",
+           "PYTHON": sys.executable}
+    try:
+        started = subprocess.run(["bash", str(SCRIPT), "start", str(state)], env=env, capture_output=True,
+                                 text=True, timeout=400)
+        assert started.returncode == 0, f"server did not start (rc={started.returncode}):\n{started.stderr[-4000:]}"
+        url = started.stdout.strip().splitlines()[-1]
+        assert url == f"http://127.0.0.1:{env['MLFLOW_PORT']}"
+        yield {"url": url, "pg_port": int(env["PG_PORT"]), "state": state}
+    finally:
+        subprocess.run(["bash", str(SCRIPT), "stop", str(state)], env=env, capture_output=True, timeout=120)
+
+
+def test_four_concurrent_campaigns_land_in_postgres(pg_server, tmp_path):
+    import psycopg2
+
+    url = pg_server["url"]
+    r = cli(["optimize", "-m", "agent=full_agent,agent_assisted", "campaign.seed=0,1", "hydra/launcher=joblib",
+             "hydra.launcher.n_jobs=4", "tracking=server", f"tracking.uri={url}", "executor=cpu", *TINY_CAMPAIGN],
+            tmp_path, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    sweep = next((tmp_path / "multirun").glob("*/*"))
+    assert sorted(p.name for p in sweep.iterdir() if p.name.isdigit()) == ["0", "1", "2", "3"]
+
+    store = TrackingStore(url)
+    campaigns = store.list_campaigns("rmsnorm_h4096")
+    assert len(campaigns) == 4, campaigns
+    modes = sorted(store.client.get_run(c).data.tags["kernelopt.agent_mode"] for c in campaigns)
+    assert modes == ["agent_assisted", "agent_assisted", "full_agent", "full_agent"]
+    candidates = 0
+    for c in campaigns:
+        state = store.load_state(c)
+        assert state.candidates and state.decisions, c  # every campaign logged evaluations and decisions
+        assert store.client.get_run(c).info.status == "FINISHED"
+        candidates += len(state.candidates)
+
+    # the runs really are rows of the PostgreSQL backend store
+    con = psycopg2.connect(host="127.0.0.1", port=pg_server["pg_port"],
+                           user="kernelopt", dbname="mlflow")
+    try:
+        with con.cursor() as cur:
+            cur.execute("select count(*) from runs r join tags t on t.run_uuid = r.run_uuid "
+                        "where t.key = 'kernelopt.kind' and t.value = 'campaign'")
+            assert cur.fetchone()[0] == 4
+            cur.execute("select count(*) from runs r join tags t on t.run_uuid = r.run_uuid "
+                        "where t.key = 'kernelopt.kind' and t.value = 'candidate' and r.status = 'FINISHED'")
+            assert cur.fetchone()[0] == candidates
+    finally:
+        con.close()
+    # artefacts went through the server into its artifact root
+    assert any((pg_server["state"] / "artifacts").rglob("solution.json"))
