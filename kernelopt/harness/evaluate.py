@@ -20,7 +20,6 @@ optional tighter precision probe (``precision_probe``); the roofline floor on CU
 from __future__ import annotations
 
 import contextlib
-import io
 import math
 import time
 import traceback
@@ -34,31 +33,19 @@ from kernelopt.data.definition import Definition
 from kernelopt.data.records import EvalRequest, EvalResult, HarnessSettings, WorkloadResult
 from kernelopt.data.trace import EvaluationStatus as S
 from kernelopt.data.workload import Workload
-from kernelopt.harness import environment
+from kernelopt.harness import environment, protected_files, static_policy
 from kernelopt.harness.builders import BuildError, build
 from kernelopt.harness.evaluators import Evaluator, OutputFormatError, select_evaluator
-from kernelopt.harness import protected_files, replay, roofline_floor, static_policy
-from kernelopt.harness.correctness import error_stats
 from kernelopt.harness.guards import InputGuard, IntegrityGuard, ThreadWatch, output_problems, poison_
 from kernelopt.harness.inputs import allocate_outputs, make_inputs
 from kernelopt.harness.reference import load_reference, run_reference
+from kernelopt.harness.run_guards import GuardedRun, LastValue
+from kernelopt.harness.run_guards import Stop as _Stop
+from kernelopt.harness.run_guards import captured as _captured
+from kernelopt.harness.run_guards import tail as _tail
 from kernelopt.harness.stats import summarize
-from kernelopt.harness.timing import _flush_buffer, time_callable
+from kernelopt.harness.timing import time_callable
 from kernelopt.operators import operator_path
-
-LOG_LIMIT = 20_000
-
-
-class _Stop(Exception):
-    """Ends a workload with a status (raised inside ``_Run``)."""
-
-    def __init__(self, status: S, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def _tail(text: str, limit: int = LOG_LIMIT) -> str:
-    return text if len(text) <= limit else "[... truncated ...]\n" + text[-limit:]
 
 
 def resolve_device(device: str | torch.device | None, settings: HarnessSettings) -> torch.device:
@@ -84,42 +71,14 @@ def resolve_device(device: str | torch.device | None, settings: HarnessSettings)
     return dev
 
 
-@contextlib.contextmanager
-def _captured(sink: list[str]):
-    """Capture Python-level stdout/stderr of solution code into ``sink`` (bounded)."""
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-        try:
-            yield
-        finally:
-            text = buf.getvalue()
-            if text:  # one bounded segment per log, however many calls printed
-                head = "[solution output]\n"
-                earlier = [i for i, line in enumerate(sink) if line.startswith(head)]
-                if earlier:
-                    text = sink.pop(earlier[-1])[len(head):] + text
-                sink.append(head + _tail(text, 4_000))
-
-
 # Reference timings per (definition, reference source, workload, settings, device) in this worker:
 # the reference is deterministic code on the same seeded inputs, so timing it again for every
 # candidate only spends GPU time (a slow reference such as GDN's dominates a campaign otherwise).
 _REFERENCE_TIMES: dict[tuple[Any, ...], list[list[float]]] = {}
 
 
-class _LastValue:
-    """Calls ``fn`` and keeps its last return value (for the re-check after timing)."""
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn, self.value = fn, None
-
-    def __call__(self, *args: Any) -> Any:
-        self.value = self.fn(*args)
-        return self.value
-
-
 @dataclass
-class _Run:
+class _Run(GuardedRun):
     """One (solution, workload) evaluation."""
 
     definition: Definition
@@ -143,21 +102,6 @@ class _Run:
     def _sync(self) -> None:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
-
-    def _guard_after_call(self, guard: InputGuard, inputs: dict[str, Any], when: str,
-                          threads: ThreadWatch | None = None) -> None:
-        tampered = self.integrity.tampered()
-        if tampered:
-            self.integrity.restore()
-            raise _Stop(S.REJECTED, f"harness tampering {when}: replaced {tampered[:5]}")
-        spawned = threads.spawned() if threads is not None and self.settings.check_threads else []
-        if spawned:
-            raise _Stop(S.REJECTED, f"spawned threads {when}: {spawned[:5]} still running after the call "
-                        "returned (work outside the timed window)")
-        if self.settings.check_input_mutation:
-            changed = guard.mutated(inputs)
-            if changed:
-                raise _Stop(S.REJECTED, f"input mutation {when}: {', '.join(changed)}")
 
     def _call(self, inputs: dict[str, Any], guard: InputGuard, when: str) -> list[Any]:
         args = list(inputs.values())
@@ -210,45 +154,6 @@ class _Run:
         self._precision_probe(outs, refs, f"trial {t}")
         return inputs, guard
 
-    def _precision_probe(self, outs: list[Any], refs: Any, when: str) -> None:
-        """The policy's tighter tolerance (``settings.precision_probe``) on float outputs."""
-        probe = self.policy.precision_probe
-        if not (self.settings.precision_probe and probe):
-            return
-        ref_list = [refs.get(n) for n in self.definition.outputs] if isinstance(refs, dict) else list(refs)
-        for name, o, r in zip(self.definition.outputs, outs, ref_list):
-            if not (isinstance(o, torch.Tensor) and o.is_floating_point() and isinstance(r, torch.Tensor)):
-                continue
-            st = error_stats(o, r, probe.get("atol", 0.0), probe.get("rtol", 0.0),
-                             probe.get("required_matched_ratio", 1.0))
-            if st.failed:
-                raise _Stop(S.REJECTED, f"precision probe {when}: output '{name}' matched {st.matched_ratio:.4f} "
-                            f"< {probe.get('required_matched_ratio', 1.0)} at the policy's tighter tolerance "
-                            f"{probe} (max abs {st.max_abs:.3g}, max rel {st.max_rel:.3g}; {self.policy.source})"
-                            " - lower precision than the definition computes in?")
-
-    def _compare(self, guard_inputs: dict[str, Any], outs: list[Any], refs: list[Any], what: str) -> None:
-        """Outputs of a guard call against the reference; failure is REJECTED naming ``what``."""
-        problems = output_problems(list(self.definition.outputs), outs, self.device)
-        if problems:
-            raise _Stop(S.REJECTED, f"{what}: " + "; ".join(problems))
-        v = self.evaluator.check(self.definition, guard_inputs, outs, refs, self.settings)
-        if v.status is not None:
-            raise _Stop(S.REJECTED, f"{what}: {v.status.value}: {v.message}")
-
-    def _same_address_probe(self, inputs: dict[str, Any], guard: InputGuard) -> None:
-        """New values written into the last trial's input tensors, one call, compared, restored."""
-        fresh = make_inputs(self.definition, self.workload, device=self.device,
-                            seed=self.settings.seed + self.settings.trials + 7919)
-        replay.refill_(inputs, fresh)
-        probe_guard = InputGuard(inputs)
-        outs = self._call(inputs, probe_guard, "in the same-address probe")
-        refs = self._reference(probe_guard)
-        replay.refill_(inputs, guard.copies)
-        self._compare(probe_guard.copies, outs, refs, "stale output in the same-address probe (new values in "
-                      "the same input tensors; output cached by input address/shape or left from the "
-                      "previous call?)")
-
     def _reference_budget(self, kw: dict[str, Any], guard: InputGuard) -> dict[str, Any]:
         """Timing counts for the reference: official ones unless one call is so slow that they would
         exceed ``settings.reference_time_budget_s`` per trial (e.g. GDN's per-head Python loops); then
@@ -286,7 +191,7 @@ class _Run:
                 outs = list(allocate_outputs(self.definition, self.workload, self.device).values())
                 for o in outs:
                     poison_(o)
-            last = _LastValue(self.fn)
+            last = LastValue(self.fn)
             threads = ThreadWatch()
             try:
                 with _captured(self.log):
@@ -337,51 +242,6 @@ class _Run:
             ref_ms = out["reference_latency"].mean_ms
             out["speedup"] = ref_ms / latency.mean_ms if latency.mean_ms > 0 else None
         return out
-
-    def _fresh_pass(self, inputs: dict[str, Any], guard: InputGuard, outs: list[Any], timer: str,
-                    t: int) -> list[float]:
-        """Fresh values every timed call; every call's outputs checked; the trial's inputs restored."""
-        s = self.settings
-        one = make_inputs(self.definition, self.workload, device=self.device, seed=s.seed + 10_000 * (t + 1))
-        n = replay.fresh_set_count(s.iterations, replay.input_bytes(one))
-        sets = [one] + [make_inputs(self.definition, self.workload, device=self.device,
-                                    seed=s.seed + 10_000 * (t + 1) + i) for i in range(1, n)]
-        flush = _flush_buffer(self.device).zero_ if (self.device.type == "cuda" and s.flush_l2) else None
-        threads = ThreadWatch()
-        try:
-            with _captured(self.log):
-                res = replay.fresh_input_pass(self.fn, inputs, sets, outs, s.iterations, self.device, timer, flush)
-        except Exception as exc:
-            raise _Stop(S.RUNTIME_ERROR, f"fresh-input timing failed: {type(exc).__name__}: {exc}\n"
-                        + _tail(traceback.format_exc())) from None
-        finally:
-            replay.refill_(inputs, guard.copies)
-        self._guard_after_call(guard, inputs, "during fresh-input timing", threads)
-        refs: dict[int, tuple[dict[str, Any], list[Any]]] = {}
-        for i, (k, value) in enumerate(zip(res.set_index, res.outputs)):
-            if k not in refs:
-                g = InputGuard(sets[k])
-                refs[k] = (g.copies, self._reference(g))
-            try:
-                final = value if self.dps else self.evaluator.normalize(self.definition, value, self.device)
-            except OutputFormatError as exc:
-                raise _Stop(S.REJECTED, f"fresh-input call {i}: {exc}") from None
-            self._compare(refs[k][0], final, refs[k][1], f"replay: fresh-input call {i} of trial {t} (outputs "
-                          "cached across calls?)")
-        return res.times_ms
-
-    def _roofline(self, mean_ms: float) -> None:
-        if not (self.settings.roofline_floor and self.device.type == "cuda"):
-            return
-        peak = roofline_floor.device_peak_bandwidth(self.device)
-        if peak is None:
-            return
-        floor = roofline_floor.roofline_floor_ms(self.definition, dict(self.workload.axes), peak,
-                                                 self.policy.roofline_inputs)
-        self.extra["roofline_floor_ms"] = floor
-        reason = roofline_floor.below_floor(mean_ms, floor)
-        if reason:
-            raise _Stop(S.REJECTED, reason)
 
     def result(self) -> WorkloadResult:
         """Run the workload; never raises."""

@@ -81,7 +81,7 @@ def fresh_input_pass(fn: Callable[..., Any], inputs: dict[str, Any], sets: Seque
     ``cuda_event``: events, ``cpu_wall``: ``perf_counter`` around the call plus a synchronize).
     """
     res = FreshPass()
-    args_of = lambda: [*inputs.values(), *outs]  # noqa: E731 - scalars may be replaced by refill_
+    args_of = lambda: [*inputs.values(), *outs]
     last: dict[str, Any] = {}
     cuda = device.type == "cuda"
     sync = (lambda: torch.cuda.synchronize(device)) if cuda else (lambda: None)

@@ -102,7 +102,7 @@ def test_harness_is_restored_after_tampering():
     for name in ("patch_perf_counter", "patch_builtins", "patch_time_callable"):
         evaluate(request_for(corpus_solution("cheats", name), (1,)), device=DEVICE)
     import kernelopt.harness.evaluate as ev
-    import kernelopt.harness.timing as timing
+    from kernelopt.harness import timing
 
     assert time_mod.perf_counter is real_pc and builtins.max is real_max
     assert ev.time_callable is timing.time_callable and timing.time_callable.__module__ == timing.__name__

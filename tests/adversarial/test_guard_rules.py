@@ -143,7 +143,7 @@ def test_integrity_guard_restores_class_methods_modules_and_builtins():
 
     import torch
 
-    import kernelopt.harness.timing as timing
+    from kernelopt.harness import timing
 
     g = IntegrityGuard()
     real_zero, real_sorted, real_sync = torch.Tensor.zero_, builtins.sorted, torch.cuda.synchronize

@@ -2,6 +2,7 @@
 writes zeros: the warm-up and timed calls on the same tensors are cheap and wrong."""
 import torch
 
+
 def _rms(x, w):
     xf = x.float()
     return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5) * w.float()).to(x.dtype)

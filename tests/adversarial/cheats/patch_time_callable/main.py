@@ -4,6 +4,7 @@ import sys
 
 import torch
 
+
 def _rms(x, w):
     xf = x.float()
     return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5) * w.float()).to(x.dtype)
