@@ -56,7 +56,8 @@ def statuses(res: EvalResult) -> list[str]:
     return [r.status.value for r in res.results]
 
 
-def run_batch(kind: str, gpus: int, requests: list[EvalRequest], env: dict[str, str]) -> tuple[float, list[EvalResult]]:
+def run_batch(kind: str, gpus: int, requests: list[EvalRequest],
+              env: dict[str, str]) -> tuple[float, list[EvalResult]]:
     """Wall time of ``evaluate_many`` over the batch on ``gpus`` GPUs (workers started beforehand)."""
     options: dict[str, Any] = {"env": env}
     if kind == "ray":
@@ -89,8 +90,10 @@ def main() -> int:
     visible = visible_gpus()
     n = a.gpus or len(visible)
     if len(visible) < 2 or n < 2 or n > len(visible):
-        print(f"multi_gpu_throughput: needs at least 2 visible CUDA GPUs and --gpus <= visible; {len(visible)} "
-              f"visible (CUDA_VISIBLE_DEVICES / nvidia-smi), --gpus {a.gpus}. Nothing measured.", file=sys.stderr)
+        print(f"multi_gpu_throughput: needs at least 2 visible CUDA GPUs and --gpus <= visible; "
+              f"{len(visible)} visible (CUDA_VISIBLE_DEVICES / nvidia-smi), --gpus {a.gpus}. "
+              "Nothing measured.",
+              file=sys.stderr)
         return 2
     op = load_operator(OPERATOR)
     workloads = op.workloads[: a.workloads] if a.workloads > 0 else op.workloads
@@ -125,14 +128,18 @@ def main() -> int:
         "solution_hashes": [s.hash() for s in batch], "workloads": len(workloads),
         "settings": {"warmup": settings.warmup, "iterations": settings.iterations, "trials": settings.trials},
         "gpus": n, "visible_gpus": len(visible), "passed_workloads": passed, "verdicts_identical": True,
-        "wall_s": {"1": times[1], str(n): times[n]}, "median_wall_s": {"1": round(one, 3), str(n): round(many, 3)},
-        "candidates_per_min": {"1": round(60 * len(batch) / one, 2), str(n): round(60 * len(batch) / many, 2)},
-        "speedup": round(speedup, 3), "efficiency": round(speedup / n, 3), "lanes_used": {str(k): v for k, v in used.items()},
+        "wall_s": {"1": times[1], str(n): times[n]},
+        "median_wall_s": {"1": round(one, 3), str(n): round(many, 3)},
+        "candidates_per_min": {"1": round(60 * len(batch) / one, 2),
+                               str(n): round(60 * len(batch) / many, 2)},
+        "speedup": round(speedup, 3), "efficiency": round(speedup / n, 3),
+        "lanes_used": {str(k): v for k, v in used.items()},
         "target_speedup_2gpu": TARGET_SPEEDUP_2GPU,
         "meets_target": bool(speedup >= TARGET_SPEEDUP_2GPU * n / 2) if n >= 2 else None,
     }
-    rows = [(f"{g} GPU(s)", f"{statistics.median(times[g]):.1f}", f"{60 * len(batch) / statistics.median(times[g]):.1f}",
-             f"{one / statistics.median(times[g]):.2f}x") for g in (1, n)]
+    med = {g: statistics.median(times[g]) for g in (1, n)}
+    rows = [(f"{g} GPU(s)", f"{med[g]:.1f}", f"{60 * len(batch) / med[g]:.1f}", f"{one / med[g]:.2f}x")
+            for g in (1, n)]
     md = (f"# Multi-GPU throughput ({label}, executor {a.executor})\n\n{len(batch)} candidates of {SEED} x "
           f"{len(workloads)} workloads, settings {settings.warmup}/{settings.iterations}/{settings.trials}, "
           f"median of {a.repeats}; verdicts identical ({passed} workload passes per run). Target on 2 GPUs: "

@@ -35,7 +35,7 @@ find_pg_bin() {
 }
 
 as_pg() {  # run a command as the PostgreSQL owner (root is refused by postgres)
-  if [[ $(id -u) -eq 0 ]]; then runuser -u "$pg_user" -- "$@"; else "$@"; fi
+  if [[ $(id -u) -eq 0 ]]; then (cd / && runuser -u "$pg_user" -- "$@"); else "$@"; fi
 }
 
 start() {
@@ -79,7 +79,7 @@ stop() {
   if [[ -f "$state/mlflow.pid" ]]; then
     local pid; pid=$(cat "$state/mlflow.pid")
     kill -TERM -- "-$pid" 2>/dev/null || true  # setsid: the server's whole process group
-    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
     kill -KILL -- "-$pid" 2>/dev/null || true
     rm -f "$state/mlflow.pid"
   fi

@@ -52,6 +52,8 @@ def harness_settings(harness_cfg: Any, operator: str, on_gpu: bool) -> HarnessSe
     values.update({
         "timeout_s": h.get("timeout_s", 300.0), "flush_l2": h.get("flush_l2", True),
         "time_reference": h.get("time_reference", True), "seed": h.get("seed", 0),
+        "replay_check": h.get("replay_check", False), "precision_probe": h.get("precision_probe", False),
+        "static_policy": h.get("static_policy", "library"),
         "timer": h.get("timer", "auto") if on_gpu else "cpu_wall",
     })
     return HarnessSettings(**values)
@@ -73,7 +75,7 @@ def make_executor(executor_cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-d
 
     e = _plain(executor_cfg)
     kind = executor_kind(executor_cfg, on_gpu)
-    extra = {"address": e.get("address")} if kind == "ray" else {}  # the Ray cluster to join (None: start one)
+    extra = {"address": e.get("address")} if kind == "ray" else {}  # Ray cluster to join (None: start one)
     return _make(kind, devices=e.get("devices"), timeout_s=e.get("timeout_s"), **extra)
 
 

@@ -117,6 +117,10 @@ class HarnessConf:
     flush_l2: bool = True
     time_reference: bool = True
     seed: int = 0
+    # anti-cheat guards beyond the defaults (see kernelopt/harness/run_guards.py)
+    replay_check: bool = False
+    precision_probe: bool = False
+    static_policy: str = "library"
 
 
 @dataclass

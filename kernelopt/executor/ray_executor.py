@@ -19,12 +19,13 @@ times; after that its workloads are ``RUNTIME_ERROR`` with ``executor_fault="act
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import time
 import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from kernelopt.data.records import EvalRequest, EvalResult
 from kernelopt.data.trace import EvaluationStatus
@@ -40,7 +41,8 @@ def _import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise ExecutorError("executor kind 'ray' needs Ray: pip install 'kernelopt[scale]' (or 'ray>=2.9')") from None
+        raise ExecutorError("executor kind 'ray' needs Ray: pip install 'kernelopt[scale]' "
+                            "(or 'ray>=2.9')") from None
     return ray
 
 
@@ -107,14 +109,10 @@ class _Lane:
 
 def _shutdown(ray: Any, lanes: list[_Lane], owns_cluster: bool) -> None:
     for lane in lanes:
-        try:
+        with contextlib.suppress(Exception):  # a dead actor has nothing left to close
             ray.get(lane.actor.close.remote(), timeout=30)
-        except Exception:  # noqa: BLE001 - a dead actor has nothing left to close
-            pass
-        try:
+        with contextlib.suppress(Exception):
             ray.kill(lane.actor, no_restart=True)
-        except Exception:  # noqa: BLE001
-            pass
     lanes.clear()
     if owns_cluster and ray.is_initialized():
         ray.shutdown()
@@ -125,8 +123,8 @@ class RayExecutor:
 
     Args:
         address: Ray cluster to join (``"auto"``, ``"host:6379"``, ``"ray://host:10001"``); None
-            starts a private local cluster (no dashboard, small object store) unless Ray is
-            already initialised in this process or ``RAY_ADDRESS`` is set.
+            starts a private local cluster (no dashboard, small object store, never one left by
+            ``ray start``) unless Ray is already initialised in this process or ``RAY_ADDRESS`` is set.
         workers: number of actors; default one per cluster GPU, or ``max(1, CPUs // 2)`` CPU actors.
         gpu: place GPU actors (``num_gpus=1``); default True when the cluster has a GPU.
         timeout_s: per-workload timeout overriding ``request.settings.timeout_s`` (inside actors).
@@ -162,7 +160,8 @@ class RayExecutor:
         if not ray.is_initialized():
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # never phone home
             if address is None and not os.environ.get("RAY_ADDRESS"):
-                ray.init(num_cpus=max(os.cpu_count() or 1, workers or 1, num_cpus or 0), include_dashboard=False,
+                cpus = max(os.cpu_count() or 1, workers or 1, num_cpus or 0)
+                ray.init(address="local", num_cpus=cpus, include_dashboard=False,
                          object_store_memory=object_store_mb << 20, log_to_driver=False)
             else:
                 ray.init(address=address, log_to_driver=False)
@@ -175,8 +174,8 @@ class RayExecutor:
         have = gpus if self.gpu else cpus
         if workers < 1 or workers > have:
             unit = "GPU" if self.gpu else "CPU"
-            raise ExecutorError(f"ray executor: {workers} {unit} actor(s) requested but the cluster has {have} "
-                                f"{unit}(s) (executor.devices sets the actor count)")
+            raise ExecutorError(f"ray executor: {workers} {unit} actor(s) requested but the cluster has "
+                                f"{have} {unit}(s) (executor.devices sets the actor count)")
         self.options: dict[str, Any] = {"timeout_s": timeout_s, "env": env, "target": target,
                                         "max_faults": max_faults, "max_timeouts": max_timeouts}
         if memory_limit_gb is not None:
@@ -194,10 +193,8 @@ class RayExecutor:
 
     def _replace(self, lane: _Lane) -> None:
         """Kill a lost (or stalled) actor and start a new one in its slot."""
-        try:
+        with contextlib.suppress(Exception):  # already dead
             self.ray.kill(lane.actor, no_restart=True)
-        except Exception:  # noqa: BLE001 - already dead
-            pass
         fresh = self._new_lane(lane.name, lane.generation + 1)
         lane.actor, lane.info_ref, lane.info = fresh.actor, fresh.info_ref, None
         lane.generation, lane.started_at = fresh.generation, fresh.started_at
@@ -226,8 +223,9 @@ class RayExecutor:
         for lane in self.lanes:
             try:
                 lane.info = self.ray.get(lane.info_ref)
-            except Exception as exc:  # noqa: BLE001 - RayTaskError wraps WorkerStartError
-                raise ExecutorError(f"ray executor: actor {lane.name} could not start its worker: {exc}") from exc
+            except Exception as exc:  # RayTaskError wraps WorkerStartError
+                raise ExecutorError(f"ray executor: actor {lane.name} could not start its worker: "
+                                    f"{exc}") from exc
         return self
 
     # ------------------------------------------------------------ work
@@ -292,13 +290,14 @@ class RayExecutor:
                 self._replace(lane)
                 idle.append(lane)
                 if attempts[i] > self.max_retries:
-                    yield i, self._lost(requests[i], str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
-                                        attempts[i], time.monotonic() - t0[i])
+                    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    yield i, self._lost(requests[i], why, attempts[i], time.monotonic() - t0[i])
                 else:
                     pending.appendleft(i)  # the next idle actor takes it: elsewhere when one is free
                 continue
             except ray.exceptions.RayTaskError as exc:
-                raise ExecutorError(f"ray executor: actor {lane.name} failed (not a kernel fault): {exc}") from exc
+                raise ExecutorError(f"ray executor: actor {lane.name} failed (not a kernel fault): "
+                                    f"{exc}") from exc
             idle.append(lane)
             yield i, self._finish(requests[i], wire, lane, attempts[i] + 1)
 
@@ -317,7 +316,7 @@ class RayExecutor:
         """Stop every actor's workers, kill the actors, and shut down a cluster this executor started."""
         self._finalizer()
 
-    def __enter__(self) -> RayExecutor:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

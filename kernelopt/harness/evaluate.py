@@ -98,6 +98,7 @@ class _Run(GuardedRun):
         self.ratio: float | None = None
         self.refs: list[list[Any]] = []
         self.extra: dict[str, Any] = {}
+        self.solution_threads: set[int] = set()  # threads the solution's checked calls left running
 
     def _sync(self) -> None:
         if self.device.type == "cuda":
@@ -192,15 +193,16 @@ class _Run(GuardedRun):
                 for o in outs:
                     poison_(o)
             last = LastValue(self.fn)
-            threads = ThreadWatch()
+            threads = ThreadWatch(self.solution_threads)
             try:
                 with _captured(self.log):
                     times, timer = time_callable(last, [*inputs.values(), *outs], **kw)
             except Exception as exc:
                 raise _Stop(S.RUNTIME_ERROR, f"timing the solution failed: {type(exc).__name__}: {exc}\n"
                             + _tail(traceback.format_exc())) from None
-            self._guard_after_call(guard, inputs, "during timing", threads)
+            self._guard_after_call(guard, inputs, "during timing", threads, timed=True)
             if s.recheck_outputs:
+                self._sync()  # device-wide: work left on side streams must be finished to be judged
                 try:
                     final = outs if self.dps else self.evaluator.normalize(self.definition, last.value, self.device)
                 except OutputFormatError as exc:

@@ -10,7 +10,8 @@
   storage on the evaluation device.
 * Harness integrity: the timing and synchronisation functions the harness relies on must be the same
   objects after the call (no monkey-patching of timers); replaced ones are put back.
-* Threads: Python threads a call starts and leaves running are work outside the timed window.
+* Threads: Python threads started during timing and left running, or threads the solution started
+  earlier (a pool) that burn CPU during the timed calls, are work outside the timed window.
 """
 
 from __future__ import annotations
@@ -198,13 +199,44 @@ class IntegrityGuard:
         return bad + later
 
 
-class ThreadWatch:
-    """Python threads alive at construction; ``spawned()`` names the ones started since and still
-    alive (work a call left running after it returned, i.e. outside the timed window)."""
+#: CPU time a thread the solution started earlier may use during timed calls (idle pools use ~0).
+THREAD_CPU_NS = 20_000
 
-    def __init__(self) -> None:
+
+def thread_cpu_ns(ident: int) -> int | None:
+    """CPU time of a live thread in ns (``None`` when it is gone or the platform cannot tell)."""
+    try:
+        return time.clock_gettime_ns(time.pthread_getcpuclockid(ident))
+    except (AttributeError, OSError, OverflowError):
+        return None
+
+
+class ThreadWatch:
+    """Python threads alive at construction, and the CPU time of ``watched`` threads then.
+
+    ``spawned()`` names threads started since and still alive (work a call left running after it
+    returned, outside the timed window); ``busy()`` names watched threads (ones the solution started
+    in an earlier call, e.g. a pool) that used more than :data:`THREAD_CPU_NS` of CPU since.
+    """
+
+    def __init__(self, watched: set[int] | None = None) -> None:
         self.before = {t.ident for t in threading.enumerate()}
+        self.cpu = {i: thread_cpu_ns(i) for i in (watched or set()) if i in self.before}
+
+    def new_threads(self) -> list[threading.Thread]:
+        """Threads started since construction and still alive."""
+        return [t for t in threading.enumerate() if t.ident not in self.before and t.is_alive()]
 
     def spawned(self) -> list[str]:
         """Names of threads that did not exist at construction and are still alive."""
-        return [t.name for t in threading.enumerate() if t.ident not in self.before and t.is_alive()]
+        return [t.name for t in self.new_threads()]
+
+    def busy(self) -> list[str]:
+        """Names of watched threads that used more than ``THREAD_CPU_NS`` of CPU since construction."""
+        names = {t.ident: t.name for t in threading.enumerate()}
+        out = []
+        for ident, before in self.cpu.items():
+            now = thread_cpu_ns(ident)
+            if before is not None and now is not None and now - before > THREAD_CPU_NS:
+                out.append(names.get(ident, str(ident)))
+        return out

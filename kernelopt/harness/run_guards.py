@@ -38,10 +38,6 @@ class Stop(Exception):
         self.status = status
 
 
-def _tail(text: str, limit: int = LOG_LIMIT) -> str:
-    return text if len(text) <= limit else "[... truncated ...]\n" + text[-limit:]
-
-
 def tail(text: str, limit: int = LOG_LIMIT) -> str:
     """The last ``limit`` characters of ``text`` (marked when cut)."""
     return text if len(text) <= limit else "[... truncated ...]\n" + text[-limit:]
@@ -80,15 +76,29 @@ class GuardedRun:
     device, integrity, policy, log, extra`` and the ``_call`` / ``_reference`` methods."""
 
     def _guard_after_call(self, guard: InputGuard, inputs: dict[str, Any], when: str,
-                          threads: ThreadWatch | None = None) -> None:
+                          threads: ThreadWatch | None = None, timed: bool = False) -> None:
+        """Integrity, threads and input mutation after a call. Threads a checked (untimed) call
+        leaves behind are only remembered (``torch.compile`` keeps an idle pool thread); during
+        timed calls, new threads left running or remembered ones burning CPU are REJECTED."""
         tampered = self.integrity.tampered()
         if tampered:
             self.integrity.restore()
             raise Stop(S.REJECTED, f"harness tampering {when}: replaced {tampered[:5]}")
-        spawned = threads.spawned() if threads is not None and self.settings.check_threads else []
-        if spawned:
-            raise Stop(S.REJECTED, f"spawned threads {when}: {spawned[:5]} still running after the call "
-                        "returned (work outside the timed window)")
+        if threads is not None and self.settings.check_threads:
+            if not timed:
+                new = [t for t in threads.new_threads() if t.ident not in self.solution_threads]
+                if new:
+                    self.solution_threads.update(t.ident for t in new if t.ident is not None)
+                    self.log.append(f"note: threads left running {when}: {[t.name for t in new][:5]} (watched "
+                                    "during timing)")
+            else:
+                spawned, busy = threads.spawned(), threads.busy()
+                if spawned:
+                    raise Stop(S.REJECTED, f"spawned threads {when}: {spawned[:5]} still running after the "
+                               "call returned (work outside the timed window)")
+                if busy:
+                    raise Stop(S.REJECTED, f"threads the solution started earlier worked {when}: {busy[:5]} "
+                               "(work outside the timed window)")
         if self.settings.check_input_mutation:
             changed = guard.mutated(inputs)
             if changed:
@@ -142,16 +152,16 @@ class GuardedRun:
         sets = [one] + [make_inputs(self.definition, self.workload, device=self.device,
                                     seed=s.seed + 10_000 * (t + 1) + i) for i in range(1, n)]
         flush = _flush_buffer(self.device).zero_ if (self.device.type == "cuda" and s.flush_l2) else None
-        threads = ThreadWatch()
+        threads = ThreadWatch(self.solution_threads)
         try:
             with captured(self.log):
                 res = replay.fresh_input_pass(self.fn, inputs, sets, outs, s.iterations, self.device, timer, flush)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any solution failure is a status
             raise Stop(S.RUNTIME_ERROR, f"fresh-input timing failed: {type(exc).__name__}: {exc}\n"
                         + tail(traceback.format_exc())) from None
         finally:
             replay.refill_(inputs, guard.copies)
-        self._guard_after_call(guard, inputs, "during fresh-input timing", threads)
+        self._guard_after_call(guard, inputs, "during fresh-input timing", threads, timed=True)
         refs: dict[int, tuple[dict[str, Any], list[Any]]] = {}
         for i, (k, value) in enumerate(zip(res.set_index, res.outputs)):
             if k not in refs:

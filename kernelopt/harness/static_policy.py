@@ -168,9 +168,9 @@ def scan_python(path: str, text: str, policy: Policy) -> list[str]:
             for b in policy.banned_calls:
                 if resolved == b or (resolved.startswith(b + ".") and isinstance(node, ast.Name)):
                     hit(node, f"use of {b}")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in policy.banned_methods:
-                hit(node, f"method call .{node.func.attr}()")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in policy.banned_methods):
+            hit(node, f"method call .{node.func.attr}()")
     return sorted(set(out), key=out.index)
 
 

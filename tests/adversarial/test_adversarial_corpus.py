@@ -24,6 +24,7 @@ CHEATS: dict[str, tuple[S, tuple[str, ...], dict, tuple[int, ...]]] = {
     "stale_buffer": (S.INCORRECT_NUMERICAL, ("trial 1",), {}, (1,)),
     "garbage_when_warm": (S.REJECTED, ("re-check of the last timed call",), {}, (1,)),
     "deferred_thread": (S.REJECTED, ("spawned threads during timing",), {}, (1,)),
+    "pool_worker": (S.REJECTED, ("threads the solution started earlier worked during timing",), {}, (1,)),
     "lazy_subclass": (S.REJECTED, ("not a plain torch.Tensor",), {}, (1,)),
     "patch_perf_counter": (S.REJECTED, ("harness tampering", "time.perf_counter"), {}, (1,)),
     "patch_time_callable": (S.REJECTED, ("harness tampering at import", "time_callable"), {}, (1,)),

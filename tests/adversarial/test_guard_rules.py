@@ -167,3 +167,27 @@ def test_integrity_guard_restores_class_methods_modules_and_builtins():
         if "zero_" in torch.Tensor.__dict__:
             del torch.Tensor.zero_
     assert time.perf_counter() > 0
+
+
+def test_thread_watch_busy_sees_cpu_burnt_by_an_earlier_thread_not_an_idle_one():
+    import queue
+
+    jobs: queue.Queue = queue.Queue()
+
+    def worker() -> None:
+        while (n := jobs.get()) is not None:
+            sum(i * i for i in range(n))
+
+    t = threading.Thread(target=worker, name="pool", daemon=True)
+    t.start()
+    idle = ThreadWatch({t.ident})
+    time.sleep(0.05)
+    assert idle.busy() == []  # blocked on the queue: no CPU
+    working = ThreadWatch({t.ident})
+    jobs.put(200_000)
+    deadline = time.monotonic() + 5
+    while not working.busy() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert working.busy() == ["pool"]
+    jobs.put(None)
+    t.join()

@@ -38,11 +38,13 @@ def fixture_solution(name: str) -> Solution:
     return Solution.model_validate(meta)
 
 
-def rmsnorm_request(solution: Solution, batch_sizes: tuple[int, ...] = (1, 7), timeout_s: float = 120.0) -> EvalRequest:
+def rmsnorm_request(solution: Solution, batch_sizes: tuple[int, ...] = (1, 7),
+                    timeout_s: float = 120.0) -> EvalRequest:
     """An rmsnorm_h4096 request over the library workloads with these batch sizes, tiny settings."""
     op = load_operator("rmsnorm_h4096")
     by_batch = {w.axes["batch_size"]: w for w in op.workloads}
-    return EvalRequest(definition=op.definition, solution=solution, workloads=[by_batch[b] for b in batch_sizes],
+    return EvalRequest(definition=op.definition, solution=solution,
+                       workloads=[by_batch[b] for b in batch_sizes],
                        settings=HarnessSettings(**TINY_SETTINGS, timeout_s=timeout_s))
 
 
@@ -58,11 +60,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def cli(args: list[str], cwd: Path, timeout: int = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def cli(args: list[str], cwd: Path, timeout: int = 600,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """``python -m kernelopt.cli.main ARGS`` in ``cwd`` with GPUs hidden."""
     full = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONUNBUFFERED": "1", **(env or {})}
     return subprocess.run([sys.executable, "-m", "kernelopt.cli.main", *args], cwd=cwd, env=full,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def postgres_bin() -> Path | None:

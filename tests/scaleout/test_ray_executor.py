@@ -3,11 +3,13 @@ verdicts as the ``cpu`` executor, work spread over actors, lost actors' work ret
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import threading
 import time
 
 import pytest
-from scaleout_helpers import HAVE_RAY, NO_RAY, fixture_solution, rmsnorm_request, statuses
+from scaleout_helpers import HAVE_RAY, NO_RAY, TINY_CAMPAIGN, cli, fixture_solution, rmsnorm_request, statuses
 
 from kernelopt.data import Solution
 from kernelopt.executor import CpuExecutor, ExecutorError, make_executor
@@ -39,8 +41,9 @@ def slow_solution() -> Solution:
 
 @pytest.fixture(scope="module")
 def ray_executor(build_cache_env):
-    """Two CPU actors on a local cluster this executor starts (and shuts down)."""
-    ex = make_executor("ray", devices=2, gpu=False, env=build_cache_env)
+    """Two CPU actors on a local cluster this executor starts (and shuts down); one CPU is left
+    free for a CLI run that joins the cluster by address."""
+    ex = make_executor("ray", devices=2, gpu=False, env=build_cache_env, num_cpus=3)
     try:
         yield ex.start()
     finally:
@@ -54,7 +57,8 @@ def test_same_verdicts_as_cpu_executor(ray_executor, build_cache_env):
         want = cpu.evaluate_many(requests)
     for name, r, w in zip(CASES, got, want):
         assert statuses(r) == statuses(w) == [CASES[name]] * 2, (name, statuses(r), statuses(w))
-        assert r.solution_hash == w.solution_hash and [x.uuid for x in r.results] == [x.uuid for x in w.results]
+        assert r.solution_hash == w.solution_hash
+        assert [x.uuid for x in r.results] == [x.uuid for x in w.results]
     passed = got[0].results[0]
     assert passed.latency is not None and passed.latency.mean_ms > 0 and passed.max_abs_error is not None
     infos = [r.environment["executor"] for r in got]
@@ -101,3 +105,24 @@ def test_actor_lost_beyond_retries_is_a_runtime_error(ray_executor):
 def test_more_actors_than_the_cluster_holds_is_a_clear_error(ray_executor):
     with pytest.raises(ExecutorError, match="GPU actor"):
         make_executor("ray", devices=1, gpu=True)  # the local cluster has no GPU
+
+
+@pytest.mark.slow
+def test_optimize_joins_the_cluster_by_address(ray_executor, tmp_path):
+    address = ray_executor.ray.get_runtime_context().gcs_address
+    db = tmp_path / "store" / "mlflow.db"
+    r = cli(["optimize", "executor=ray", f"executor.address={address}", "executor.devices=[0]",
+             f"tracking.uri=sqlite:///{db}", *TINY_CAMPAIGN], tmp_path, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    con = sqlite3.connect(db)
+    try:
+        status = [v for (v,) in con.execute("select value from tags where key = 'kernelopt.status'")]
+    finally:
+        con.close()
+    assert status and "ALL_PASSED" in status
+    results = [json.loads(p.read_text()) for p in (db.parent / "artifacts").rglob("result.json")]
+    infos = [res["environment"]["executor"] for res in results]
+    assert infos and {i["kind"] for i in infos} == {"ray"} and {i["worker_kind"] for i in infos} == {"cpu"}
+    # the CLI's actor ran on this test's cluster (its node), and the cluster outlived the CLI run
+    assert {i["node"] for i in infos} == {ray_executor.lanes[0].info["node"]}
+    assert ray_executor.ray.is_initialized() and ray_executor.ray.cluster_resources().get("CPU") == 3
