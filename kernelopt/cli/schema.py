@@ -40,6 +40,14 @@ class TimerChoice(str, Enum):
     cpu_wall = "cpu_wall"
 
 
+class StaticPolicy(str, Enum):
+    """How strictly candidate sources are scanned against ``operators/<def>/policy.json``."""
+
+    off = "off"
+    library = "library"
+    strict = "strict"
+
+
 class ExecutorKind(str, Enum):
     """Where harness work runs."""
 
@@ -120,7 +128,7 @@ class HarnessConf:
     # anti-cheat guards beyond the defaults (see kernelopt/harness/run_guards.py)
     replay_check: bool = False
     precision_probe: bool = False
-    static_policy: str = "library"
+    static_policy: StaticPolicy = StaticPolicy.library
 
 
 @dataclass
