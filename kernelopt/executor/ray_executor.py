@@ -174,6 +174,8 @@ class RayExecutor:
         have = gpus if self.gpu else cpus
         if workers < 1 or workers > have:
             unit = "GPU" if self.gpu else "CPU"
+            if self.owns_cluster:
+                ray.shutdown()
             raise ExecutorError(f"ray executor: {workers} {unit} actor(s) requested but the cluster has "
                                 f"{have} {unit}(s) (executor.devices sets the actor count)")
         self.options: dict[str, Any] = {"timeout_s": timeout_s, "env": env, "target": target,

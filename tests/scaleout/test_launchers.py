@@ -14,7 +14,15 @@ from scaleout_helpers import TINY_CAMPAIGN, cli
 from kernelopt.cli.main import CONF_DIR
 from kernelopt.cli.schema import register_schemas
 
-HAVE_SUBMITIT = importlib.util.find_spec("hydra_plugins.hydra_submitit_launcher") is not None
+
+def _have_submitit() -> bool:
+    try:
+        return importlib.util.find_spec("hydra_plugins.hydra_submitit_launcher") is not None
+    except ModuleNotFoundError:  # no hydra_plugins namespace at all
+        return False
+
+
+HAVE_SUBMITIT = _have_submitit()
 NO_SUBMITIT = "hydra-submitit-launcher is not installed (pip install 'kernelopt[scale]')"
 
 
