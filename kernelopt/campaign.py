@@ -103,7 +103,9 @@ def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator:
                                                  "all_workloads": state.all_workloads or [w.uuid for w in workloads]})
             state = loop.with_analysis(state, op.path)
             decision = decide(state, cfg.budget, cfg.rules)
-            sig = (decision.action, tuple(decision.candidate_run_ids), decision.parent_run_id, len(state.candidates))
+            champion = state.champion.run_id if state.champion else None  # another campaign may move it
+            sig = (decision.action, tuple(decision.candidate_run_ids), decision.parent_run_id, len(state.candidates),
+                   champion)
             if decision.action in ("sweep", "repeat", "promote") and sig == last:
                 raise RuntimeError(f"campaign {run_id}: the controller repeated '{decision.action}' of "
                                    f"{decision.candidate_run_ids} but the store shows no progress")

@@ -4,6 +4,7 @@ the ``champion`` alias, and solution download / export."""
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,17 @@ class RegistryMixin(StoreBase):
 
     def set_champion(self, definition: str, version: str) -> None:
         """Point the ``champion`` alias of ``kernelopt.<definition>`` at ``version``."""
-        self.client.set_registered_model_alias(names.model_name(definition), names.CHAMPION_ALIAS, str(version))
+        # Two campaigns creating the alias at the same moment make MLflow insert it twice; on a
+        # PostgreSQL store the second insert fails (unique key). A retry finds the row and updates it.
+        for attempt in range(3):
+            try:
+                self.client.set_registered_model_alias(names.model_name(definition), names.CHAMPION_ALIAS,
+                                                       str(version))
+                return
+            except MlflowException:
+                if attempt == 2:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
 
     def version_by_alias(self, definition: str, alias: str = names.CHAMPION_ALIAS) -> ModelVersion | None:
         """The model version an alias points at, or ``None`` (no model / no such alias)."""
