@@ -75,7 +75,7 @@ def run(command: str, argv: list[str]) -> int:
         fn = cmd_export
     elif command == "report":
         p.add_argument("target", help="definition name or campaign run id")
-        p.add_argument("--compare", nargs="*", default=None, help="campaign run ids to compare")
+        p.add_argument("--compare", nargs="*", default=None, help="campaign run ids to compare (with an operator name and no ids: all its campaigns)")
         p.add_argument("--out", default="reports", help="folder for PNG plots")
         _tracking_args(p)
         fn = cmd_report

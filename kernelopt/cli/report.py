@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
+
+from rich.table import Table
 
 from kernelopt.cli.display import make_console
 from kernelopt.cli.optimize import leaderboard_table
@@ -25,8 +28,32 @@ def report(target: str, *, tracking_uri: str | None = None, out_dir: str = "repo
     if campaign is None:
         console.print("no campaign to plot")
         return 0
+    others = list(compare or [])
+    if compare is not None and not others and not store.campaign_exists(target):
+        others = [c for c in store.list_campaigns(target) if c != campaign]  # `--compare` alone: all of them
     out = Path(out_dir) / campaign
-    files = store.write_report(campaign, out, compare=list(compare or []))
+    files = store.write_report(campaign, out, compare=others)
+    if others:
+        rows = store.compare_campaigns([campaign, *others])
+        console.print(comparison_table(rows))
+        path = out / "compare.json"
+        path.write_text(json.dumps(rows, indent=2))
+        files["compare"] = path
     for name, path in files.items():
         console.print(f"{name}: {path}")
     return 0
+
+
+def comparison_table(rows: list[dict]) -> Table:
+    """Campaigns side by side: best latency, pass rate, candidates to target, tokens, cost."""
+    t = Table(title="campaign comparison")
+    for col in ("campaign", "mode", "generator", "candidates", "pass rate", "best ms", "to target",
+                "tokens", "cost $"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r["campaign"][:8], str(r["agent_mode"]), str(r["generator"]), str(r["candidates"]),
+                  "-" if r["pass_rate"] is None else f"{100 * r['pass_rate']:.0f}%",
+                  "-" if r["best_latency_ms"] is None else f"{r['best_latency_ms']:.5f} ({r['stage_basis']})",
+                  "-" if r["candidates_to_target"] is None else str(r["candidates_to_target"]),
+                  str(r["tokens"]), "-" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}")
+    return t

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from kernelopt.tracking.campaigns import CampaignsMixin
 from kernelopt.tracking.candidates import CandidatesMixin
+from kernelopt.tracking.compare import CompareMixin
 from kernelopt.tracking.report import ReportMixin
 
 
-class TrackingStore(CampaignsMixin, CandidatesMixin, ReportMixin):
+class TrackingStore(CampaignsMixin, CandidatesMixin, ReportMixin, CompareMixin):
     """Campaign runs, candidate runs, decisions, state queries, registry and reports over one MLflow store.
 
     Layout (one experiment ``kernelopt/<definition>`` per definition; artefacts of a sqlite store under
