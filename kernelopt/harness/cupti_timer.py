@@ -14,6 +14,7 @@ Needs ``cupti-python`` >= 13 (module ``cupti``); :func:`cupti_available` says wh
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -84,10 +85,14 @@ def iteration_spans(windows: Sequence[tuple[int, int]], api_calls: Sequence[ApiC
     for a in activities:
         by_corr[a.correlation_id].append(a)
     starts = sorted((c.start, c.correlation_id) for c in api_calls)
+    start_times = [s for s, _ in starts]
     spans: list[float] = []
     first_names: set[Hashable] | None = None
     for i, (t0, t1) in enumerate(windows):
-        corr = {cid for s, cid in starts if t0 <= s <= t1}
+        # binary search: a launch-heavy callable (e.g. a reference with thousands of launches per
+        # call) yields millions of API records, and a scan per window would cost minutes
+        lo, hi = bisect_left(start_times, t0), bisect_right(start_times, t1)
+        corr = {cid for _, cid in starts[lo:hi]}
         acts = [a for cid in corr for a in by_corr.get(cid, ())]
         if not acts:
             raise TimingError(f"No kernel activities recorded for iteration {i}")
