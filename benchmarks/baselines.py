@@ -21,15 +21,9 @@ from benchmarks._common import device_label, md_table, spread_order, write_resul
 from kernelopt.cli.build import harness_settings
 from kernelopt.data import EvalRequest, load_solution
 from kernelopt.executor import make_executor
-from kernelopt.operators import list_operators, load_operator
+from kernelopt.operators import CONTEST_OPERATORS, list_operators, load_operator
 
-CONTEST = [
-    "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048",
-    "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64",
-    "dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64",
-    "gdn_decode_qk4_v8_d128_k_last",
-    "gdn_prefill_qk4_v8_d128_k_last",
-]
+CONTEST = list(CONTEST_OPERATORS)
 
 
 def _size(w) -> int:  # type: ignore[no-untyped-def]

@@ -67,6 +67,18 @@ def operator_path(name: str) -> Path:
     return operators_root() / name
 
 
+CONTEST_OPERATORS: tuple[str, ...] = (
+    "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048",
+    "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64",
+    "dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64",
+    "gdn_decode_qk4_v8_d128_k_last",
+    "gdn_prefill_qk4_v8_d128_k_last",
+)
+"""The five definitions of the MLSys 2026 FlashInfer contest (tracks A, B, C)."""
+SMALL_OPERATORS: tuple[str, ...] = ("rmsnorm_h4096", "fused_add_rmsnorm_h4096", "gemm_n4096_k4096")
+"""Small definitions for demos and CPU tests."""
+
+
 def list_operators() -> list[str]:
     """Names of all operators (folders holding a ``definition.json``), sorted."""
     root = operators_root()

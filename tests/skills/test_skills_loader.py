@@ -6,17 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.operators import list_operators, load_operator
+from kernelopt.operators import CONTEST_OPERATORS, SMALL_OPERATORS, list_operators, load_operator
 from kernelopt.skills import Condition, SkillError, load_skills, parse_skill, render, select_skills
 
-CONTEST = [
-    "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048",
-    "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64",
-    "dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64",
-    "gdn_decode_qk4_v8_d128_k_last",
-    "gdn_prefill_qk4_v8_d128_k_last",
-]
-SMALL = ["rmsnorm_h4096", "fused_add_rmsnorm_h4096", "gemm_n4096_k4096"]
+CONTEST = list(CONTEST_OPERATORS)
+SMALL = list(SMALL_OPERATORS)
 
 
 def skill_text(**over) -> str:
