@@ -59,21 +59,26 @@ def load_solution(path: str | Path) -> Solution:
     return parse_model(Solution, _read_json(p), str(p))
 
 
-def load_traces(path: str | Path) -> list[Trace]:
-    """Load a JSONL file of traces (workload files are traces with null solution/evaluation)."""
-    p = Path(path)
-    if not p.exists():
-        raise DataError(f"{p}: file not found")
-    out: list[Trace] = []
-    for lineno, line in enumerate(p.read_text().splitlines(), start=1):
+def parse_jsonl(model: type[M], text: str, where: str) -> list[M]:
+    """Validate each non-blank line of JSONL ``text`` as ``model``; errors name ``where:line``."""
+    out: list[M] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise DataError(f"{p}:{lineno}: malformed JSON: {exc.msg}") from None
-        out.append(parse_model(Trace, obj, f"{p}:{lineno}"))
+            raise DataError(f"{where}:{lineno}: malformed JSON: {exc.msg}") from None
+        out.append(parse_model(model, obj, f"{where}:{lineno}"))
     return out
+
+
+def load_traces(path: str | Path) -> list[Trace]:
+    """Load a JSONL file of traces (workload files are traces with null solution/evaluation)."""
+    p = Path(path)
+    if not p.exists():
+        raise DataError(f"{p}: file not found")
+    return parse_jsonl(Trace, p.read_text(), str(p))
 
 
 def dump_jsonl(records: Iterable[BaseModel], path: str | Path, append: bool = False) -> None:

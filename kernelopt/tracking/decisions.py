@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
-from kernelopt.data import Decision, parse_model
+from kernelopt.data import Decision
+from kernelopt.data.loader import parse_jsonl
 from kernelopt.tracking import names
 from kernelopt.tracking.base import StoreBase
 
@@ -42,14 +42,4 @@ class DecisionsMixin(StoreBase):
         text = self.read_artifact_text(campaign_run_id, names.DECISIONS_FILE)
         if text is None:
             return []
-        out = []
-        where = f"run {campaign_run_id}/{names.DECISIONS_FILE}"
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}:{lineno}: malformed JSON: {exc.msg}") from None
-            out.append(parse_model(Decision, obj, f"{where}:{lineno}"))
-        return out
+        return parse_jsonl(Decision, text, f"run {campaign_run_id}/{names.DECISIONS_FILE}")
