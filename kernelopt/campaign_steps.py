@@ -94,13 +94,10 @@ class _Loop:
 
     def reuse(self, solution_hash: str, stage: str) -> str | None:
         """Adopt a FINISHED evaluation of the same solution, settings and stage from an earlier campaign
-        of this definition instead of evaluating it again (None when there is none or the store can't)."""
-        if not self.cfg.reuse_across_campaigns or not hasattr(self.store, "adopt_candidate"):
+        of this definition instead of evaluating it again (None when there is none)."""
+        if not self.cfg.reuse_across_campaigns:
             return None
-        try:
-            other = self.store.find_evaluated(self.run_id, solution_hash, self.key, stage, across_campaigns=True)
-        except TypeError:  # a store without cross-campaign search
-            return None
+        other = self.store.find_evaluated(self.run_id, solution_hash, self.key, stage, across_campaigns=True)
         if other is None:
             return None
         adopted = self.store.adopt_candidate(self.run_id, other)
