@@ -11,13 +11,12 @@ The library root is ``operators/`` at the repository root, or ``$KERNELOPT_OPERA
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernelopt.data.definition import Definition
-from kernelopt.data.loader import DataError, load_definition, load_traces, parse_model
+from kernelopt.data.loader import DataError, load_definition, load_traces, parse_model, read_json_object
 from kernelopt.data.records import HarnessSettings
 from kernelopt.data.workload import Workload
 
@@ -166,12 +165,7 @@ def operator_settings(name: str) -> dict:
     path = _folder(name) / SETTINGS_FILE
     if not path.is_file():
         return {}
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from None
-    if not isinstance(data, dict):
-        raise DataError(f"{path}: expected a JSON object of harness settings, got {type(data).__name__}")
+    data = read_json_object(path, "a JSON object of harness settings")
     fields = HarnessSettings.model_fields
     unknown = sorted(k for k in data if k not in fields)
     if unknown:

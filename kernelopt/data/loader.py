@@ -47,6 +47,15 @@ def _read_json(path: Path) -> object:
         raise DataError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from None
 
 
+def read_json_object(path: str | Path, what: str = "a JSON object") -> dict:
+    """Read a JSON file that must hold an object; errors name the file (and line for bad JSON)."""
+    p = Path(path)
+    data = _read_json(p)
+    if not isinstance(data, dict):
+        raise DataError(f"{p}: expected {what}, got {type(data).__name__}")
+    return data
+
+
 def load_definition(path: str | Path) -> Definition:
     """Load one definition JSON file."""
     p = Path(path)

@@ -22,13 +22,12 @@ those entry points; C++ sources are only pattern-matched.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernelopt.data.loader import DataError
+from kernelopt.data.loader import DataError, read_json_object
 from kernelopt.data.solution import Solution
 
 POLICY_FILE = "policy.json"
@@ -80,12 +79,7 @@ def load_policy(folder: str | Path) -> Policy:
     path = Path(folder) / POLICY_FILE
     if not path.is_file():
         return Policy()
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from None
-    if not isinstance(data, dict):
-        raise DataError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    data = read_json_object(path)
     known = set(_LIST_FIELDS) | {"precision_probe", "description"}
     unknown = sorted(set(data) - known)
     if unknown:
