@@ -91,26 +91,28 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     return merged
 
 
-def evaluate_main(cfg: DictConfig) -> int:
-    """Hydra entry of `kernelopt evaluate`: exit code 1 when any workload fails."""
+def _run_task(command: str, task: Any, cfg: DictConfig) -> Any:
+    """Run a task; bad input (data, config, unknown names) -> one red line on stderr, ``None``."""
     try:
-        result = evaluate_task(cfg)
+        return task(cfg)
     except (DataError, ValueError, KeyError) as exc:
-        Console(stderr=True).print(f"[red]kernelopt evaluate: {exc}[/red]")
+        Console(stderr=True).print(f"[red]kernelopt {command}: {exc}[/red]")
+        return None
+
+
+def evaluate_main(cfg: DictConfig) -> int:
+    """Hydra entry of `kernelopt evaluate`: exit code 1 when any workload fails, 2 on bad input."""
+    result = _run_task("evaluate", evaluate_task, cfg)
+    if result is None:
         return 2
     return 0 if result.all_passed else 1
 
 
 def optimize_main(cfg: DictConfig) -> int:
-    """Hydra entry of `kernelopt optimize`."""
+    """Hydra entry of `kernelopt optimize`: exit code 2 on bad input."""
     from kernelopt.cli.optimize import optimize_task
 
-    try:
-        outcome = optimize_task(cfg)
-    except (DataError, ValueError, KeyError) as exc:
-        Console(stderr=True).print(f"[red]kernelopt optimize: {exc}[/red]")
-        return 2
-    return 0 if outcome is not None else 1
+    return 0 if _run_task("optimize", optimize_task, cfg) is not None else 2
 
 
 if __name__ == "__main__":  # pragma: no cover
