@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from operator_helpers import ATTENTION, DECODE, INDEXER, PREFILL
+from operator_helpers import op as _op
+from operator_helpers import smallest as _smallest
 
 from kernelopt.data import Definition, Workload
 from kernelopt.harness.dtypes import UnsupportedDTypeError, bytes_per_element, dtype_name, torch_dtype
@@ -21,24 +24,9 @@ from kernelopt.harness.inputs import (
     structure_generator,
     summarise_inputs,
 )
-from kernelopt.operators import load_operator
 
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
-INDEXER = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
-ATTENTION = "dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64"
-DECODE = "gdn_decode_qk4_v8_d128_k_last"
-PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
 FAST = [INDEXER, DECODE, PREFILL, "rmsnorm_h4096", "fused_add_rmsnorm_h4096", "gemm_n4096_k4096"]
-
-
-@cache
-def _op(name: str):
-    return load_operator(name)
-
-
-def _smallest(name: str) -> Workload:
-    op = _op(name)
-    return min(op.workloads, key=lambda w: op.definition.tensor_bytes(w.axes))
 
 
 @cache

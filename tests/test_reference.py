@@ -3,33 +3,20 @@
 from __future__ import annotations
 
 import traceback
-from functools import cache
 from pathlib import Path
 
 import pytest
 import torch
+from operator_helpers import ATTENTION, DECODE, INDEXER, PREFILL
+from operator_helpers import op as _op
+from operator_helpers import smallest as _smallest
 
 from kernelopt.data import Definition, Workload
 from kernelopt.harness.dtypes import torch_dtype
 from kernelopt.harness.inputs import describe_inputs, make_inputs
 from kernelopt.harness.reference import ReferenceRunError, load_reference, run_reference
-from kernelopt.operators import load_operator
 
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
-INDEXER = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
-ATTENTION = "dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64"
-DECODE = "gdn_decode_qk4_v8_d128_k_last"
-PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
-
-
-@cache
-def _op(name: str):
-    return load_operator(name)
-
-
-def _smallest(name: str) -> Workload:
-    op = _op(name)
-    return min(op.workloads, key=lambda w: op.definition.tensor_bytes(w.axes))
 
 
 def _check_outputs(definition: Definition, workload: Workload, outs: dict[str, torch.Tensor]) -> None:
