@@ -19,18 +19,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import device_label, md_table, spread_order, write_results
 from kernelopt.cli.build import harness_settings
+from kernelopt.controller.workloads import workload_size
 from kernelopt.data import EvalRequest, load_solution
 from kernelopt.executor import make_executor
 from kernelopt.operators import CONTEST_OPERATORS, list_operators, load_operator
 
 CONTEST = list(CONTEST_OPERATORS)
-
-
-def _size(w) -> int:  # type: ignore[no-untyped-def]
-    n = 1
-    for v in w.axes.values():
-        n *= max(int(v), 1)
-    return n
 
 
 def run(operators: list[str], baselines: list[str] | None, budget_s: float, preset: str,
@@ -48,7 +42,7 @@ def run(operators: list[str], baselines: list[str] | None, budget_s: float, pres
                     continue
                 sol = load_solution(f)
                 t0, done = time.time(), []
-                for w in spread_order(op.workloads, _size):
+                for w in spread_order(op.workloads, workload_size):
                     if time.time() - t0 > budget_s:
                         break
                     res = ex.evaluate(EvalRequest(definition=op.definition, solution=sol, workloads=[w],

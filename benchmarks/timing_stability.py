@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import device_label, md_table, write_results
 from kernelopt.cli.build import gpu_available, harness_settings
+from kernelopt.controller.workloads import workload_size
 from kernelopt.data import EvalRequest, load_solution
 from kernelopt.executor import make_executor
 from kernelopt.operators import load_operator
@@ -41,12 +42,7 @@ def main() -> int:
                 print(f"skip {name}: {rel} missing")
                 continue
             sol = load_solution(f)
-            def size(w):  # type: ignore[no-untyped-def]
-                n = 1
-                for v in w.axes.values():
-                    n *= max(int(v), 1)
-                return n
-            wl = max(op.workloads, key=size) if which == "largest" else next(
+            wl = max(op.workloads, key=workload_size) if which == "largest" else next(
                 w for w in op.workloads if w.uuid.startswith(which))
             settings = harness_settings({"preset": "official" if on_gpu else "quick"}, name, on_gpu)
             settings = settings.model_copy(update={"time_reference": False})
