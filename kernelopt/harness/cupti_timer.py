@@ -17,8 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 _BUFFER_BYTES = 8 * 1024 * 1024
 
@@ -27,16 +26,14 @@ class TimingError(RuntimeError):
     """Timing could not produce a trustworthy figure (reported as ``RUNTIME_ERROR``)."""
 
 
-@dataclass(frozen=True)
-class ApiCall:
+class ApiCall(NamedTuple):
     """A runtime/driver API record: when it started (ns, CUPTI clock) and its correlation id."""
 
     start: int
     correlation_id: int
 
 
-@dataclass(frozen=True)
-class GpuActivity:
+class GpuActivity(NamedTuple):
     """A kernel / memcpy / memset record: identity signature, GPU start/end (ns), correlation id."""
 
     signature: Hashable
@@ -106,15 +103,6 @@ def iteration_spans(windows: Sequence[tuple[int, int]], api_calls: Sequence[ApiC
     return spans
 
 
-def _signature(cupti: Any, a: Any) -> Hashable:
-    kind = int(a.kind)
-    if kind == int(cupti.ActivityKind.CONCURRENT_KERNEL):
-        return ("kernel", str(a.name), 0, 0, 0)
-    if kind == int(cupti.ActivityKind.MEMCPY):
-        return ("memcpy", "MEMCPY", int(a.copy_kind), int(a.bytes), 0)
-    return ("memset", "MEMSET", 0, int(a.bytes), int(a.value))
-
-
 def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[], Any] | None,
                     synchronize: Callable[[], Any]) -> list[float]:
     """Time ``iterations`` calls with CUPTI activity tracing (warm-up is the caller's job).
@@ -140,15 +128,25 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
     def requested() -> tuple[int, int]:
         return _BUFFER_BYTES, 0
 
+    kernel_kind = int(cupti.ActivityKind.CONCURRENT_KERNEL)
+    memcpy_kind = int(cupti.ActivityKind.MEMCPY)
+    add_api, add_act = api_calls.append, activities.append
+
     def completed(records: Any) -> None:
-        # Records live in a CUPTI-owned buffer: copy the fields out before returning.
+        # Records live in a CUPTI-owned buffer: copy the fields out before returning. Hot loop (one
+        # pass per record): no per-record objects beyond the tuples kept.
         for a in records:
             kind = int(a.kind)
-            if kind in gpu_kinds:
-                activities.append(GpuActivity(_signature(cupti, a), int(a.start), int(a.end),
-                                              int(a.correlation_id)))
-            elif kind in api_kinds:
-                api_calls.append(ApiCall(int(a.start), int(a.correlation_id)))
+            if kind in api_kinds:
+                add_api(ApiCall(int(a.start), int(a.correlation_id)))
+            elif kind in gpu_kinds:
+                if kind == kernel_kind:
+                    sig: Hashable = ("kernel", str(a.name), 0, 0, 0)
+                elif kind == memcpy_kind:
+                    sig = ("memcpy", "MEMCPY", int(a.copy_kind), int(a.bytes), 0)
+                else:
+                    sig = ("memset", "MEMSET", 0, int(a.bytes), int(a.value))
+                add_act(GpuActivity(sig, int(a.start), int(a.end), int(a.correlation_id)))
 
     kinds = [cupti.ActivityKind.RUNTIME, cupti.ActivityKind.DRIVER, cupti.ActivityKind.CONCURRENT_KERNEL,
              cupti.ActivityKind.MEMCPY, cupti.ActivityKind.MEMSET]

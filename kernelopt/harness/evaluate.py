@@ -44,7 +44,7 @@ from kernelopt.harness.run_guards import Stop as _Stop
 from kernelopt.harness.run_guards import captured as _captured
 from kernelopt.harness.run_guards import tail as _tail
 from kernelopt.harness.stats import summarize
-from kernelopt.harness.timing import time_callable
+from kernelopt.harness.timing import resolve_timer, time_callable
 from kernelopt.operators import operator_path
 
 
@@ -74,7 +74,7 @@ def resolve_device(device: str | torch.device | None, settings: HarnessSettings)
 # Reference timings per (definition, reference source, workload, settings, device) in this worker:
 # the reference is deterministic code on the same seeded inputs, so timing it again for every
 # candidate only spends GPU time (a slow reference such as GDN's dominates a campaign otherwise).
-_REFERENCE_TIMES: dict[tuple[Any, ...], list[list[float]]] = {}
+_REFERENCE_TIMES: dict[tuple[Any, ...], tuple[list[list[float]], str | None]] = {}
 
 
 @dataclass
@@ -180,8 +180,8 @@ class _Run(GuardedRun):
     def _time(self, trials: list[tuple[dict[str, Any], InputGuard]]) -> dict[str, Any]:
         s = self.settings
         kw = {"warmup": s.warmup, "iterations": s.iterations, "device": self.device, "timer": s.timer,
-              "flush_l2": s.flush_l2}
-        sol, ref, timer = [], [], None
+              "flush_l2": s.flush_l2, "cupti_max_call_ms": s.cupti_max_call_ms}
+        sol, ref, timer, ref_timer = [], [], None, None
         ref_key = (self.definition.name, hash(self.definition.reference), self.workload.uuid, s.key(),
                    str(self.device))
         cached = _REFERENCE_TIMES.get(ref_key) if s.cache_reference_timing else None
@@ -213,18 +213,24 @@ class _Run(GuardedRun):
             sol.append(times)
             if s.time_reference and cached is None:
                 try:
-                    rtimes, _ = time_callable(self.ref_fn, list(guard.copies.values()),
-                                              **self._reference_budget(kw, guard))
+                    rtimes, rtimer = time_callable(self.ref_fn, list(guard.copies.values()),
+                                                   **self._reference_budget(kw, guard))
                 except Exception as exc:
                     raise _Stop(S.RUNTIME_ERROR, f"timing the reference failed: {type(exc).__name__}: "
                                 f"{exc}\n" + _tail(traceback.format_exc())) from None
                 ref.append(rtimes)
+                ref_timer = rtimer
         if s.time_reference and cached is not None:
-            ref = cached
+            ref, ref_timer = cached
             self.log.append("reference latency reused from an earlier evaluation in this worker "
                             "(same workload, inputs, settings and device)")
         elif ref and s.cache_reference_timing:
-            _REFERENCE_TIMES[ref_key] = ref
+            _REFERENCE_TIMES[ref_key] = (ref, ref_timer)
+        for who, ran in (("solution", timer), ("reference", ref_timer)):
+            if ran == "cuda_event" and s.timer in ("auto", "cupti") and self.device.type == "cuda" \
+                    and resolve_timer(s.timer, self.device) == "cupti":
+                self.log.append(f"{who} timed with cuda_event: one call exceeded cupti_max_call_ms="
+                                f"{s.cupti_max_call_ms:g} ms (CUPTI tracing of its launches costs too much host time)")
         latency = summarize(sol, timer)
         out: dict[str, Any] = {"latency": latency}
         self._roofline(latency.mean_ms)
@@ -240,7 +246,7 @@ class _Run(GuardedRun):
                             f"{latency.mean_ms:.4g} ms by {gap:.1%} > {s.replay_max_gap:.0%}: outputs or "
                             "intermediates cached across calls on identical inputs?")
         if ref:
-            out["reference_latency"] = summarize(ref, timer)
+            out["reference_latency"] = summarize(ref, ref_timer or timer)
             ref_ms = out["reference_latency"].mean_ms
             out["speedup"] = ref_ms / latency.mean_ms if latency.mean_ms > 0 else None
         return out

@@ -67,7 +67,7 @@ def resolve_timer(timer: str, device: torch.device) -> TimerName:
 
 def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, iterations: int,
                   device: str | torch.device, timer: str = "auto",
-                  flush_l2: bool = True) -> tuple[list[float], TimerName]:
+                  flush_l2: bool = True, cupti_max_call_ms: float = 0.0) -> tuple[list[float], TimerName]:
     """Time ``fn(*args)``; returns per-iteration milliseconds and the timer that ran.
 
     Args:
@@ -78,6 +78,8 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
         device: Where the arguments live (``cpu``, ``cuda``, ``cuda:N``).
         timer: ``auto`` | ``cupti`` | ``cuda_event`` | ``cpu_wall``.
         flush_l2: Zero a 2 x L2 buffer before every warm-up and timed call (CUDA only).
+        cupti_max_call_ms: When the first (untimed) call takes longer than this on the host clock,
+            a ``cupti`` timer falls back to ``cuda_event`` (returned as the timer that ran); 0 = never.
 
     Raises:
         TimingError: Timer unavailable, or CUPTI saw no / inconsistent kernels.
@@ -102,8 +104,11 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
         flush = _flush_buffer(dev).zero_ if flush_l2 else None
         sync = torch.cuda.synchronize
         sync()
+        t_first = time.perf_counter()
         fn(*args)
         sync()
+        if name == "cupti" and cupti_max_call_ms and (time.perf_counter() - t_first) * 1e3 > cupti_max_call_ms:
+            name = "cuda_event"
         for _ in range(warmup):
             if flush is not None:
                 flush()

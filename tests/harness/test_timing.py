@@ -106,3 +106,24 @@ def test_cupti_detects_skipped_launches():
 
     with pytest.raises(TimingError, match="Inconsistent kernel names"):
         time_callable(varying, [x], warmup=1, iterations=5, device="cuda", timer="cupti")
+
+
+@pytest.mark.gpu
+@gpu
+def test_slow_launch_heavy_call_falls_back_to_cuda_events():
+    from kernelopt.harness.cupti_timer import cupti_available
+
+    if not cupti_available():
+        pytest.skip("cupti-python >= 13 not installed")
+    x = torch.randn(1024, device="cuda")
+
+    def many_launches(a):  # ~2000 tiny launches: several ms of launch-bound host time
+        for _ in range(2000):
+            a.mul_(1.0)
+
+    times, name = time_callable(many_launches, [x], warmup=1, iterations=3, device="cuda", timer="cupti",
+                                cupti_max_call_ms=1.0)
+    assert name == "cuda_event" and len(times) == 3 and min(times) > 1.0
+    _, fast = time_callable(lambda a: a.mul_(1.0), [x], warmup=1, iterations=3, device="cuda", timer="cupti",
+                            cupti_max_call_ms=1.0)
+    assert fast == "cupti"
