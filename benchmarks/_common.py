@@ -1,10 +1,14 @@
-"""Shared helpers for benchmark scripts: output folder, device label, markdown tables."""
+"""Shared helpers for benchmark scripts: output folder, device label, markdown tables, the command
+line, budgeted workload sweeps and per-candidate latency summaries."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
 import platform
+import shlex
+import statistics
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,20 +44,37 @@ def stamp() -> dict[str, Any]:
     return info
 
 
+def _cell(value: Any) -> str:
+    return str(value).replace("\n", " ").replace("|", "\\|")
+
+
 def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     """A GitHub markdown table."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
     return "\n".join(lines)
 
 
-def write_results(name: str, payload: dict[str, Any], markdown: str | None = None) -> Path:
-    """Write ``results/<name>.json`` (and ``.md``); return the JSON path."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
+def fmt(x: float | None, spec: str = ".4f") -> str:
+    """A number for a table cell ("-" when unknown)."""
+    return "-" if x is None else format(x, spec)
+
+
+def command_line(script: str, argv: Sequence[str] | None = None) -> str:
+    """The command that produced a result file, e.g. ``python benchmarks/baselines.py --budget-s 60``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return " ".join(["python", f"benchmarks/{script}", shlex.join(args)]).rstrip()
+
+
+def write_results(name: str, payload: dict[str, Any], markdown: str | None = None,
+                  out_dir: Path | None = None) -> Path:
+    """Write ``<out_dir>/<name>.json`` (and ``.md``; default folder ``results/``); return the JSON path."""
+    folder = Path(out_dir) if out_dir is not None else RESULTS
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
     path.write_text(json.dumps({"measured": stamp(), **payload}, indent=2))
     if markdown is not None:
-        (RESULTS / f"{name}.md").write_text(markdown + "\n")
+        (folder / f"{name}.md").write_text(markdown + "\n")
     return path
 
 
@@ -69,3 +90,55 @@ def spread_order(items: list[Any], key) -> list[Any]:  # type: ignore[no-untyped
                 out.append(srt[i])
         step //= 2
     return out
+
+
+def sweep_order(workloads: list[Any], limit: int | None = None) -> list[Any]:
+    """Workloads of a budgeted sweep: at most ``limit`` of them (the smallest first, as a campaign's
+    workload limit does), ordered so that any prefix spreads over the size range."""
+    from kernelopt.controller.workloads import select_workloads, workload_size
+
+    return spread_order(select_workloads(workloads, None, limit), workload_size)
+
+
+class Budget:
+    """Seconds spent per key (e.g. per (operator, baseline)) against one allowance per key."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.spent: dict[str, float] = {}
+
+    def left(self, key: str) -> bool:
+        """True while ``key`` has not used up its allowance."""
+        return self.spent.get(key, 0.0) <= self.seconds
+
+    def charge(self, key: str, seconds: float) -> None:
+        """Book ``seconds`` of work on ``key``."""
+        self.spent[key] = self.spent.get(key, 0.0) + seconds
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The ``q``-th percentile (0-100, linear interpolation) of ``values``; None when empty."""
+    if not values:
+        return None
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def summarize_results(done: Sequence[Any], total: int) -> dict[str, Any]:
+    """Coverage, statuses and per-workload latency figures of one candidate's
+    :class:`~kernelopt.data.records.WorkloadResult` list (``total``: workloads of the operator)."""
+    passed = [r for r in done if r.passed]
+    lat = [r.latency.mean_ms for r in passed]
+    counts: dict[str, int] = {}
+    for r in done:
+        counts[r.status.value] = counts.get(r.status.value, 0) + 1
+    return {"evaluated": len(done), "total": total, "passed": len(passed),
+            "statuses": sorted(counts), "status_counts": dict(sorted(counts.items())),
+            "mean_ms": statistics.fmean(lat) if lat else None,
+            "median_ms": statistics.median(lat) if lat else None,
+            "p95_ms": percentile(lat, 95),
+            "per_workload": {r.uuid: (r.latency.mean_ms if r.latency else r.status.value) for r in done},
+            "first_error": next((r.log[-600:] for r in done if not r.passed), None)}

@@ -10,16 +10,23 @@ an order that spreads over the axis range, and the table states how many were co
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import device_label, md_table, spread_order, write_results
+from benchmarks._common import (
+    Budget,
+    command_line,
+    device_label,
+    fmt,
+    md_table,
+    summarize_results,
+    sweep_order,
+    write_results,
+)
 from kernelopt.cli.build import harness_settings
-from kernelopt.controller.workloads import workload_size
 from kernelopt.data import EvalRequest, load_solution
 from kernelopt.executor import make_executor
 from kernelopt.operators import CONTEST_OPERATORS, list_operators, load_operator
@@ -41,30 +48,22 @@ def run(operators: list[str], baselines: list[str] | None, budget_s: float, pres
                 if baselines and f.stem not in baselines:
                     continue
                 sol = load_solution(f)
-                t0, done = time.time(), []
-                for w in spread_order(op.workloads, workload_size):
-                    if time.time() - t0 > budget_s:
+                t0, done, timer, budget = time.time(), [], None, Budget(budget_s)
+                for w in sweep_order(op.workloads):
+                    if not budget.left(f.stem):
                         break
+                    t = time.time()
                     res = ex.evaluate(EvalRequest(definition=op.definition, solution=sol, workloads=[w],
                                                   settings=settings))
+                    budget.charge(f.stem, time.time() - t)
                     done.extend(res.results)
                     timer = res.timer
-                passed = [r for r in done if r.passed]
-                lat = [r.latency.mean_ms for r in passed]
-                statuses = sorted({r.status.value for r in done})
-                entry = {"evaluated": len(done), "total": len(op.workloads), "passed": len(passed),
-                         "statuses": statuses, "timer": timer if done else None,
-                         "mean_ms": statistics.fmean(lat) if lat else None,
-                         "median_ms": statistics.median(lat) if lat else None,
-                         "per_workload": {r.uuid: (r.latency.mean_ms if r.latency else r.status.value)
-                                          for r in done},
-                         "first_error": next((r.log[-600:] for r in done if not r.passed), None),
+                entry = {**summarize_results(done, len(op.workloads)), "timer": timer,
                          "wall_s": round(time.time() - t0, 1)}
                 payload["results"].setdefault(name, {})[f.stem] = entry
-                rows.append([name, f.stem, f"{len(done)}/{len(op.workloads)}", len(passed),
-                             "-" if entry["mean_ms"] is None else f"{entry['mean_ms']:.4f}",
-                             "-" if entry["median_ms"] is None else f"{entry['median_ms']:.4f}",
-                             entry["timer"], ",".join(statuses), entry["wall_s"]])
+                rows.append([name, f.stem, f"{len(done)}/{len(op.workloads)}", entry["passed"],
+                             fmt(entry["mean_ms"]), fmt(entry["median_ms"]), entry["timer"],
+                             ",".join(entry["statuses"]), entry["wall_s"]])
                 print(rows[-1], flush=True)
     table = md_table(["operator", "baseline", "evaluated", "passed", "mean ms", "median ms", "timer",
                       "statuses", "wall s"], rows)
@@ -86,7 +85,7 @@ def main() -> int:
         p.error(f"unknown operators {unknown}")
     payload = run(a.operators, a.baselines, a.budget_s, a.preset, a.executor)
     name = a.name or f"baselines_{device_label()}"
-    cmd = "python benchmarks/baselines.py " + " ".join(sys.argv[1:])
+    cmd = command_line("baselines.py")
     write_results(name, {"command": cmd, **payload},
                   f"# Baselines ({device_label()})\n\nCommand: `{cmd}`\n\n{payload['table']}")
     print(payload["table"])

@@ -25,7 +25,7 @@ from benchmarks._common import device_label, md_table, write_results
 from kernelopt.data import EvalRequest, EvalResult, HarnessSettings, Solution
 from kernelopt.executor import IsolatedExecutor, make_executor, visible_gpus
 from kernelopt.operators import load_operator
-from kernelopt.solutions import solution_from_seed
+from kernelopt.cli.tasks import load_solution_arg
 
 OPERATOR = "rmsnorm_h4096"
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,17 +34,10 @@ FIXTURE = ROOT / "tests" / "fixtures" / "solutions" / "rmsnorm_triton_ok"
 
 
 def load_candidate(path: Path | None) -> Solution:
-    """The Triton candidate: a seed folder (``seed.json``), a fixture folder (``solution.json`` +
-    sources) or, by default, the operator's rmsnorm_rowwise seed (else the test fixture)."""
-    import json
-
-    folder = path or (DEFAULT_SEED if DEFAULT_SEED.is_dir() else FIXTURE)
-    if (folder / "seed.json").exists():
-        return solution_from_seed(folder, definition=OPERATOR)
-    meta = json.loads((folder / "solution.json").read_text())
-    meta["sources"] = [{"path": p.relative_to(folder).as_posix(), "content": p.read_text()}
-                       for p in sorted(folder.rglob("*.py")) if "__pycache__" not in p.parts]
-    return Solution.model_validate(meta)
+    """The Triton candidate: a seed folder (``seed.json``, at its defaults), a solution folder
+    (``solution.json`` + sources) or, by default, the operator's rmsnorm_rowwise seed (else the test
+    fixture)."""
+    return load_solution_arg(str(path or (DEFAULT_SEED if DEFAULT_SEED.is_dir() else FIXTURE)), None)
 
 
 def statuses(res: EvalResult) -> list[str]:

@@ -1,0 +1,478 @@
+"""Contest table: the retained kernel against every baseline of each operator, side by side, measured
+in one executor run on one device with the official harness settings.
+
+    python benchmarks/contest.py --operators gdn_decode_qk4_v8_d128_k_last gdn_prefill_qk4_v8_d128_k_last
+    python benchmarks/contest.py --operators rmsnorm_h4096 --executor cpu --preset quick \\
+        --solution rmsnorm_h4096=operators/rmsnorm_h4096/solutions/seeds/rmsnorm_rowwise --max-workloads 2
+
+Candidates per operator: ``retained`` (``operators/<def>/retained/solution.json``, or a
+``--solution DEF=PATH`` override: a Solution JSON, a seed folder or a folder holding
+``solution.json``), every ``operators/<def>/solutions/baselines/*.json`` (reference, torch_compile,
+fla...) and a ``flashinfer`` row that records whether the ``flashinfer`` package imports here.
+
+Workloads are taken in an order that spreads over the size range; for each workload every candidate
+that still has budget left is evaluated (the candidate order rotates per workload), so all
+candidates see the same workload prefix until their per-(operator, candidate) budget runs out.
+Comparisons (speedups, latency ratios, per-band figures) use only workloads passed by both sides.
+Results: ``benchmarks/results/contest_<device>.{json,md}`` (``contest_<name>`` with ``--name``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import (
+    Budget,
+    command_line,
+    device_label,
+    fmt,
+    md_table,
+    percentile,
+    summarize_results,
+    sweep_order,
+    write_results,
+)
+from kernelopt.analysis.campaign_analysis import analyse_operator, band_roofline
+from kernelopt.analysis.roofline import roofline_fraction
+from kernelopt.cli.build import executor_kind, gpu_available, harness_settings
+from kernelopt.cli.tasks import load_solution_arg
+from kernelopt.data import DataError, EvalRequest, HarnessSettings, Solution
+from kernelopt.data.records import WorkloadResult
+from kernelopt.executor import ExecutorError, WorkerStartError, make_executor
+from kernelopt.operators import CONTEST_OPERATORS, Operator, UnknownOperatorError, load_operator
+from kernelopt.solutions import SolutionFolderError
+
+REPO = Path(__file__).resolve().parents[1]
+RETAINED = "retained"
+REFERENCE = "reference"
+FLASHINFER = "flashinfer"
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit code 2."""
+
+
+@dataclass
+class Candidate:
+    """One solution to time: its row label, role and where it came from."""
+
+    label: str
+    role: str  # "retained" | "baseline"
+    source: str
+    solution: Solution
+
+
+# --------------------------------------------------------------------------- inputs
+def parse_solution_overrides(items: list[str], operators: list[str]) -> dict[str, Path]:
+    """``DEF=PATH`` arguments as {definition: path}; the path must exist and DEF be swept."""
+    out: dict[str, Path] = {}
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise UsageError(f"--solution {item!r}: expected DEF=PATH")
+        if name not in operators:
+            raise UsageError(f"--solution {item!r}: {name} is not among --operators {operators}")
+        if not Path(path).exists():
+            raise UsageError(f"--solution {item!r}: {path} does not exist (give a Solution JSON, a seed "
+                             f"folder or a folder holding solution.json)")
+        out[name] = Path(path)
+    return out
+
+
+def _rel(path: Path) -> str:
+    """A path relative to the repository when it lies inside it."""
+    try:
+        return Path(path).resolve().relative_to(REPO).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _load(path: Path, op: Operator) -> Solution:
+    try:
+        sol = load_solution_arg(str(path), None)
+    except (DataError, SolutionFolderError, ValueError) as exc:
+        raise UsageError(f"{path}: not a loadable solution: {exc}") from None
+    if sol.definition != op.name:
+        raise UsageError(f"{path}: solution '{sol.name}' is for '{sol.definition}', not '{op.name}'")
+    return sol
+
+
+def load_candidates(op: Operator, override: Path | None, baselines: list[str] | None) -> list[Candidate]:
+    """The retained kernel (override first, else ``retained/``) and the operator's baselines."""
+    out = []
+    retained = override or (op.path / "retained" if (op.path / "retained" / "solution.json").is_file()
+                            else None)
+    if retained is not None:
+        out.append(Candidate(RETAINED, "retained", _rel(retained), _load(retained, op)))
+    files = sorted((op.path / "solutions" / "baselines").glob("*.json"))
+    unknown = sorted(set(baselines or []) - {f.stem for f in files})
+    if unknown:
+        raise UsageError(f"{op.name}: no baseline(s) {unknown}; have {[f.stem for f in files]}")
+    for f in files:
+        if baselines is None or f.stem in baselines:
+            out.append(Candidate(f.stem, "baseline", _rel(f), _load(f, op)))
+    return out
+
+
+def probe_flashinfer() -> dict[str, Any]:
+    """Whether ``import flashinfer`` works in this interpreter (checked in a child process)."""
+    code = "import flashinfer; print(getattr(flashinfer, '__version__', 'unknown'))"
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return {"importable": False, "error": "flashinfer not importable: import timed out after 300 s"}
+    if proc.returncode == 0:
+        return {"importable": True, "version": proc.stdout.strip().splitlines()[-1]}
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    return {"importable": False, "error": f"flashinfer not importable: {lines[-1] if lines else proc.returncode}"}
+
+
+# --------------------------------------------------------------------------- the sweep
+def _progress(op: str, i: int, n: int, c: Candidate, r: WorkloadResult, budget: Budget) -> None:
+    width = 20
+    done = int(width * (i + 1) / n)
+    ms = f" {r.latency.mean_ms:.4f} ms" if r.latency else ""
+    axes = ",".join(f"{k}={v}" for k, v in r.axes.items())
+    print(f"[{op}] [{'#' * done}{'.' * (width - done)}] workload {i + 1}/{n} ({axes}) {c.label}: "
+          f"{r.status.value}{ms} | {budget.spent.get(c.label, 0.0):.0f}/{budget.seconds:.0f} s",
+          file=sys.stderr, flush=True)
+
+
+def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessSettings, order: list[Any],
+          budget_s: float) -> dict[str, dict[str, Any]]:
+    """Evaluate the candidates interleaved over ``order``; per label: results, timer, environment, spent."""
+    budget = Budget(budget_s)
+    runs: dict[str, dict[str, Any]] = {c.label: {"results": [], "timer": None, "environment": {}}
+                                       for c in candidates}
+    for i, w in enumerate(order):
+        k = i % len(candidates)
+        live = [c for c in candidates[k:] + candidates[:k] if budget.left(c.label)]
+        if not live:
+            break
+        for c in live:
+            t = time.perf_counter()
+            res = ex.evaluate(EvalRequest(definition=op.definition, solution=c.solution, workloads=[w],
+                                          settings=settings))
+            budget.charge(c.label, time.perf_counter() - t)
+            run = runs[c.label]
+            run["results"].extend(res.results)
+            run["timer"] = res.timer or run["timer"]
+            run["environment"] = res.environment or run["environment"]
+            for r in res.results:
+                _progress(op.name, i, len(order), c, r, budget)
+    for label, run in runs.items():
+        run["spent_s"] = round(budget.spent.get(label, 0.0), 1)
+    return runs
+
+
+# --------------------------------------------------------------------------- comparisons
+def passed_latencies(results: list[WorkloadResult]) -> dict[str, float]:
+    """UUID -> mean ms of the PASSED workloads."""
+    return {r.uuid: r.latency.mean_ms for r in results if r.passed and r.latency is not None}
+
+
+def common_workloads(lat: dict[str, dict[str, float]], order: list[str]) -> tuple[list[str], list[str]]:
+    """Workloads passed by every candidate that passed any (in sweep order), and those candidates."""
+    over = [label for label, m in lat.items() if m]
+    return [u for u in order if over and all(u in lat[label] for label in over)], over
+
+
+def mean_speedup(ref: dict[str, float], cand: dict[str, float]) -> tuple[float | None, int]:
+    """Mean per-workload speedup ref/cand over the workloads both passed, and their count."""
+    both = [u for u in cand if u in ref]
+    if not both:
+        return None, 0
+    return statistics.fmean(ref[u] / cand[u] for u in both), len(both)
+
+
+def mean_ratio(a: dict[str, float], b: dict[str, float]) -> tuple[float | None, int]:
+    """``mean(b) / mean(a)`` over the workloads both passed (> 1: ``a`` is faster), and their count."""
+    both = [u for u in a if u in b]
+    if not both:
+        return None, 0
+    return statistics.fmean(b[u] for u in both) / statistics.fmean(a[u] for u in both), len(both)
+
+
+def band_roof(uuids: list[str], bounds: dict[str, dict[str, Any]], lat: dict[str, float],
+              ceilings: dict[str, Any] | None) -> dict[str, Any]:
+    """Roofline figures of one candidate over the workloads of a band it passed: summed bound and
+    measured time (:func:`band_roofline`), their fraction, and the achieved bytes/s and FLOP/s."""
+    bound, measured, limiter = band_roofline(uuids, bounds, lat)
+    if measured is None:
+        return {"n": 0}
+    seconds = measured / 1e3
+    used = [u for u in uuids if u in lat and u in bounds]
+    return {"n": len([u for u in uuids if u in lat]), "measured_ms": measured, "bound_ms": bound,
+            "limiter": limiter, "fraction": roofline_fraction(measured, bound) if bound is not None else None,
+            "achieved_bytes_per_s": sum(bounds[u]["bytes"] for u in used) / seconds if used else None,
+            "achieved_flops_per_s": sum(bounds[u]["flops"] for u in used) / seconds if used else None}
+
+
+def band_breakdown(op: Operator, lat: dict[str, dict[str, float]], common: list[str],
+                   hardware: str | None) -> dict[str, Any]:
+    """Bands of the operator's workloads (shape discovery, roofline-bytes proxy) and, per band, each
+    candidate's mean latency over the band's common workloads and its roofline figures over the
+    band's workloads it passed (a roofline fraction is absolute, so it needs no common set)."""
+    analysis = analyse_operator(op.definition, op.workloads, op.path, None, hardware)
+    bounds, ceilings = analysis["workloads"], analysis["ceilings"]
+    bands = []
+    for band in analysis["bands"]["bands"]:
+        uuids = [u for u in common if u in set(band["workloads"])]
+        per = {label: {"mean_ms": statistics.fmean(m[u] for u in uuids) if uuids else None,
+                       "roofline": band_roof(band["workloads"], bounds, m, ceilings)}
+               for label, m in lat.items() if m}
+        bands.append({"name": band["name"], "axis": band["axis"], "low": band["low"], "high": band["high"],
+                      "workloads": len(band["workloads"]), "common": len(uuids), "candidates": per})
+    return {"band_axis": analysis["bands"]["band_axis"], "cost_source": analysis["bands"]["cost_source"],
+            "ceilings": ceilings["device"] if ceilings else None, "notes": analysis["notes"], "bands": bands}
+
+
+def flashinfer_row(probe: dict[str, Any]) -> dict[str, Any]:
+    """The ``flashinfer`` row: the import probe's outcome instead of numbers."""
+    note = (f"flashinfer {probe['version']} importable; no FlashInfer-backed solution in solutions/baselines "
+            f"(add flashinfer.json there to time it)" if probe["importable"] else probe["error"])
+    return {"role": FLASHINFER, **probe, "note": note}
+
+
+def compare(op: Operator, candidates: list[Candidate], runs: dict[str, dict[str, Any]],
+            order: list[str], probe: dict[str, Any]) -> dict[str, Any]:
+    """Per-candidate summaries, speedups vs reference, pairwise ratios, the flashinfer row and the
+    band breakdown."""
+    lat = {c.label: passed_latencies(runs[c.label]["results"]) for c in candidates}
+    common, over = common_workloads(lat, order)
+    ref = lat.get(REFERENCE, {})
+    rows: dict[str, Any] = {}
+    for c in candidates:
+        m = lat[c.label]
+        on_common = [m[u] for u in common] if m else []
+        speed, n_speed = mean_speedup(ref, m)
+        rows[c.label] = {
+            "role": c.role, "source": c.source, "solution": c.solution.name, "solution_hash": c.solution.hash(),
+            "timer": runs[c.label]["timer"], "spent_s": runs[c.label]["spent_s"],
+            **summarize_results(runs[c.label]["results"], len(op.workloads)),
+            "common_mean_ms": statistics.fmean(on_common) if on_common else None,
+            "common_median_ms": statistics.median(on_common) if on_common else None,
+            "common_p95_ms": percentile(on_common, 95),
+            "speedup_vs_reference": speed, "speedup_workloads": n_speed,
+            "ratios": {o.label: dict(zip(("ratio", "workloads"), mean_ratio(m, lat[o.label]), strict=True))
+                       for o in candidates if o.label != c.label}}
+    if FLASHINFER not in rows:
+        rows[FLASHINFER] = flashinfer_row(probe)
+    hardware = next((runs[c.label]["environment"].get("hardware") for c in candidates
+                     if runs[c.label]["environment"]), None)
+    return {"candidates": rows, "common_workloads": common, "common_over": over,
+            "bands": band_breakdown(op, lat, common, hardware)}
+
+
+# --------------------------------------------------------------------------- report
+def _x(value: float | None, n: int | None = None) -> str:
+    if value is None:
+        return "-"
+    return (f"{value:.2f}x" if value >= 0.1 else f"{value:.2g}x") + (f" (n={n})" if n is not None else "")
+
+
+def _rate(v: float | None, unit: str) -> str:
+    if v is None:
+        return "-"
+    scale, prefix = next(((f, p) for f, p in ((1e12, "T"), (1e9, "G"), (1e6, "M"))
+                          if v >= f), (1e3, "k"))
+    return f"{v / scale:.3g} {prefix}{unit}/s"
+
+
+def _roof_cell(rf: dict[str, Any]) -> str:
+    if not rf.get("n"):
+        return "-"
+    key, unit = (("achieved_flops_per_s", "FLOP") if rf.get("limiter") == "compute"
+                 else ("achieved_bytes_per_s", "B"))
+    frac = "-" if rf.get("fraction") is None else f"{rf['fraction']:.2f}"
+    return f"{frac} ({_rate(rf.get(key), unit)}, n={rf['n']})"
+
+
+def _candidate_row(label: str, c: dict[str, Any]) -> list[Any]:
+    if c["role"] == FLASHINFER:
+        return [label, "-", "-", "-", c["note"]] + ["-"] * 7
+    failed = ", ".join(f"{s}:{k}" for s, k in c["status_counts"].items() if s != "PASSED") or "-"
+    return [label, c["source"], f"{c['evaluated']}/{c['total']}", c["passed"], failed,
+            fmt(c["common_mean_ms"]), fmt(c["mean_ms"]), fmt(c["median_ms"]), fmt(c["p95_ms"]),
+            _x(c["speedup_vs_reference"], c["speedup_workloads"]), c["timer"] or "-", c["spent_s"]]
+
+
+def _band_tables(bands: dict[str, Any], labels: list[str]) -> list[str]:
+    with_lat = [lb for lb in labels if any(b["candidates"].get(lb) for b in bands["bands"])]
+    if not with_lat:
+        return []
+    lat_rows = [[b["name"], f"{b['common']}/{b['workloads']}"]
+                + [fmt(b["candidates"].get(lb, {}).get("mean_ms")) for lb in with_lat] for b in bands["bands"]]
+    roof_rows = [[b["name"], next((v["roofline"]["limiter"] for v in b["candidates"].values()
+                                   if v["roofline"].get("limiter")), "-")]
+                 + [_roof_cell(b["candidates"].get(lb, {}).get("roofline", {})) for lb in with_lat]
+                 for b in bands["bands"]]
+    ceil = f"ceilings {bands['ceilings']}" if bands["ceilings"] else "no ceilings for this device, so no fraction"
+    roof_note = (f"Roofline fraction per band, bound/measured over each candidate's passed workloads of the "
+                 f"band ({ceil}; achieved throughput in brackets):")
+    return ["", f"Per band (axis {bands['band_axis']}; mean ms over the band's common workloads):", "",
+            md_table(["band", "common/total"] + [f"{lb} ms" for lb in with_lat], lat_rows), "",
+            roof_note, "", md_table(["band", "limiter"] + with_lat, roof_rows)]
+
+
+def operator_markdown(name: str, data: dict[str, Any]) -> str:
+    """The side-by-side tables of one operator."""
+    cands = data["candidates"]
+    timed = [lb for lb, c in cands.items() if c["role"] != FLASHINFER]
+    intro = (f"Workloads: {data['swept']} of {data['workloads']} swept ({data['settings_line']}); common "
+             f"workloads (passed by {', '.join(data['common_over']) or 'none'}): {len(data['common_workloads'])}.")
+    out = [f"## {name}", "", intro, "",
+           md_table(["candidate", "source", "evaluated", "PASSED", "failed", "mean ms (common)", "mean ms (own)",
+                     "median ms (own)", "p95 ms (own)", "speedup vs reference", "timer", "spent s"],
+                    [_candidate_row(lb, c) for lb, c in cands.items()])]
+    if len(timed) > 1:
+        def cell(a: str, b: str) -> str:
+            return "-" if a == b else _x(cands[a]["ratios"][b]["ratio"], cands[a]["ratios"][b]["workloads"])
+
+        ratio_rows = [[a] + [cell(a, b) for b in timed] for a in timed]
+        note = "Mean-latency ratio mean(column) / mean(row) over the workloads both passed (> 1: the row is faster):"
+        out += ["", note, "", md_table(["row \\ column"] + timed, ratio_rows)]
+    return "\n".join(out + _failures(cands) + _band_tables(data["bands"], timed))
+
+
+def _failures(cands: dict[str, Any]) -> list[str]:
+    """One line per candidate that failed somewhere: the last line of its first failure's log."""
+    lines = []
+    for label, c in cands.items():
+        log = [ln for ln in (c.get("first_error") or "").splitlines() if ln.strip()]
+        if c["role"] != FLASHINFER and c["passed"] < c["evaluated"]:
+            lines.append(f"- {label}: {log[-1].strip() if log else 'no log'}")
+    return ["", "First failure per candidate (last log line; full tail in the JSON):", "", *lines] if lines else []
+
+
+def environment_of(runs: dict[str, dict[str, dict[str, Any]]], kind: str) -> dict[str, Any]:
+    """GPU/CPU name, library versions and timers as the workers reported them."""
+    envs = [r["environment"] for op in runs.values() for r in op.values() if r["environment"]]
+    env = envs[0] if envs else {}
+    libs = env.get("libs", {})
+    timers = sorted({r["timer"] for op in runs.values() for r in op.values() if r["timer"]})
+    return {"hardware": env.get("hardware"), "device": env.get("device"), "driver": env.get("driver"),
+            "gpu": env.get("gpu"), "torch": libs.get("torch"), "triton": libs.get("triton"),
+            "cuda": libs.get("cuda"), "cupti": libs.get("cupti"), "python": libs.get("python"),
+            "timers": timers, "executor": kind}
+
+
+def header(payload: dict[str, Any]) -> list[str]:
+    """Command and environment lines of the report."""
+    env = payload["environment"]
+    where = (f"Hardware: {env.get('hardware')} · torch {env.get('torch')} · triton {env.get('triton')} · "
+             f"CUDA {env.get('cuda') or '-'} · driver {env.get('driver') or '-'} · timer "
+             f"{', '.join(env.get('timers', [])) or '-'} · executor {payload['executor']} · preset "
+             f"{payload['preset']} · budget {payload['budget_s']:g} s per (operator, candidate)")
+    return [f"Command: `{payload['command']}`", "", where]
+
+
+def markdown(payload: dict[str, Any]) -> str:
+    """The whole report."""
+    lines = [f"# Contest table ({payload['device_label']})", "", *header(payload), ""]
+    for name, data in payload["operators"].items():
+        lines += [operator_markdown(name, data), ""]
+    return "\n".join(lines).rstrip()
+
+
+# --------------------------------------------------------------------------- main
+def _settings_line(s: HarnessSettings, preset: str) -> str:
+    return (f"{preset}: warmup {s.warmup}, iterations {s.iterations}, trials {s.trials}, "
+            f"atol {s.atol:g}, rtol {s.rtol:g}")
+
+
+def prepare(args: argparse.Namespace) -> tuple[dict[str, Operator], dict[str, list[Candidate]]]:
+    """Every operator and its candidates, checked before any work starts."""
+    overrides = parse_solution_overrides(args.solution, args.operators)
+    ops, cands = {}, {}
+    for name in args.operators:
+        try:
+            ops[name] = load_operator(name)
+        except (UnknownOperatorError, DataError) as exc:
+            raise UsageError(str(exc)) from None
+        cands[name] = load_candidates(ops[name], overrides.get(name), args.baselines)
+        if not cands[name]:
+            raise UsageError(f"{name}: no candidates (no retained kernel and no baseline selected)")
+    return ops, cands
+
+
+def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any) -> None:
+    """Sweep every operator's candidates on one executor lane, compare, and ``save(payload)`` after
+    each operator (so an interrupted run keeps the operators it finished)."""
+    ops, cands = prepare(args)
+    payload["flashinfer"] = probe = probe_flashinfer()
+    print(f"flashinfer: {probe.get('version') or probe.get('error')}", file=sys.stderr)
+    all_runs: dict[str, dict[str, dict[str, Any]]] = {}
+    with make_executor(kind, devices=None if kind == "cpu" else [0]) as ex:
+        for name, op in ops.items():
+            settings = harness_settings({"preset": args.preset}, name, kind != "cpu").model_copy(
+                update={"time_reference": False})
+            order = sweep_order(op.workloads, args.max_workloads)
+            all_runs[name] = runs = sweep(ex, op, cands[name], settings, order, args.budget_s)
+            payload["operators"][name] = {
+                "workloads": len(op.workloads), "swept": len(order), "settings": settings.model_dump(),
+                "settings_line": _settings_line(settings, args.preset),
+                **compare(op, cands[name], runs, [w.uuid for w in order], probe)}
+            payload["environment"] = environment_of(all_runs, kind)
+            save(payload)
+            print(operator_markdown(name, payload["operators"][name]) + "\n", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--operators", nargs="+", default=list(CONTEST_OPERATORS))
+    p.add_argument("--solution", nargs="*", default=[], metavar="DEF=PATH",
+                   help="retained-kernel override: a Solution JSON, seed folder or solution folder")
+    p.add_argument("--baselines", nargs="*", default=None, help="baseline names (file stems); default all")
+    p.add_argument("--budget-s", type=float, default=90.0, help="seconds per (operator, candidate)")
+    p.add_argument("--max-workloads", type=int, default=None,
+                   help="at most N workloads per operator (the smallest N)")
+    p.add_argument("--preset", default="official", choices=["official", "quick"])
+    p.add_argument("--executor", default="auto", choices=["auto", "local", "isolated", "cpu"],
+                   help="auto: local on a GPU, else cpu")
+    p.add_argument("--name", default=None, help="results file stem: contest_<name> (default: the device)")
+    p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
+    a = p.parse_args(argv)
+    label = device_label()
+    stem = f"contest_{a.name or label}"
+    payload: dict[str, Any] = {"command": command_line("contest.py", argv), "device_label": label,
+                               "preset": a.preset, "executor": a.executor, "budget_s": a.budget_s,
+                               "max_workloads": a.max_workloads,
+                               "flashinfer": None, "environment": {}, "operators": {}}
+    written: list[Path] = []
+
+    def save(data: dict[str, Any]) -> None:
+        written[:] = [write_results(stem, data, markdown(data), a.out)]
+
+    try:
+        if a.max_workloads is not None and a.max_workloads < 1:
+            raise UsageError(f"--max-workloads must be >= 1, got {a.max_workloads}")
+        try:
+            payload["executor"] = kind = executor_kind({"kind": a.executor}, gpu_available())
+        except ValueError as exc:
+            raise UsageError(f"--executor {a.executor}: {exc}") from None
+        run(a, kind, payload, save)
+    except UsageError as exc:
+        print(f"contest.py: error: {exc}", file=sys.stderr)
+        return 2
+    except (ExecutorError, WorkerStartError) as exc:
+        print(f"contest.py: error: executor {payload['executor']}: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(header(payload)))
+    if written:
+        print(f"wrote {written[0]} and {written[0].with_suffix('.md')}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""benchmarks/contest.py: the retained kernel against every baseline, side by side, in one run.
+
+One end-to-end CPU run (Triton interpreter, quick preset, two small workloads) through the real
+executor and harness; the rest checks the sweep order, the comparisons and the command-line errors
+with fakes, in-process."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+
+import pytest
+
+from kernelopt.analysis.roofline import load_roofline
+from kernelopt.data import EvalResult, HarnessSettings, load_solution
+from kernelopt.data.records import LatencyStats, WorkloadResult
+from kernelopt.data.trace import EvaluationStatus
+from kernelopt.generators.seeds import load_seed
+from kernelopt.operators import load_operator
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "benchmarks" / "contest.py"
+RMSNORM = "rmsnorm_h4096"
+SEED = "operators/rmsnorm_h4096/solutions/seeds/rmsnorm_rowwise"
+
+
+def _contest() -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location("kopt_contest_benchmark", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses resolve their module by name
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _flashinfer_installed() -> bool:
+    return importlib.util.find_spec("flashinfer") is not None
+
+
+# --------------------------------------------------------------------------- end to end (CPU)
+def test_contest_cpu_run(tmp_path: Path) -> None:
+    cmd = [sys.executable, str(SCRIPT), "--operators", RMSNORM, "--executor", "cpu", "--preset", "quick",
+           "--solution", f"{RMSNORM}={SEED}", "--baselines", "reference", "--max-workloads", "2",
+           "--budget-s", "60", "--out", str(tmp_path), "--name", "test"]
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=240, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "workload 1/2" in proc.stderr  # progress lines
+    data = json.loads((tmp_path / "contest_test.json").read_text())
+    md = (tmp_path / "contest_test.md").read_text()
+    op = data["operators"][RMSNORM]
+    cands = op["candidates"]
+    assert set(cands) == {"retained", "reference", "flashinfer"}
+    for label in ("retained", "reference"):
+        c = cands[label]
+        assert 1 <= c["evaluated"] <= 2 and c["total"] == 14
+        assert c["status_counts"] == {"PASSED": c["evaluated"]}, c["first_error"]
+        assert c["timer"] == "cpu_wall" and c["mean_ms"] > 0 and c["p95_ms"] > 0
+    assert cands["retained"]["role"] == "retained" and cands["retained"]["source"] == SEED
+    assert cands["retained"]["solution"].startswith("rmsnorm_rowwise")
+    assert set(op["common_workloads"]) == set(cands["retained"]["per_workload"]) & set(
+        cands["reference"]["per_workload"])
+    speed = cands["retained"]["speedup_vs_reference"]
+    assert isinstance(speed, float) and speed > 0 and cands["retained"]["speedup_workloads"] >= 1
+    assert cands["reference"]["speedup_vs_reference"] == pytest.approx(1.0)
+    ratio = cands["retained"]["ratios"]["reference"]["ratio"]
+    assert ratio == pytest.approx(cands["reference"]["common_mean_ms"] / cands["retained"]["common_mean_ms"])
+    fi = cands["flashinfer"]
+    if _flashinfer_installed():
+        assert fi["importable"] is True
+    else:
+        assert fi["importable"] is False and fi["error"].startswith("flashinfer not importable: ")
+        assert "flashinfer not importable" in md
+    assert op["bands"]["band_axis"] == "batch_size" and op["bands"]["bands"]
+    assert sum(b["common"] for b in op["bands"]["bands"]) == len(op["common_workloads"])
+    env = data["environment"]
+    assert env["timers"] == ["cpu_wall"] and env["torch"] and env["triton"] and env["executor"] == "cpu"
+    assert data["command"].startswith("python benchmarks/contest.py --operators rmsnorm_h4096")
+    assert data["command"] in md and "timer cpu_wall" in md and "| retained |" in md
+
+
+# --------------------------------------------------------------------------- sweep order (fake executor)
+class _FakeExecutor:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def evaluate(self, request):  # type: ignore[no-untyped-def]
+        time.sleep(0.002)
+        w = request.workloads[0]
+        self.calls.append((request.solution.name, w.uuid))
+        r = WorkloadResult(uuid=w.uuid, axes=w.axes, status=EvaluationStatus.PASSED,
+                           latency=LatencyStats(mean_ms=1.0, trial_medians_ms=[1.0], timer="cpu_wall"))
+        return EvalResult(definition=request.definition.name, solution=request.solution.name,
+                          solution_hash="x", results=[r], timer="cpu_wall", environment={"hardware": "cpu"})
+
+
+def _candidates(mod: types.ModuleType, op, labels: list[str]):  # type: ignore[no-untyped-def]
+    ref = load_solution(op.path / "solutions" / "baselines" / "reference.json")
+    return [mod.Candidate(lb, "baseline", lb, ref.model_copy(update={"name": lb})) for lb in labels]
+
+
+def test_sweep_interleaves_candidates_over_the_same_workloads() -> None:
+    mod = _contest()
+    op = load_operator(RMSNORM)
+    cands = _candidates(mod, op, ["a", "b", "c"])
+    order = mod.sweep_order(op.workloads, 4)
+    ex = _FakeExecutor()
+    runs = mod.sweep(ex, op, cands, HarnessSettings(), order, budget_s=1e9)
+    seen = {lb: [r.uuid for r in runs[lb]["results"]] for lb in "abc"}
+    assert seen["a"] == seen["b"] == seen["c"] == [w.uuid for w in order]
+    assert [n for n, _ in ex.calls[:6]] == ["a", "b", "c", "b", "c", "a"]  # rotated per workload
+
+
+def test_sweep_budget_is_per_candidate() -> None:
+    mod = _contest()
+    op = load_operator(RMSNORM)
+    ex = _FakeExecutor()
+    runs = mod.sweep(ex, op, _candidates(mod, op, ["a", "b"]), HarnessSettings(), mod.sweep_order(op.workloads),
+                     0.0)
+    assert [len(runs[lb]["results"]) for lb in "ab"] == [1, 1]  # one workload each, then out of budget
+    assert runs["a"]["results"][0].uuid == runs["b"]["results"][0].uuid
+
+
+# --------------------------------------------------------------------------- comparisons (H200 ceilings)
+def _result(w, ms: float | None) -> WorkloadResult:  # type: ignore[no-untyped-def]
+    if ms is None:
+        return WorkloadResult(uuid=w.uuid, axes=w.axes, status=EvaluationStatus.RUNTIME_ERROR, log="boom\nKeyError: x")
+    return WorkloadResult(uuid=w.uuid, axes=w.axes, status=EvaluationStatus.PASSED,
+                          latency=LatencyStats(mean_ms=ms, trial_medians_ms=[ms], timer="cupti"))
+
+
+def test_compare_uses_common_workloads_and_the_roofline_analysis() -> None:
+    mod = _contest()
+    op = load_operator(RMSNORM)
+    ws = mod.sweep_order(op.workloads)
+    cands = _candidates(mod, op, ["retained", "reference", "broken"])
+    env = {"hardware": "NVIDIA H200", "libs": {"torch": "t", "triton": "tr"}}
+    runs = {  # retained ran out of budget after 3 workloads; broken fails everywhere
+        "retained": {"results": [_result(w, 0.01 * (i + 1)) for i, w in enumerate(ws[:3])]},
+        "reference": {"results": [_result(w, 0.05 * (i + 1)) for i, w in enumerate(ws)]},
+        "broken": {"results": [_result(w, None) for w in ws]},
+    }
+    for r in runs.values():
+        r.update(timer="cupti", environment=env, spent_s=1.0)
+    probe = {"importable": False, "error": "flashinfer not importable: ModuleNotFoundError: x"}
+    out = mod.compare(op, cands, runs, [w.uuid for w in ws], probe)
+    assert out["common_over"] == ["retained", "reference"]
+    assert out["common_workloads"] == [w.uuid for w in ws[:3]]
+    ret, ref = out["candidates"]["retained"], out["candidates"]["reference"]
+    assert ret["speedup_vs_reference"] == pytest.approx(5.0) and ret["speedup_workloads"] == 3
+    assert ret["ratios"]["reference"] == {"ratio": pytest.approx(5.0), "workloads": 3}
+    assert ref["ratios"]["retained"]["ratio"] == pytest.approx(0.2)
+    assert ret["ratios"]["broken"] == {"ratio": None, "workloads": 0}
+    assert ref["mean_ms"] == pytest.approx(0.05 * 7.5) and ref["common_mean_ms"] == pytest.approx(0.1)
+    assert out["candidates"]["broken"]["status_counts"] == {"RUNTIME_ERROR": 14}
+    assert out["candidates"]["flashinfer"]["note"] == probe["error"]
+    bands = out["bands"]
+    assert bands["ceilings"] == "NVIDIA H200"
+    lat = {w.uuid: 0.01 * (i + 1) for i, w in enumerate(ws[:3])}
+    roof = load_roofline(op.path)
+    assert sum(b["candidates"]["retained"]["roofline"]["n"] for b in bands["bands"]) == 3
+    # latencies per band compare on the common set; a roofline fraction uses all of a candidate's passes
+    assert sum(b["common"] for b in bands["bands"]) == 3
+    assert sum(b["candidates"]["reference"]["roofline"]["n"] for b in bands["bands"]) == 14
+    assert "broken" not in bands["bands"][0]["candidates"]
+    for band in bands["bands"]:
+        rf = band["candidates"]["retained"]["roofline"]
+        if not rf["n"]:
+            continue
+        uuids = [u for u in lat if band["low"] <= op.workload(u).axes["batch_size"] <= band["high"]]
+        nbytes = sum(roof({"hidden_size": 4096, **op.workload(u).axes})["bytes"] for u in uuids)
+        seconds = sum(lat[u] for u in uuids) / 1e3
+        assert rf["limiter"] == "memory"  # rmsnorm: bytes dominate on the H200
+        assert rf["achieved_bytes_per_s"] == pytest.approx(nbytes / seconds)
+        assert rf["fraction"] == pytest.approx(nbytes / seconds / 4.3e12)  # = bound / measured
+    md = mod.operator_markdown(RMSNORM, {"swept": 14, "workloads": 14, "settings_line": "official", **out})
+    assert "- broken: KeyError: x" in md and "ceilings NVIDIA H200" in md
+
+
+# --------------------------------------------------------------------------- candidates
+def test_candidates_retained_folder_then_baselines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mod = _contest()
+    src = REPO / "operators" / RMSNORM
+    dst = tmp_path / RMSNORM
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "seeds"))
+    seed = load_seed(src / "solutions" / "seeds" / "rmsnorm_rowwise", definition=RMSNORM).instantiate(None)
+    (dst / "retained").mkdir()
+    (dst / "retained" / "solution.json").write_text(seed.model_dump_json())
+    monkeypatch.setenv("KERNELOPT_OPERATORS_DIR", str(tmp_path))
+    op = load_operator(RMSNORM)
+    cands = mod.load_candidates(op, None, None)
+    assert [c.label for c in cands] == ["retained", "reference", "torch_compile"]
+    assert cands[0].solution.hash() == seed.hash() and cands[0].source == str(dst / "retained")
+    override = mod.load_candidates(op, REPO / SEED, ["reference"])
+    assert [c.label for c in override] == ["retained", "reference"] and override[0].source == SEED
+    with pytest.raises(mod.UsageError, match="no baseline"):
+        mod.load_candidates(op, None, ["fla"])
+
+
+# --------------------------------------------------------------------------- command-line errors
+def test_unknown_operator_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _contest().main(["--operators", "no_such_op", "--executor", "cpu"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("contest.py: error: unknown operator 'no_such_op'")
+
+
+def test_missing_solution_path_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = _contest().main(["--operators", RMSNORM, "--executor", "cpu", "--solution", f"{RMSNORM}=nope/x"])
+    assert rc == 2
+    assert "nope/x does not exist" in capsys.readouterr().err
+    rc = _contest().main(["--operators", RMSNORM, "--executor", "cpu", "--solution", "nope"])
+    assert rc == 2 and "expected DEF=PATH" in capsys.readouterr().err
