@@ -20,6 +20,7 @@ Results: ``benchmarks/results/contest_<device>.{json,md}`` (``contest_<name>`` w
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import statistics
 import subprocess
 import sys
@@ -46,6 +47,7 @@ from kernelopt.analysis.roofline import roofline_fraction
 from kernelopt.cli.build import executor_kind, gpu_available, harness_settings
 from kernelopt.cli.tasks import load_solution_arg
 from kernelopt.data import DataError, EvalRequest, HarnessSettings, Solution
+from kernelopt.data.loader import dump_jsonl
 from kernelopt.data.records import WorkloadResult
 from kernelopt.executor import ExecutorError, WorkerStartError, make_executor
 from kernelopt.operators import CONTEST_OPERATORS, Operator, UnknownOperatorError, load_operator
@@ -149,11 +151,17 @@ def _progress(op: str, i: int, n: int, c: Candidate, r: WorkloadResult, budget: 
 
 
 def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessSettings, order: list[Any],
-          budget_s: float) -> dict[str, dict[str, Any]]:
-    """Evaluate the candidates interleaved over ``order``; per label: results, timer, environment, spent."""
+          budget_s: float, traces: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Evaluate the candidates interleaved over ``order``; per label: results, timer, environment, spent.
+    With ``traces``, each candidate's FlashInfer Trace JSONL goes to ``traces/<definition>/<label>.jsonl``
+    (appended workload by workload, so an interrupted sweep keeps what it measured)."""
     budget = Budget(budget_s)
     runs: dict[str, dict[str, Any]] = {c.label: {"results": [], "timer": None, "environment": {}}
                                        for c in candidates}
+    if traces is not None:
+        for c in candidates:
+            (traces / op.name).mkdir(parents=True, exist_ok=True)
+            (traces / op.name / f"{c.label}.jsonl").write_text("")
     for i, w in enumerate(order):
         k = i % len(candidates)
         live = [c for c in candidates[k:] + candidates[:k] if budget.left(c.label)]
@@ -170,6 +178,10 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
             run["environment"] = res.environment or run["environment"]
             for r in res.results:
                 _progress(op.name, i, len(order), c, r, budget)
+            if traces is not None:
+                stamp = _dt.datetime.now(_dt.UTC).isoformat()
+                dump_jsonl(res.to_traces(op.definition, [w], stamp), traces / op.name / f"{c.label}.jsonl",
+                           append=True)
     for label, run in runs.items():
         run["spent_s"] = round(budget.spent.get(label, 0.0), 1)
     return runs
@@ -418,7 +430,7 @@ def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any)
             settings = harness_settings({"preset": args.preset}, name, kind != "cpu").model_copy(
                 update={"time_reference": False})
             order = sweep_order(op.workloads, args.max_workloads)
-            all_runs[name] = runs = sweep(ex, op, cands[name], settings, order, args.budget_s)
+            all_runs[name] = runs = sweep(ex, op, cands[name], settings, order, args.budget_s, args.traces)
             payload["operators"][name] = {
                 "workloads": len(op.workloads), "swept": len(order), "settings": settings.model_dump(),
                 "settings_line": _settings_line(settings, args.preset),
@@ -442,6 +454,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="auto: local on a GPU, else cpu")
     p.add_argument("--name", default=None, help="results file stem: contest_<name> (default: the device)")
     p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
+    p.add_argument("--traces", type=Path, default=None,
+                   help="also write each candidate's FlashInfer Trace JSONL under DIR/<definition>/<label>.jsonl")
     a = p.parse_args(argv)
     label = device_label()
     stem = f"contest_{a.name or label}"

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from kernelopt.data.loader import load_traces
+
 from kernelopt.analysis.roofline import load_roofline
 from kernelopt.data import EvalResult, HarnessSettings, load_solution
 from kernelopt.data.records import LatencyStats, WorkloadResult
@@ -46,9 +48,11 @@ def _flashinfer_installed() -> bool:
 def test_contest_cpu_run(tmp_path: Path) -> None:
     cmd = [sys.executable, str(SCRIPT), "--operators", RMSNORM, "--executor", "cpu", "--preset", "quick",
            "--solution", f"{RMSNORM}={SEED}", "--baselines", "reference", "--max-workloads", "2",
-           "--budget-s", "60", "--out", str(tmp_path), "--name", "test"]
+           "--budget-s", "60", "--out", str(tmp_path), "--name", "test", "--traces", str(tmp_path / "tr")]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=240, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    traces = load_traces(tmp_path / "tr" / RMSNORM / "retained.jsonl")
+    assert traces and all(t.evaluation.status.value == "PASSED" for t in traces)
     assert "workload 1/2" in proc.stderr  # progress lines
     data = json.loads((tmp_path / "contest_test.json").read_text())
     md = (tmp_path / "contest_test.md").read_text()
