@@ -53,6 +53,23 @@ POINTS: dict[str, list[tuple[dict[str, Any], dict[str, int], dict[str, Any]]]] =
         ({"BV": 128, "num_warps": 8}, {"batch_size": 2}, {}),
         ({"BV": 64, "num_warps": 4}, {"batch_size": 2}, {"no_state": True}),
     ],
+    # prefill options: "seq_lens" fixes the split of total_seq_len (default: a random composition,
+    # as inputs.py draws), "no_state" passes state=None, "scale" a non-default scale
+    "gdn_prefill_recurrent": [
+        ({}, {"total_seq_len": 6, "num_seqs": 1, "len_cu_seqlens": 2}, {}),
+        ({"BV": 128, "num_warps": 8}, {"total_seq_len": 40, "num_seqs": 4, "len_cu_seqlens": 5},
+         {"seq_lens": [1, 0, 30, 9], "scale": 0.05}),
+        ({"BV": 64, "num_warps": 4}, {"total_seq_len": 12, "num_seqs": 2, "len_cu_seqlens": 3},
+         {"no_state": True}),
+    ],
+    "gdn_prefill_chunked": [
+        ({}, {"total_seq_len": 6, "num_seqs": 1, "len_cu_seqlens": 2}, {}),
+        ({"C": 16, "BV": 128, "num_warps": 8}, {"total_seq_len": 60, "num_seqs": 4, "len_cu_seqlens": 5},
+         {"seq_lens": [1, 0, 50, 9], "no_state": True}),
+        ({"C": 32, "BV": 64, "num_warps": 8, "num_stages": 2, "PRECISION": "tf32x3"},
+         {"total_seq_len": 200, "num_seqs": 2, "len_cu_seqlens": 3}, {"seq_lens": [150, 50], "scale": 0.05}),
+        ({"C": 64, "BV": 16, "num_warps": 8}, {"total_seq_len": 150, "num_seqs": 1, "len_cu_seqlens": 2}, {}),
+    ],
 }
 
 
@@ -93,7 +110,8 @@ def _violated(spec: dict[str, Any], point: dict[str, Any]) -> list[str]:
 
 def test_every_seed_has_points() -> None:
     names = {_spec(d)["name"] for d in SEED_DIRS}
-    assert {"rmsnorm_rowwise", "fused_add_rmsnorm_rowwise", "gemm_tiled", "gdn_decode_vtile"} <= names
+    assert {"rmsnorm_rowwise", "fused_add_rmsnorm_rowwise", "gemm_tiled", "gdn_decode_vtile",
+            "gdn_prefill_recurrent", "gdn_prefill_chunked"} <= names
     assert names <= set(POINTS), f"seeds without interpreter points: {names - set(POINTS)}"
 
 
@@ -146,6 +164,14 @@ GPU_POINTS: dict[str, list[tuple[dict[str, Any], dict[str, int], dict[str, Any]]
                    ({"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "GROUP_M": 8, "SPLIT_K": 8, "num_warps": 4,
                      "num_stages": 4}, {"M": 16}, {})],
     "gdn_decode_vtile": [({}, {"batch_size": 64}, {}), ({"BV": 32, "num_warps": 4}, {"batch_size": 48}, {})],
+    "gdn_prefill_recurrent": [({}, {"total_seq_len": 294, "num_seqs": 3, "len_cu_seqlens": 4}, {}),
+                              ({"BV": 16, "num_warps": 2},
+                               {"total_seq_len": 983, "num_seqs": 2, "len_cu_seqlens": 3}, {})],
+    "gdn_prefill_chunked": [({}, {"total_seq_len": 2107, "num_seqs": 1, "len_cu_seqlens": 2}, {}),
+                            ({"C": 32, "BV": 128, "num_warps": 8, "num_stages": 2},
+                             {"total_seq_len": 1800, "num_seqs": 3, "len_cu_seqlens": 4}, {}),
+                            ({"C": 16, "BV": 32, "num_warps": 4, "num_stages": 3, "PRECISION": "tf32x3"},
+                             {"total_seq_len": 959, "num_seqs": 4, "len_cu_seqlens": 5}, {})],
 }
 
 
@@ -251,6 +277,31 @@ def _case(seed: str, axes: dict[str, int], opts: dict[str, Any], gen):
         ref_out, ref_state = _reference("gdn_decode_qk4_v8_d128_k_last")(*inputs)
         outputs = [torch.empty(bsz, 1, 8, 128, dtype=bf), torch.empty(bsz, 8, 128, 128)]
         return inputs, outputs, [(ref_out, 1e-2, 1e-2), (ref_state, 1e-4, 1e-3)]
+    if seed in ("gdn_prefill_recurrent", "gdn_prefill_chunked"):
+        n, n_seq = axes["total_seq_len"], axes["num_seqs"]
+        assert axes["len_cu_seqlens"] == n_seq + 1
+        lens = opts.get("seq_lens")
+        if lens is None:  # a random composition of n into n_seq positive lengths, as inputs.py draws
+            cuts = torch.sort(torch.randperm(n - 1, generator=gen)[: n_seq - 1] + 1).values
+            cu = torch.cat([torch.zeros(1, dtype=torch.int64), cuts.to(torch.int64), torch.tensor([n])])
+        else:
+            assert len(lens) == n_seq and sum(lens) == n, (lens, axes)
+            cu = torch.cumsum(torch.tensor([0, *lens], dtype=torch.int64), 0)
+        q = torch.randn(n, 4, 128, generator=gen).to(bf)
+        k = torch.nn.functional.normalize(torch.randn(n, 4, 128, generator=gen), dim=-1).to(bf)
+        v = torch.randn(n, 8, 128, generator=gen).to(bf)
+        state = None if opts.get("no_state") else torch.randn(n_seq, 8, 128, 128, generator=gen) * 0.1
+        a_log = torch.randn(8, generator=gen) * 0.1
+        a = torch.randn(n, 8, generator=gen).to(bf)
+        dt_bias = torch.randn(8, generator=gen) * 0.1
+        b = torch.randn(n, 8, generator=gen).to(bf)
+        scale = float(opts.get("scale", 0.0))
+        inputs = [q, k, v, state, a_log, a, dt_bias, b, cu, scale]
+        ref_out, ref_state = _reference("gdn_prefill_qk4_v8_d128_k_last")(*inputs)
+        outputs = [torch.empty(n, 8, 128, dtype=bf), torch.empty(n_seq, 8, 128, 128)]
+        # the chunked seed's tensor-core dots round fp32 operands to tf32 on a GPU (~1e-3 relative)
+        state_tol = (1e-4, 1e-3) if seed == "gdn_prefill_recurrent" else (2e-3, 1e-2)
+        return inputs, outputs, [(ref_out, 1e-2, 1e-2), (ref_state, *state_tol)]
     raise KeyError(seed)
 
 
