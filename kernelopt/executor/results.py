@@ -9,11 +9,13 @@ from kernelopt.data.records import EvalRequest, EvalResult, WorkloadResult
 from kernelopt.data.trace import EvaluationStatus
 from kernelopt.data.workload import Workload
 
-#: Substrings (lower-case) of errors after which a CUDA context cannot be trusted.
+#: Substrings (lower-case) of errors after which a worker cannot be trusted: a CUDA context that may be
+#: poisoned, or device memory exhausted (the candidate's module may keep its allocations alive in the
+#: persistent worker, so the next workloads would fail too).
 POISON_PATTERNS: tuple[str, ...] = (
     "illegal memory access", "cuda error", "device-side assert", "unspecified launch failure",
     "misaligned address", "illegal instruction", "cudaerrorlaunchfailure", "cublas_status_execution_failed",
-    "cuda_error_", "an illegal memory", "hardware exception", "uncorrectable ecc",
+    "cuda_error_", "an illegal memory", "hardware exception", "uncorrectable ecc", "out of memory",
 )
 
 _OUTPUT_HEADER = "\n--- worker output (tail) ---\n"

@@ -48,3 +48,17 @@ def test_isolated_on_gpu_agrees_with_local(build_cache_env):
     with IsolatedExecutor(env=build_cache_env) as iso:
         isolated = iso.evaluate(req)
     assert statuses(local) == statuses(isolated) == ["PASSED", "RUNTIME_ERROR", "INCORRECT_NUMERICAL"]
+
+
+def test_gpu_memory_exhaustion_is_a_runtime_error_and_the_worker_recovers(build_cache_env):
+    good = executor_solution(TRITON_OK, root=HARNESS_FIXTURES)
+    hog = executor_solution("gpu_memory_hog")
+    with LocalExecutor(devices=[0], env=build_cache_env) as ex:
+        assert ex.evaluate(rmsnorm_request(good)).all_passed
+        pid = ex.pool.slots[0].worker.pid
+        res = ex.evaluate(rmsnorm_request(hog, batch_sizes=(7,)))
+        assert statuses(res) == ["RUNTIME_ERROR"], [r.log[-600:] for r in res.results]
+        assert "out of memory" in res.results[0].log.lower()
+        after = ex.evaluate(rmsnorm_request(good, batch_sizes=(7, 16)))  # a fresh worker: memory given back
+        assert after.all_passed, [r.log for r in after.results]
+        assert ex.pool.slots[0].worker.pid != pid
