@@ -44,7 +44,7 @@ class HarnessSettings(Record):
     time_reference: bool = True
     cache_reference_timing: bool = True
     reference_time_budget_s: float = Field(2.0, ge=0)  # per trial; 0 = official counts always
-    # a call slower than this (ms, first untimed call) is timed with CUDA events instead of CUPTI:
+    # a call slower than this (ms, quickest untimed call) is timed with CUDA events instead of CUPTI:
     # tracing thousands of launches per call (GDN's per-head reference loops) costs minutes of host
     # time, and for a multi-millisecond call the two spans differ by the launch latency only; 0 = never
     cupti_max_call_ms: float = Field(5.0, ge=0)
