@@ -47,8 +47,8 @@ from kernelopt.analysis.roofline import roofline_fraction
 from kernelopt.cli.build import executor_kind, gpu_available, harness_settings
 from kernelopt.cli.tasks import load_solution_arg
 from kernelopt.data import DataError, EvalRequest, HarnessSettings, Solution
-from kernelopt.data.loader import dump_jsonl
-from kernelopt.data.records import WorkloadResult
+from kernelopt.data.loader import dump_jsonl, load_traces
+from kernelopt.data.records import LatencyStats, WorkloadResult
 from kernelopt.executor import ExecutorError, WorkerStartError, make_executor
 from kernelopt.operators import CONTEST_OPERATORS, Operator, UnknownOperatorError, load_operator
 from kernelopt.solutions import SolutionFolderError
@@ -184,6 +184,40 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
                            append=True)
     for label, run in runs.items():
         run["spent_s"] = round(budget.spent.get(label, 0.0), 1)
+    return runs
+
+
+def runs_from_traces(op: Operator, candidates: list[Candidate], folder: Path) -> dict[str, dict[str, Any]]:
+    """The ``sweep`` structure rebuilt from ``folder/<definition>/<label>.jsonl`` trace files written by an
+    earlier ``--traces`` run (an interrupted run's figures can still be compared). A trace does not
+    record the timer: it is read from the harness log (``timed with cuda_event``), else ``cupti`` where
+    the environment lists CUDA and cupti, ``cuda_event`` where it lists CUDA alone, else ``cpu_wall``."""
+    runs: dict[str, dict[str, Any]] = {}
+    for c in candidates:
+        path = folder / op.name / f"{c.label}.jsonl"
+        traces = load_traces(path) if path.is_file() else []
+        results, timers = [], set()
+        for t in traces:
+            ev = t.evaluation
+            libs = ev.environment.libs if ev.environment else {}
+            hw = ev.environment.hardware.lower() if ev.environment else ""
+            gpu = "cuda" in libs and "nvidia" in hw  # a GPU evaluation records the GPU's name as hardware
+            timer = ("cuda_event" if "timed with cuda_event" in (ev.log or "")
+                     else "cupti" if gpu and "cupti" in libs else "cuda_event" if gpu else "cpu_wall")
+            lat = None
+            if ev.performance is not None and ev.performance.latency_ms is not None:
+                ms = float(ev.performance.latency_ms)
+                lat = LatencyStats(mean_ms=ms, trial_medians_ms=[ms], timer=timer)
+                timers.add(timer)
+            corr = ev.correctness
+            results.append(WorkloadResult(
+                uuid=t.workload.uuid, axes=dict(t.workload.axes), status=ev.status, latency=lat,
+                max_abs_error=corr.max_absolute_error if corr else None,
+                max_rel_error=corr.max_relative_error if corr else None, log=ev.log or ""))
+        env = {"hardware": traces[0].evaluation.environment.hardware,
+               "libs": dict(traces[0].evaluation.environment.libs)} if traces and traces[0].evaluation.environment else {}
+        runs[c.label] = {"results": results, "timer": "+".join(sorted(timers)) or None, "environment": env,
+                         "spent_s": None, "source_traces": _rel(path)}
     return runs
 
 
@@ -385,7 +419,9 @@ def header(payload: dict[str, Any]) -> list[str]:
     where = (f"Hardware: {env.get('hardware')} · torch {env.get('torch')} · triton {env.get('triton')} · "
              f"CUDA {env.get('cuda') or '-'} · driver {env.get('driver') or '-'} · timer "
              f"{', '.join(env.get('timers', [])) or '-'} · executor {payload['executor']} · preset "
-             f"{payload['preset']} · budget {payload['budget_s']:g} s per (operator, candidate)")
+             f"{payload['preset']} · "
+             + (f"budget {payload['budget_s']:g} s per (operator, candidate)" if payload["budget_s"] is not None
+                else f"figures from {payload.get('from_traces')}"))
     return [f"Command: `{payload['command']}`", "", where]
 
 
@@ -422,6 +458,9 @@ def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any)
     """Sweep every operator's candidates on one executor lane, compare, and ``save(payload)`` after
     each operator (so an interrupted run keeps the operators it finished)."""
     ops, cands = prepare(args)
+    if args.from_traces is not None:
+        rebuild(args, ops, cands, payload, save)
+        return
     payload["flashinfer"] = probe = probe_flashinfer()
     print(f"flashinfer: {probe.get('version') or probe.get('error')}", file=sys.stderr)
     all_runs: dict[str, dict[str, dict[str, Any]]] = {}
@@ -440,6 +479,27 @@ def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any)
             print(operator_markdown(name, payload["operators"][name]) + "\n", flush=True)
 
 
+def rebuild(args: argparse.Namespace, ops: dict[str, Operator], cands: dict[str, list[Candidate]],
+            payload: dict[str, Any], save: Any) -> None:
+    """``--from-traces``: the comparison from saved traces, no evaluation (the flashinfer row keeps the
+    probe of this interpreter)."""
+    payload["flashinfer"] = probe = probe_flashinfer()
+    payload.update(from_traces=_rel(args.from_traces), executor="none (figures from saved traces)",
+                   preset="as recorded in the traces", budget_s=None)
+    all_runs = {}
+    for name, op in ops.items():
+        all_runs[name] = runs = runs_from_traces(op, cands[name], args.from_traces)
+        order = [w.uuid for w in sweep_order(op.workloads, args.max_workloads)]
+        evaluated = {r.uuid for run in runs.values() for r in run["results"]}
+        payload["operators"][name] = {
+            "workloads": len(op.workloads), "swept": len(evaluated), "settings": None,
+            "settings_line": f"figures read from traces in {_rel(args.from_traces / name)}",
+            **compare(op, cands[name], runs, order, probe)}
+        payload["environment"] = environment_of(all_runs, payload["executor"])
+        save(payload)
+        print(operator_markdown(name, payload["operators"][name]) + "\n", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--operators", nargs="+", default=list(CONTEST_OPERATORS))
@@ -454,6 +514,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="auto: local on a GPU, else cpu")
     p.add_argument("--name", default=None, help="results file stem: contest_<name> (default: the device)")
     p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
+    p.add_argument("--from-traces", type=Path, default=None, metavar="DIR",
+                   help="evaluate nothing: rebuild the comparison from DIR/<definition>/<label>.jsonl traces")
     p.add_argument("--traces", type=Path, default=None,
                    help="also write each candidate's FlashInfer Trace JSONL under DIR/<definition>/<label>.jsonl")
     a = p.parse_args(argv)

@@ -86,6 +86,20 @@ def test_contest_cpu_run(tmp_path: Path) -> None:
     assert data["command"].startswith("python benchmarks/contest.py --operators rmsnorm_h4096")
     assert data["command"] in md and "timer cpu_wall" in md and "| retained |" in md
 
+    # the same comparison rebuilt from the saved traces, evaluating nothing
+    again = [sys.executable, str(SCRIPT), "--operators", RMSNORM, "--solution", f"{RMSNORM}={SEED}",
+             "--baselines", "reference", "--max-workloads", "2", "--out", str(tmp_path), "--name", "rebuilt",
+             "--from-traces", str(tmp_path / "tr")]
+    proc = subprocess.run(again, cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rebuilt = json.loads((tmp_path / "contest_rebuilt.json").read_text())
+    rc = rebuilt["operators"][RMSNORM]["candidates"]
+    for label in ("retained", "reference"):
+        assert rc[label]["per_workload"] == pytest.approx(cands[label]["per_workload"])
+        assert rc[label]["timer"] == "cpu_wall"
+    assert rc["retained"]["speedup_vs_reference"] == pytest.approx(speed)
+    assert rebuilt["executor"].startswith("none") and "figures from" in (tmp_path / "contest_rebuilt.md").read_text()
+
 
 # --------------------------------------------------------------------------- sweep order (fake executor)
 class _FakeExecutor:
