@@ -48,6 +48,8 @@ class HarnessSettings(Record):
     # tracing thousands of launches per call (GDN's per-head reference loops) costs minutes of host
     # time, and for a multi-millisecond call the two spans differ by the launch latency only; 0 = never
     cupti_max_call_ms: float = Field(5.0, ge=0)
+    # reference outputs kept per worker for the next candidates on the same inputs (MiB; 0 = off)
+    reference_cache_mb: int = Field(2048, ge=0)
     poison_outputs: bool = True
     check_input_mutation: bool = True
     seed: int = 0

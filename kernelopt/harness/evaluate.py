@@ -39,6 +39,7 @@ from kernelopt.harness.evaluators import Evaluator, OutputFormatError, select_ev
 from kernelopt.harness.guards import InputGuard, IntegrityGuard, ThreadWatch, output_problems, poison_
 from kernelopt.harness.inputs import allocate_outputs, make_inputs
 from kernelopt.harness.reference import load_reference, run_reference
+from kernelopt.harness.reference_cache import ReferenceCache, fingerprint
 from kernelopt.harness.run_guards import GuardedRun, LastValue
 from kernelopt.harness.run_guards import Stop as _Stop
 from kernelopt.harness.run_guards import captured as _captured
@@ -75,6 +76,18 @@ def resolve_device(device: str | torch.device | None, settings: HarnessSettings)
 # the reference is deterministic code on the same seeded inputs, so timing it again for every
 # candidate only spends GPU time (a slow reference such as GDN's dominates a campaign otherwise).
 _REFERENCE_TIMES: dict[tuple[Any, ...], tuple[list[list[float]], str | None]] = {}
+_REFERENCE_OUTPUTS: ReferenceCache | None = None
+
+
+def _reference_cache(budget_mb: int) -> ReferenceCache | None:
+    """This worker's reference-output cache (``None`` when ``reference_cache_mb`` is 0)."""
+    global _REFERENCE_OUTPUTS
+    if budget_mb <= 0:
+        return None
+    if _REFERENCE_OUTPUTS is None:
+        _REFERENCE_OUTPUTS = ReferenceCache(budget_mb << 20)
+    _REFERENCE_OUTPUTS.max_bytes = budget_mb << 20
+    return _REFERENCE_OUTPUTS
 
 
 @dataclass
@@ -129,20 +142,37 @@ class _Run(GuardedRun):
             raise _Stop(S.REJECTED, "; ".join(problems))
         return outs
 
-    def _reference(self, guard: InputGuard) -> list[Any]:
+    def _reference(self, guard: InputGuard, seed: int | None = None) -> Any:
+        """Reference outputs on the guard's pristine inputs. With ``seed`` (the one the inputs were made
+        with), from this worker's cache when the same inputs were seen (see
+        :mod:`kernelopt.harness.reference_cache`), else computed and stored."""
+        s = self.settings
+        cache = _reference_cache(s.reference_cache_mb) if seed is not None else None
+        key = (self.definition.name, hash(self.definition.reference), self.workload.model_dump_json(),
+               seed, str(self.device))
+        inputs_print = fingerprint(guard.copies) if cache is not None else ()
+        if cache is not None:
+            tampered = cache.tampered
+            refs = cache.get(key, inputs_print)
+            if cache.tampered > tampered:
+                self.log.append("note: cached reference outputs changed since they were stored; recomputed")
+            if refs is not None:
+                return refs
         try:
             refs = run_reference(self.definition, guard.fresh())
             self._sync()
         except Exception as exc:
             raise _Stop(S.RUNTIME_ERROR, f"reference failed ({type(exc).__name__}: {exc}); not the "
                         "solution's fault\n" + _tail(traceback.format_exc())) from None
+        if cache is not None:
+            cache.put(key, inputs_print, refs)
         return refs
 
     def _check_trial(self, t: int) -> tuple[dict[str, Any], InputGuard]:
         inputs = make_inputs(self.definition, self.workload, device=self.device, seed=self.settings.seed + t)
         guard = InputGuard(inputs)
         outs = self._call(inputs, guard, "in correctness call")
-        refs = self._reference(guard)
+        refs = self._reference(guard, self.settings.seed + t)
         self.refs.append(refs)
         v = self.evaluator.check(self.definition, guard.copies, outs, refs, self.settings)
         for attr, val in (("max_abs", v.max_abs), ("max_rel", v.max_rel)):

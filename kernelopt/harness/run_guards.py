@@ -132,12 +132,12 @@ class GuardedRun:
 
     def _same_address_probe(self, inputs: dict[str, Any], guard: InputGuard) -> None:
         """New values written into the last trial's input tensors, one call, compared, restored."""
-        fresh = make_inputs(self.definition, self.workload, device=self.device,
-                            seed=self.settings.seed + self.settings.trials + 7919)
+        seed = self.settings.seed + self.settings.trials + 7919
+        fresh = make_inputs(self.definition, self.workload, device=self.device, seed=seed)
         replay.refill_(inputs, fresh)
         probe_guard = InputGuard(inputs)
         outs = self._call(inputs, probe_guard, "in the same-address probe")
-        refs = self._reference(probe_guard)
+        refs = self._reference(probe_guard, seed)
         replay.refill_(inputs, guard.copies)
         self._compare(probe_guard.copies, outs, refs, "stale output in the same-address probe (new values in "
                       "the same input tensors; output cached by input address/shape or left from the "

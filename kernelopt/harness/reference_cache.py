@@ -1,0 +1,106 @@
+"""Per-worker cache of reference outputs.
+
+The reference is deterministic code run on seeded inputs: for a given (definition, reference source,
+workload, input seed, device) its outputs are the same for every candidate a persistent worker
+evaluates. Recomputing them per candidate dominates campaigns on slow references (GDN prefill's
+per-token Python loop: ~2 s per call at 8,192 tokens, three correctness trials per workload).
+
+Safety: a hit is used only when a fingerprint of the freshly generated inputs equals the one stored
+with the entry (input generation changed -> miss), and when the cached outputs still have the
+fingerprint they had when stored (a candidate in the same process that wrote into them -> the entry
+is dropped and the reference recomputed, and the caller logs it). Entries are evicted least recently
+used beyond a byte budget (``HarnessSettings.reference_cache_mb``).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+Fingerprint = tuple[Any, ...]
+
+
+def fingerprint(values: Mapping[str, Any] | list[Any] | tuple[Any, ...]) -> Fingerprint:
+    """Shapes, dtypes and float64 sums (NaN-safe: NaNs counted apart) of the tensors; other values as-is."""
+    items = values.items() if isinstance(values, Mapping) else enumerate(values)
+    out = []
+    for k, v in items:
+        if isinstance(v, torch.Tensor):
+            x = v.detach()
+            if x.dtype == torch.bool or not (x.is_floating_point() or x.is_complex()):
+                x64 = x.to(torch.float64)
+                out.append((k, tuple(v.shape), str(v.dtype), float(x64.sum()), float(x64.abs().sum()), 0))
+            else:
+                x64 = x.to(torch.float64)
+                nan = torch.isnan(x64)
+                clean = torch.where(nan, torch.zeros_like(x64), x64)
+                out.append((k, tuple(v.shape), str(v.dtype), float(clean.sum()), float(clean.abs().sum()),
+                            int(nan.sum())))
+        else:
+            out.append((k, repr(v)))
+    return tuple(out)
+
+
+def _nbytes(values: Any) -> int:
+    vals = values.values() if isinstance(values, Mapping) else values
+    return sum(v.numel() * v.element_size() for v in vals if isinstance(v, torch.Tensor))
+
+
+@dataclass
+class _Entry:
+    inputs: Fingerprint
+    outputs: Any
+    outputs_print: Fingerprint
+    nbytes: int
+
+
+class ReferenceCache:
+    """LRU cache of reference outputs keyed by the caller, bounded by ``max_bytes``."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
+        self._bytes = 0
+        self.hits = self.misses = self.tampered = 0
+
+    def get(self, key: Hashable, inputs_print: Fingerprint) -> Any | None:
+        """The cached outputs, or ``None`` (absent, other inputs, or outputs changed since stored)."""
+        e = self._entries.get(key)
+        if e is None or e.inputs != inputs_print:
+            self.misses += 1
+            return None
+        if fingerprint(e.outputs) != e.outputs_print:
+            self.tampered += 1
+            self._drop(key)
+            return None
+        self._entries.move_to_end(key)
+        self.hits += 1
+        return e.outputs
+
+    def put(self, key: Hashable, inputs_print: Fingerprint, outputs: Any) -> None:
+        """Store ``outputs`` (skipped when they alone exceed the budget)."""
+        n = _nbytes(outputs)
+        if self.max_bytes <= 0 or n > self.max_bytes:
+            return
+        if key in self._entries:
+            self._drop(key)
+        self._entries[key] = _Entry(inputs_print, outputs, fingerprint(outputs), n)
+        self._bytes += n
+        while self._bytes > self.max_bytes:
+            self._drop(next(iter(self._entries)))
+
+    def _drop(self, key: Hashable) -> None:
+        e = self._entries.pop(key)
+        self._bytes -= e.nbytes
+
+    def clear(self) -> None:
+        """Forget everything (e.g. after the device's memory ran out)."""
+        self._entries.clear()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)

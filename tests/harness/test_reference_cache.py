@@ -1,0 +1,91 @@
+"""The per-worker reference-output cache: hits on identical inputs, misses on other inputs,
+tamper detection, LRU eviction by bytes, and its use by evaluate()."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from harness_helpers import DEVICE, fixture_solution, rmsnorm_request
+
+from kernelopt.data import EvaluationStatus as S
+from kernelopt.harness import evaluate as evaluate_module
+from kernelopt.harness.evaluate import evaluate
+from kernelopt.harness.reference_cache import ReferenceCache, fingerprint
+
+
+def _inputs(seed: int) -> dict:
+    g = torch.Generator().manual_seed(seed)
+    return {"x": torch.randn(4, 8, generator=g), "eps": 1e-6}
+
+
+def test_hit_miss_and_inputs_check():
+    cache = ReferenceCache(1 << 20)
+    a, b = _inputs(0), _inputs(1)
+    out = {"y": a["x"] * 2}
+    assert cache.get("k", fingerprint(a)) is None
+    cache.put("k", fingerprint(a), out)
+    assert cache.get("k", fingerprint(a)) is out
+    assert cache.get("k", fingerprint(b)) is None  # same key, different inputs: never served
+    assert (cache.hits, cache.misses) == (1, 2)
+
+
+def test_fingerprint_sees_values_nans_shapes_and_scalars():
+    x = torch.ones(3)
+    assert fingerprint({"x": x}) != fingerprint({"x": torch.ones(4)})
+    y = x.clone()
+    y[1] = float("nan")
+    assert fingerprint({"x": x}) != fingerprint({"x": y})
+    assert fingerprint({"x": x, "s": 1.0}) != fingerprint({"x": x, "s": 2.0})
+    assert fingerprint({"i": torch.arange(5)}) == fingerprint({"i": torch.arange(5)})
+
+
+def test_outputs_written_after_storing_are_detected_and_dropped():
+    cache = ReferenceCache(1 << 20)
+    a = _inputs(0)
+    out = {"y": a["x"].clone()}
+    cache.put("k", fingerprint(a), out)
+    out["y"][0, 0] += 1.0  # e.g. a candidate in the same process writing into the cached tensor
+    assert cache.get("k", fingerprint(a)) is None
+    assert cache.tampered == 1 and len(cache) == 0
+
+
+def test_lru_eviction_by_bytes_and_oversized_entries():
+    one = {"y": torch.zeros(256)}  # 1 KiB
+    cache = ReferenceCache(2 * 1024)
+    fp = fingerprint(_inputs(0))
+    cache.put("a", fp, one)
+    cache.put("b", fp, {"y": torch.zeros(256)})
+    assert cache.get("a", fp) is one  # "a" is now the most recently used
+    cache.put("c", fp, {"y": torch.zeros(256)})
+    assert cache.get("b", fp) is None and cache.get("a", fp) is one and cache.get("c", fp) is not None
+    cache.put("big", fp, {"y": torch.zeros(4096)})  # larger than the budget: not stored
+    assert cache.get("big", fp) is None and len(cache) == 2
+    off = ReferenceCache(0)
+    off.put("a", fp, one)
+    assert len(off) == 0
+
+
+@pytest.fixture(autouse=True)
+def _builds(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERNELOPT_CACHE_DIR", str(tmp_path / "builds"))
+
+
+def test_evaluate_reuses_reference_outputs_for_the_next_candidate():
+    evaluate_module._REFERENCE_OUTPUTS = None
+    first = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(1,)), device=DEVICE)
+    cache = evaluate_module._REFERENCE_OUTPUTS
+    assert first.all_passed and cache is not None and len(cache) >= 2  # one entry per trial (+ probe)
+    hits = cache.hits
+    second = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_value"), batch_sizes=(1,)), device=DEVICE)
+    assert second.all_passed, [r.log for r in second.results]
+    assert cache.hits >= hits + 2
+    # a wrong candidate is still judged against the (cached) reference
+    bad = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_no_weight"), batch_sizes=(1,)), device=DEVICE)
+    assert bad.results[0].status == S.INCORRECT_NUMERICAL
+
+
+def test_cache_can_be_turned_off():
+    evaluate_module._REFERENCE_OUTPUTS = None
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(1,), reference_cache_mb=0),
+                   device=DEVICE)
+    assert res.all_passed and evaluate_module._REFERENCE_OUTPUTS is None
