@@ -90,6 +90,16 @@ def _reference_cache(budget_mb: int) -> ReferenceCache | None:
     return _REFERENCE_OUTPUTS
 
 
+@contextlib.contextmanager
+def _phase(phases: dict[str, float], name: str):
+    """Add the host seconds spent in the block to ``phases[name]`` (also when it raises)."""
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        phases[name] = round(phases.get(name, 0.0) + time.perf_counter() - t0, 4)
+
+
 @dataclass
 class _Run(GuardedRun):
     """One (solution, workload) evaluation."""
@@ -243,8 +253,9 @@ class _Run(GuardedRun):
             sol.append(times)
             if s.time_reference and cached is None:
                 try:
-                    rtimes, rtimer = time_callable(self.ref_fn, list(guard.copies.values()),
-                                                   **self._reference_budget(kw, guard))
+                    with _phase(self.extra.setdefault("phase_s", {}), "timing_reference"):
+                        rtimes, rtimer = time_callable(self.ref_fn, list(guard.copies.values()),
+                                                       **self._reference_budget(kw, guard))
                 except Exception as exc:
                     raise _Stop(S.RUNTIME_ERROR, f"timing the reference failed: {type(exc).__name__}: "
                                 f"{exc}\n" + _tail(traceback.format_exc())) from None
@@ -284,11 +295,15 @@ class _Run(GuardedRun):
     def result(self) -> WorkloadResult:
         """Run the workload; never raises."""
         base = {"uuid": self.workload.uuid, "axes": dict(self.workload.axes)}
+        phases = self.extra.setdefault("phase_s", {})  # host seconds per phase: where evaluation time goes
         try:
-            trials = [self._check_trial(t) for t in range(self.settings.trials)]
+            with _phase(phases, "check"):
+                trials = [self._check_trial(t) for t in range(self.settings.trials)]
             if self.settings.same_address_probe:
-                self._same_address_probe(*trials[-1])
-            perf = self._time(trials)
+                with _phase(phases, "same_address_probe"):
+                    self._same_address_probe(*trials[-1])
+            with _phase(phases, "timing"):
+                perf = self._time(trials)
             self.log.append(f"PASSED {self.settings.trials} trial(s); max abs {self.max_abs:.4g}, "
                             f"max rel {self.max_rel:.4g}")
             return WorkloadResult(**base, status=S.PASSED, max_abs_error=self.max_abs,
