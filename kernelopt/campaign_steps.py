@@ -19,7 +19,9 @@ from kernelopt.data.records import (
 )
 from kernelopt.data.solution import Solution
 from kernelopt.data.workload import Workload
+from kernelopt.controller.specialise import DISPATCH
 from kernelopt.generators.base import GenerationContext, Generator, kernelopt_extra
+from kernelopt.generators.dispatch import DispatchError, compose_dispatch
 from kernelopt.generators.llm_base import archive_failures, take_log
 
 
@@ -104,8 +106,27 @@ class _Loop:
         self.emit("reused", stage=stage, source=other, run_id=adopted)
         return adopted
 
+    def compose(self, decision: Decision) -> list[Solution]:
+        """The dispatch candidate of a ``dispatch`` decision (platform code, not the generator): the
+        specialists' solutions from the store behind a dispatch on the band axis."""
+        plan = next((e for e in decision.evidence if e.kind == "dispatch"), None)
+        if plan is None:
+            raise ValueError("a dispatch decision without its 'dispatch' evidence row")
+        specialists = [self.store.download_solution(rid) for rid in decision.candidate_run_ids]
+        try:
+            sol = compose_dispatch(self.definition, specialists, list(plan.detail["uppers"]), plan.detail["axis"])
+        except DispatchError as exc:
+            self.emit("proposal_failed", reason=f"dispatch: {exc}")
+            return []
+        return [sol]
+
     def generate(self, state: CampaignState, decision: Decision) -> None:
-        """Ask the generator for candidates and gate the new ones."""
+        """Ask the generator for candidates (or compose a dispatch) and gate the new ones."""
+        if decision.direction == DISPATCH:
+            proposals = self.compose(decision)
+            self.emit("proposed", count=len(proposals), names=[s.name for s in proposals])
+            self.gate_new(state, decision, proposals, generator="dispatch")
+            return
         parent = parent_params = None
         if decision.parent_run_id:
             parent = self.store.download_solution(decision.parent_run_id)
@@ -124,13 +145,17 @@ class _Loop:
         for failure in log.failures:
             self.emit("proposal_failed", reason=failure.reason)
         archive_failures(self.store, self.run_id, log.failures)
+        self.gate_new(state, decision, proposals, generator=self.generator.name)
+
+    def gate_new(self, state: CampaignState, decision: Decision, proposals: list[Solution], generator: str) -> None:
+        """Gate the proposals not evaluated yet (here or, adopted, in an earlier campaign)."""
         jobs: list[tuple[Solution, dict[str, Any]]] = []
         seen: set[str] = set()
         for sol in proposals:
             if len(jobs) >= decision.count:
                 break
             if sol.definition != self.definition.name:
-                raise ValueError(f"generator '{self.generator.name}' proposed '{sol.name}' for definition "
+                raise ValueError(f"generator '{generator}' proposed '{sol.name}' for definition "
                                  f"'{sol.definition}', not '{self.definition.name}'")
             h = sol.hash()
             done = h in seen or self.store.find_evaluated(self.run_id, h, self.key, "gate") or self.reuse(h, "gate")
@@ -139,7 +164,7 @@ class _Loop:
                 self.emit("skipped", stage="gate", solution=sol.name, existing=done)
                 continue
             jobs.append((sol, {
-                "settings_key": self.key, "generator": self.generator.name, "mode": self.cfg.mode,
+                "settings_key": self.key, "generator": generator, "mode": self.cfg.mode,
                 "parent_run_id": decision.parent_run_id, "direction": decision.direction,
                 "directions": kernelopt_extra(sol).get("directions"), "campaign_seed": self.cfg.seed,
                 "model": kernelopt_extra(sol).get("model"),

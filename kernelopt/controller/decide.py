@@ -15,7 +15,11 @@ Checks, in order (the first that applies wins):
    ``rules.roofline_target`` of its roofline -> ``stop``;
 7. candidate budget, round budget or patience (rounds since the last promotion) spent -> ``stop``;
    these caps only stop *generation*, so work on candidates already generated finishes first;
-8. otherwise ``generate`` from the best solution along the next direction: without analysis the
+8. with analysis, when different fully-swept solutions win different bands by more than the noise
+   floor -> ``generate`` with direction ``"dispatch"``: one candidate running each band's winner behind
+   a shape-read dispatch (:mod:`kernelopt.controller.specialise`; specialists in
+   ``candidate_run_ids``, band edges in the ``dispatch`` evidence row), once per set of specialists;
+9. otherwise ``generate`` from the best solution along the next direction: without analysis the
    round robin of :mod:`kernelopt.controller.directions`; with it the band with the largest latency
    share × roofline headroom and the direction its bottleneck calls for
    (:mod:`kernelopt.controller.evidence`), with ``band`` and evidence rows on the decision.
@@ -35,6 +39,7 @@ from kernelopt.controller.evidence import (
 from kernelopt.controller.noise import noise_floor
 from kernelopt.controller.promotion import champion_mean, gate
 from kernelopt.controller.selection import SolutionRuns, best_full, best_gate, group_by_solution, rank_key
+from kernelopt.controller.specialise import DISPATCH, plan_dispatch
 from kernelopt.data.records import CampaignState, ChampionInfo, Decision, Evidence
 
 BASELINE = "baseline"
@@ -169,6 +174,17 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
         return stop(f"round budget spent ({rounds} >= {budget.max_rounds})")
     if since >= budget.patience:
         return stop(f"patience exceeded: {since} round(s) without a promotion (patience {budget.patience})")
+
+    if state.analysis and best is not None:
+        plan = plan_dispatch(groups, state.analysis, list(state.all_workloads), nf, rules, state.decisions)
+        if plan is not None:
+            d = plan.detail
+            return Decision(action="generate", parent_run_id=best.run_id, direction=DISPATCH, count=1,
+                            candidate_run_ids=list(d["specialists"]), workloads=list(state.gate_workloads),
+                            evidence=base + [_latency_ev(best, "full"), plan],
+                            reason=f"round {rounds + 1}: bands disagree on the best solution — dispatch over "
+                                   f"{d['axis']} to " + ", ".join(d["names"]) + f" (edges {d['uppers']}; "
+                                   f"estimated gain {plan.value:.1%} over {best.name})")
 
     parent = best_full(groups) or best_gate(groups)
     if parent is None:

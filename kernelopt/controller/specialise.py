@@ -1,0 +1,77 @@
+"""Band specialisation (pure): when different fully-swept solutions win different bands, plan one
+dispatch candidate that runs each band's winner (composed by :mod:`kernelopt.generators.dispatch`).
+
+Rules:
+
+* bands: the analysis bands in axis order; a band's cost for a solution is the sum of its full-run
+  per-workload means over the band's campaign workloads (a solution missing one has no cost there);
+* winner per band: the lowest cost (the overall best solution where none has a cost or on ties);
+  consecutive bands with the same winner merge, and a band edge is the upper edge of the last band
+  of a run;
+* worth it: at least two distinct winners and an estimated gain
+  ``1 - sum(winner costs) / sum(best single solution's costs)`` above
+  ``max(noise floor, min_improvement or 1 %)``;
+* once: no earlier ``dispatch`` decision with the same specialists.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kernelopt.controller.budget import Rules
+from kernelopt.controller.selection import SolutionRuns, best_full
+from kernelopt.data.records import Decision, Evidence
+
+DISPATCH = "dispatch"
+
+
+def _band_cost(pw: dict[str, float], uuids: list[str]) -> float | None:
+    if not uuids or any(u not in pw for u in uuids):
+        return None
+    return sum(pw[u] for u in uuids)
+
+
+def plan_dispatch(groups: list[SolutionRuns], analysis: dict[str, Any], campaign_workloads: list[str],
+                  noise_floor: float, rules: Rules, decisions: list[Decision]) -> Evidence | None:
+    """The ``dispatch`` evidence row (specialists, band edges, estimated gain) or ``None``."""
+    info = analysis.get("bands") or {}
+    bands = sorted(info.get("bands") or [], key=lambda b: (int(b.get("low", 0)), b["name"]))
+    axis = info.get("band_axis")
+    full = [g for g in groups if g.full_passed]
+    best = best_full(groups)
+    if len(bands) < 2 or len(full) < 2 or best is None or not axis:
+        return None
+    chosen = set(campaign_workloads)
+    per = {g.run_id: g.per_workload_mean() for g in full}
+    runs: list[dict[str, Any]] = []  # merged consecutive bands with one winner
+    composite = single = 0.0
+    for b in bands:
+        uuids = [u for u in b["workloads"] if u in chosen]
+        costs = {g.run_id: c for g in full if (c := _band_cost(per[g.run_id], uuids)) is not None}
+        mine = costs.get(best.run_id)
+        winner = min(costs, key=lambda r: (costs[r], r != best.run_id, r)) if costs else best.run_id
+        if mine is not None:
+            composite += costs[winner]
+            single += mine
+        row = {"band": b["name"], "high": int(b.get("high", b.get("low", 0))), "run_id": winner,
+               "ms": costs.get(winner), "best_single_ms": mine}
+        if runs and runs[-1]["run_id"] == winner:
+            runs[-1]["bands"].append(row)
+            runs[-1]["high"] = row["high"]
+        else:
+            runs.append({"run_id": winner, "high": row["high"], "bands": [row]})
+    if len(runs) < 2 or single <= 0:
+        return None
+    gain = 1.0 - composite / single
+    need = max(noise_floor, rules.min_improvement if rules.min_improvement is not None else 0.01)
+    specialists = [r["run_id"] for r in runs]
+    tried = any(d.direction == DISPATCH and list(d.candidate_run_ids) == specialists for d in decisions)
+    if gain <= need or tried:
+        return None
+    names = {g.run_id: g.name for g in full}
+    return Evidence(kind="dispatch", subject=best.run_id, value=gain, detail={
+        "axis": axis, "specialists": specialists, "names": [names[r] for r in specialists],
+        "uppers": [r["high"] for r in runs[:-1]], "bands": [row for r in runs for row in r["bands"]],
+        "composite_ms": composite, "best_single_ms": single, "needed_gain": need,
+        "rule": "per-band winners of the full sweeps; gain over the best single solution must exceed "
+                "max(noise floor, min_improvement)"})
