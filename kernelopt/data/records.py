@@ -50,6 +50,8 @@ class HarnessSettings(Record):
     cupti_max_call_ms: float = Field(5.0, ge=0)
     # reference outputs kept per worker for the next candidates on the same inputs (MiB; 0 = off)
     reference_cache_mb: int = Field(2048, ge=0)
+    # generated inputs kept per worker (pristine copies; each use gets a clone) (MiB; 0 = off)
+    input_cache_mb: int = Field(4096, ge=0)
     poison_outputs: bool = True
     check_input_mutation: bool = True
     seed: int = 0

@@ -39,7 +39,7 @@ from kernelopt.harness.evaluators import Evaluator, OutputFormatError, select_ev
 from kernelopt.harness.guards import InputGuard, IntegrityGuard, ThreadWatch, output_problems, poison_
 from kernelopt.harness.inputs import allocate_outputs, make_inputs
 from kernelopt.harness.reference import load_reference, run_reference
-from kernelopt.harness.reference_cache import ReferenceCache, fingerprint
+from kernelopt.harness.tensor_cache import TensorCache, fingerprint
 from kernelopt.harness.run_guards import GuardedRun, LastValue
 from kernelopt.harness.run_guards import Stop as _Stop
 from kernelopt.harness.run_guards import captured as _captured
@@ -76,18 +76,21 @@ def resolve_device(device: str | torch.device | None, settings: HarnessSettings)
 # the reference is deterministic code on the same seeded inputs, so timing it again for every
 # candidate only spends GPU time (a slow reference such as GDN's dominates a campaign otherwise).
 _REFERENCE_TIMES: dict[tuple[Any, ...], tuple[list[list[float]], str | None]] = {}
-_REFERENCE_OUTPUTS: ReferenceCache | None = None
+#: This worker's tensor caches by purpose (``inputs``, ``reference``); see :mod:`kernelopt.harness.tensor_cache`.
+_CACHES: dict[str, TensorCache] = {}
 
 
-def _reference_cache(budget_mb: int) -> ReferenceCache | None:
-    """This worker's reference-output cache (``None`` when ``reference_cache_mb`` is 0)."""
-    global _REFERENCE_OUTPUTS
+def _cache(name: str, budget_mb: int) -> TensorCache | None:
+    """The worker's ``name`` cache with this byte budget (``None`` when the budget is 0)."""
     if budget_mb <= 0:
         return None
-    if _REFERENCE_OUTPUTS is None:
-        _REFERENCE_OUTPUTS = ReferenceCache(budget_mb << 20)
-    _REFERENCE_OUTPUTS.max_bytes = budget_mb << 20
-    return _REFERENCE_OUTPUTS
+    cache = _CACHES.setdefault(name, TensorCache(budget_mb << 20))
+    cache.max_bytes = budget_mb << 20
+    return cache
+
+
+def _clone(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in values.items()}
 
 
 @contextlib.contextmanager
@@ -155,9 +158,9 @@ class _Run(GuardedRun):
     def _reference(self, guard: InputGuard, seed: int | None = None) -> Any:
         """Reference outputs on the guard's pristine inputs. With ``seed`` (the one the inputs were made
         with), from this worker's cache when the same inputs were seen (see
-        :mod:`kernelopt.harness.reference_cache`), else computed and stored."""
+        :mod:`kernelopt.harness.tensor_cache`), else computed and stored."""
         s = self.settings
-        cache = _reference_cache(s.reference_cache_mb) if seed is not None else None
+        cache = _cache("reference", s.reference_cache_mb) if seed is not None else None
         key = (self.definition.name, hash(self.definition.reference), self.workload.model_dump_json(),
                seed, str(self.device))
         inputs_print = fingerprint(guard.copies) if cache is not None else ()
@@ -178,8 +181,25 @@ class _Run(GuardedRun):
             cache.put(key, inputs_print, refs)
         return refs
 
+    def _inputs(self, seed: int) -> dict[str, Any]:
+        """Fresh inputs for ``seed``: clones of this worker's cached copy when it has one (unchanged
+        since stored), else generated (and a private copy cached)."""
+        cache = _cache("inputs", self.settings.input_cache_mb)
+        key = (self.definition.name, self.workload.model_dump_json(), seed, str(self.device))
+        if cache is not None:
+            tampered = cache.tampered
+            hit = cache.get(key)
+            if cache.tampered > tampered:
+                self.log.append("note: cached inputs changed since they were stored; regenerated")
+            if hit is not None:
+                return _clone(hit)
+        inputs = make_inputs(self.definition, self.workload, device=self.device, seed=seed)
+        if cache is not None:
+            cache.put(key, (), _clone(inputs))
+        return inputs
+
     def _check_trial(self, t: int) -> tuple[dict[str, Any], InputGuard]:
-        inputs = make_inputs(self.definition, self.workload, device=self.device, seed=self.settings.seed + t)
+        inputs = self._inputs(self.settings.seed + t)
         guard = InputGuard(inputs)
         outs = self._call(inputs, guard, "in correctness call")
         refs = self._reference(guard, self.settings.seed + t)

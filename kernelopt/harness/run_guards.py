@@ -133,7 +133,7 @@ class GuardedRun:
     def _same_address_probe(self, inputs: dict[str, Any], guard: InputGuard) -> None:
         """New values written into the last trial's input tensors, one call, compared, restored."""
         seed = self.settings.seed + self.settings.trials + 7919
-        fresh = make_inputs(self.definition, self.workload, device=self.device, seed=seed)
+        fresh = self._inputs(seed)
         replay.refill_(inputs, fresh)
         probe_guard = InputGuard(inputs)
         outs = self._call(inputs, probe_guard, "in the same-address probe")

@@ -1,5 +1,5 @@
-"""The per-worker reference-output cache: hits on identical inputs, misses on other inputs,
-tamper detection, LRU eviction by bytes, and its use by evaluate()."""
+"""The per-worker tensor caches (inputs, reference outputs): hits on identical inputs, misses on
+other inputs, tamper detection, LRU eviction by bytes, and their use by evaluate()."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from harness_helpers import DEVICE, fixture_solution, rmsnorm_request
 from kernelopt.data import EvaluationStatus as S
 from kernelopt.harness import evaluate as evaluate_module
 from kernelopt.harness.evaluate import evaluate
-from kernelopt.harness.reference_cache import ReferenceCache, fingerprint
+from kernelopt.harness.tensor_cache import TensorCache, fingerprint
 
 
 def _inputs(seed: int) -> dict:
@@ -19,7 +19,7 @@ def _inputs(seed: int) -> dict:
 
 
 def test_hit_miss_and_inputs_check():
-    cache = ReferenceCache(1 << 20)
+    cache = TensorCache(1 << 20)
     a, b = _inputs(0), _inputs(1)
     out = {"y": a["x"] * 2}
     assert cache.get("k", fingerprint(a)) is None
@@ -40,7 +40,7 @@ def test_fingerprint_sees_values_nans_shapes_and_scalars():
 
 
 def test_outputs_written_after_storing_are_detected_and_dropped():
-    cache = ReferenceCache(1 << 20)
+    cache = TensorCache(1 << 20)
     a = _inputs(0)
     out = {"y": a["x"].clone()}
     cache.put("k", fingerprint(a), out)
@@ -51,7 +51,7 @@ def test_outputs_written_after_storing_are_detected_and_dropped():
 
 def test_lru_eviction_by_bytes_and_oversized_entries():
     one = {"y": torch.zeros(256)}  # 1 KiB
-    cache = ReferenceCache(2 * 1024)
+    cache = TensorCache(2 * 1024)
     fp = fingerprint(_inputs(0))
     cache.put("a", fp, one)
     cache.put("b", fp, {"y": torch.zeros(256)})
@@ -60,7 +60,7 @@ def test_lru_eviction_by_bytes_and_oversized_entries():
     assert cache.get("b", fp) is None and cache.get("a", fp) is one and cache.get("c", fp) is not None
     cache.put("big", fp, {"y": torch.zeros(4096)})  # larger than the budget: not stored
     assert cache.get("big", fp) is None and len(cache) == 2
-    off = ReferenceCache(0)
+    off = TensorCache(0)
     off.put("a", fp, one)
     assert len(off) == 0
 
@@ -70,22 +70,31 @@ def _builds(tmp_path, monkeypatch):
     monkeypatch.setenv("KERNELOPT_CACHE_DIR", str(tmp_path / "builds"))
 
 
-def test_evaluate_reuses_reference_outputs_for_the_next_candidate():
-    evaluate_module._REFERENCE_OUTPUTS = None
+def test_evaluate_reuses_inputs_and_reference_outputs_for_the_next_candidate():
+    evaluate_module._CACHES.clear()
     first = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(1,)), device=DEVICE)
-    cache = evaluate_module._REFERENCE_OUTPUTS
+    cache, inputs = evaluate_module._CACHES.get("reference"), evaluate_module._CACHES.get("inputs")
     assert first.all_passed and cache is not None and len(cache) >= 2  # one entry per trial (+ probe)
-    hits = cache.hits
+    assert inputs is not None and len(inputs) == len(cache)
+    hits, input_hits = cache.hits, inputs.hits
     second = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_value"), batch_sizes=(1,)), device=DEVICE)
     assert second.all_passed, [r.log for r in second.results]
-    assert cache.hits >= hits + 2
+    assert cache.hits >= hits + 2 and inputs.hits >= input_hits + 2
     # a wrong candidate is still judged against the (cached) reference
     bad = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_no_weight"), batch_sizes=(1,)), device=DEVICE)
     assert bad.results[0].status == S.INCORRECT_NUMERICAL
 
 
-def test_cache_can_be_turned_off():
-    evaluate_module._REFERENCE_OUTPUTS = None
-    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(1,), reference_cache_mb=0),
-                   device=DEVICE)
-    assert res.all_passed and evaluate_module._REFERENCE_OUTPUTS is None
+def test_caches_can_be_turned_off():
+    evaluate_module._CACHES.clear()
+    res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(1,), reference_cache_mb=0,
+                                   input_cache_mb=0), device=DEVICE)
+    assert res.all_passed and evaluate_module._CACHES == {}
+
+
+def test_a_candidate_mutating_its_inputs_never_reaches_the_cached_copy():
+    evaluate_module._CACHES.clear()
+    bad = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_mutates"), batch_sizes=(1,)), device=DEVICE)
+    assert bad.results[0].status == S.REJECTED
+    good = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(1,)), device=DEVICE)
+    assert good.all_passed and evaluate_module._CACHES["inputs"].tampered == 0

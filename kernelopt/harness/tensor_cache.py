@@ -1,15 +1,17 @@
-"""Per-worker cache of reference outputs.
+"""Per-worker caches of tensors that are the same for every candidate: generated inputs and
+reference outputs.
 
-The reference is deterministic code run on seeded inputs: for a given (definition, reference source,
-workload, input seed, device) its outputs are the same for every candidate a persistent worker
-evaluates. Recomputing them per candidate dominates campaigns on slow references (GDN prefill's
-per-token Python loop: ~2 s per call at 8,192 tokens, three correctness trials per workload).
+For a given (definition, workload, input seed, device) the generated inputs are identical for every
+candidate a persistent worker evaluates, and so are the reference's outputs on them. Regenerating
+and recomputing them per candidate dominated campaigns: MoE's inputs at 14,107 tokens take seconds to
+draw, GDN prefill's per-token reference loop ~2 s per call at 8,192 tokens (three trials per workload).
 
-Safety: a hit is used only when a fingerprint of the freshly generated inputs equals the one stored
-with the entry (input generation changed -> miss), and when the cached outputs still have the
-fingerprint they had when stored (a candidate in the same process that wrote into them -> the entry
-is dropped and the reference recomputed, and the caller logs it). Entries are evicted least recently
-used beyond a byte budget (``HarnessSettings.reference_cache_mb``).
+Safety: an entry's value is fingerprinted when stored and checked on every hit (a candidate in the
+same process that wrote into cached tensors -> the entry is dropped and the caller regenerates or
+recomputes, and logs it). A reference entry is also keyed on the fingerprint of the inputs it was
+computed from (input generation changed -> miss). Inputs are handed out as clones, never the cached
+tensors. Entries are evicted least recently used beyond a byte budget
+(``HarnessSettings.reference_cache_mb``, ``input_cache_mb``).
 """
 
 from __future__ import annotations
@@ -58,8 +60,8 @@ class _Entry:
     nbytes: int
 
 
-class ReferenceCache:
-    """LRU cache of reference outputs keyed by the caller, bounded by ``max_bytes``."""
+class TensorCache:
+    """LRU cache of tensor collections keyed by the caller, bounded by ``max_bytes``."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
@@ -67,8 +69,8 @@ class ReferenceCache:
         self._bytes = 0
         self.hits = self.misses = self.tampered = 0
 
-    def get(self, key: Hashable, inputs_print: Fingerprint) -> Any | None:
-        """The cached outputs, or ``None`` (absent, other inputs, or outputs changed since stored)."""
+    def get(self, key: Hashable, inputs_print: Fingerprint = ()) -> Any | None:
+        """The cached value, or ``None`` (absent, other inputs, or value changed since stored)."""
         e = self._entries.get(key)
         if e is None or e.inputs != inputs_print:
             self.misses += 1
@@ -82,7 +84,8 @@ class ReferenceCache:
         return e.outputs
 
     def put(self, key: Hashable, inputs_print: Fingerprint, outputs: Any) -> None:
-        """Store ``outputs`` (skipped when they alone exceed the budget)."""
+        """Store ``outputs`` (a dict or list of tensors and scalars; skipped when it alone exceeds the
+        budget)."""
         n = _nbytes(outputs)
         if self.max_bytes <= 0 or n > self.max_bytes:
             return
