@@ -40,6 +40,21 @@ def load_candidate(path: Path | None) -> Solution:
     return load_solution_arg(str(path or (DEFAULT_SEED if DEFAULT_SEED.is_dir() else FIXTURE)), None)
 
 
+def phase_totals(res: EvalResult) -> dict[str, float]:
+    """Seconds per evaluation phase summed over the workloads."""
+    out: dict[str, float] = {}
+    for r in res.results:
+        for k, v in (r.extra.get("phase_s") or {}).items():
+            out[k] = round(out.get(k, 0.0) + float(v), 3)
+    return out
+
+
+def phase_table(phases: dict[str, dict[str, float]]) -> str:
+    """Markdown: one row per phase, one column per mode."""
+    names = sorted({k for p in phases.values() for k in p})
+    return md_table(["phase", *phases], [(n, *(f"{p.get(n, 0.0):.2f}" for p in phases.values())) for n in names])
+
+
 def statuses(res: EvalResult) -> list[str]:
     """Status names in workload order."""
     return [r.status.value for r in res.results]
@@ -111,6 +126,9 @@ def main() -> int:
         "median_latency_ratio_isolated_over_persistent": round(statistics.median(lat_ratio), 4)
         if lat_ratio else None,
         "timer": warm.timer,
+        # host seconds per harness phase summed over the workloads (WorkloadResult.extra.phase_s)
+        "phase_s": {"persistent_cold": phase_totals(cold), "persistent_warm": phase_totals(warm),
+                    "isolated": phase_totals(isolated)},
     }
     rows = [("persistent, cold (worker start included)", f"{persistent_cold_s:.2f}", "1.00"),
             ("persistent, warm", f"{persistent_warm_s:.2f}", f"{persistent_warm_s / persistent_cold_s:.2f}"),
@@ -118,7 +136,9 @@ def main() -> int:
     md = (f"# Harness throughput ({label})\n\n{solution.name}, {len(workloads)} workloads of {OPERATOR}, "
           f"settings {settings.warmup}/{settings.iterations}/{settings.trials}, verdicts identical "
           f"({isolated.pass_count}/{len(workloads)} passed)\n\n"
-          + md_table(["mode", "sweep wall time (s)", "relative to persistent cold"], rows))
+          + md_table(["mode", "sweep wall time (s)", "relative to persistent cold"], rows)
+          + "\n\nHost seconds per harness phase, summed over the workloads (the rest is build, worker start and "
+          "transport):\n\n" + phase_table(payload["phase_s"]))
     path = write_results(f"harness_throughput_{label}", payload, md)
     print(md)
     print(f"isolated / persistent (warm): {payload['isolated_over_persistent_warm']:.2f}x -> {path}")

@@ -169,7 +169,7 @@ class _Loop:
                 "directions": kernelopt_extra(sol).get("directions"), "campaign_seed": self.cfg.seed,
                 "model": kernelopt_extra(sol).get("model"),
             }))
-        self.evaluate("gate", jobs, state.gate_workloads, decision)
+        self.evaluate("gate", jobs, list(decision.workloads) or state.gate_workloads, decision)
 
     def full_runs(self, state: CampaignState, decision: Decision) -> None:
         """Sweep or repeat the decision's candidates on every campaign workload."""

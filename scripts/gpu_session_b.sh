@@ -27,7 +27,9 @@ for D in $GD $GP; do
   step 30 python3 benchmarks/campaign_summary.py $D --name campaign_${D%%_qk4*}_h200 \
     --command "kernelopt optimize operator=$D (scripts/gpu_session_b.sh)"
 done
-step $((BUDGET * 9 + 60)) python3 benchmarks/contest.py --operators $GD $GP --budget-s $BUDGET --name gdn_h200 \
+tar czf "$OUT/results_b.tgz" benchmarks/results operators/*/retained 2>/dev/null  # in case the contest runs long
+LEFT=$(( ${END_BY:-570} - SECONDS ))  # the contest takes what is left of the call, minus the packing
+step $(( LEFT < BUDGET * 9 + 60 ? LEFT : BUDGET * 9 + 60 )) python3 benchmarks/contest.py --operators $GD $GP --budget-s $BUDGET --name gdn_h200 \
   --traces /tmp/ctraces
 for D in $GD $GP; do cp /tmp/ctraces/$D/retained.jsonl operators/$D/retained/traces.jsonl 2>/dev/null; done
 tar czf "$OUT/results_b.tgz" benchmarks/results operators/*/retained /tmp/ctraces 2>/dev/null

@@ -6,7 +6,7 @@ Checks, in order (the first that applies wins):
 2. nothing evaluated yet -> ``generate`` with no parent, direction ``"baseline"`` (every seed
    at its defaults);
 3. gate passers without a sweep whose gate latency beats the best swept (and fully passed)
-   solution's gate latency -> ``sweep`` the best ``rules.finalists`` of them;
+   solution's latency on the same workloads -> ``sweep`` the best ``rules.finalists`` of them;
 4. fully passed solutions with fewer than ``rules.repeats`` full runs, within the noise floor of
    the best full mean and faster than the champion -> ``repeat`` (one more full run each);
 5. the best fully passed solution (by mean over full runs, then p95, then variance) clears
@@ -22,7 +22,10 @@ Checks, in order (the first that applies wins):
 9. otherwise ``generate`` from the best solution along the next direction: without analysis the
    round robin of :mod:`kernelopt.controller.directions`; with it the band with the largest latency
    share × roofline headroom and the direction its bottleneck calls for
-   (:mod:`kernelopt.controller.evidence`), with ``band`` and evidence rows on the decision.
+   (:mod:`kernelopt.controller.evidence`), with ``band`` and evidence rows on the decision; the round is
+   gated on that band's workloads (:func:`~kernelopt.controller.evidence.band_gate`) when the band is
+   a strict part of the campaign's workloads, so a candidate that wins its band earns a sweep even if
+   it loses elsewhere (and step 8 can later combine band winners).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from __future__ import annotations
 from kernelopt.controller.budget import Budget, Rules
 from kernelopt.controller.directions import choose_direction
 from kernelopt.controller.evidence import (
+    band_gate,
     band_rows,
     band_views,
     choose_band_direction,
@@ -70,13 +74,30 @@ def _is_champion(g: SolutionRuns, champion: ChampionInfo | None) -> bool:
     return champion is not None and champion.run_id in {g.run_id, *(r.run_id for r in g.full)}
 
 
+def _bar(g: SolutionRuns, swept: list[SolutionRuns]) -> float | None:
+    """What ``g``'s gate latency must beat to earn a sweep: the best swept solution's latency on the
+    same workloads — its own gate latency when it was gated on the same set, else its full-run means
+    there (a band gate: candidates generated for one band are gated on that band's workloads)."""
+    mine = set(g.gate.per_workload_ms) if g.gate is not None else set()
+    vals = []
+    for s in swept:
+        if s.gate_mean is not None and (not mine or set(s.gate.per_workload_ms) == mine):  # type: ignore[union-attr]
+            vals.append(s.gate_mean)
+            continue
+        pw = s.per_workload_mean()
+        if mine and mine <= set(pw):
+            vals.append(sum(pw[u] for u in mine) / len(mine))
+    return min(vals) if vals else None
+
+
 def _sweep_targets(groups: list[SolutionRuns], rules: Rules) -> tuple[list[SolutionRuns], float | None]:
-    bars = [g.gate_mean for g in groups if g.swept and g.full_passed and g.gate_mean is not None]
-    bar = min(bars) if bars else None
-    pending = [g for g in groups if g.gate_passed and not g.swept and not g.full
-               and (bar is None or g.gate_mean < bar)]  # type: ignore[operator]
+    swept = [g for g in groups if g.swept and g.full_passed]
+    bars = {g.solution_hash: _bar(g, swept) for g in groups if g.gate_passed and not g.swept and not g.full}
+    pending = [g for g in groups if g.solution_hash in bars
+               and (bars[g.solution_hash] is None or g.gate_mean < bars[g.solution_hash])]  # type: ignore[operator]
     pending.sort(key=lambda g: (g.gate_mean, g.solution_hash))
-    return pending[: rules.finalists], bar
+    known = [b for b in bars.values() if b is not None]
+    return pending[: rules.finalists], (min(known) if known else None)
 
 
 def _repeat_targets(groups: list[SolutionRuns], rules: Rules, nf: float,
@@ -199,8 +220,12 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
     count = min(budget.candidates_per_round, budget.max_candidates - gated)
     stage = "full" if parent.full_passed else "gate"
     focus = f" for band {band!r}" if band else ""
+    workloads = band_gate(state.analysis, band, list(state.all_workloads), rules.gate_size) if band else []
+    if workloads:
+        focus += f" (gated on {len(workloads)} of its workloads)"
     return Decision(action="generate", parent_run_id=parent.run_id, direction=direction, count=count, band=band,
-                    workloads=list(state.gate_workloads), evidence=base + [_latency_ev(parent, stage), *dir_evs],
+                    workloads=workloads or list(state.gate_workloads),
+                    evidence=base + [_latency_ev(parent, stage), *dir_evs],
                     reason=f"round {rounds + 1}: {count} candidate(s) from {parent.name} "
                            f"({stage} mean {(parent.full_mean if stage == 'full' else parent.gate_mean):.6g} ms) "
                            f"along direction {direction!r}{focus}")

@@ -135,3 +135,30 @@ def choose_band_direction(parent: SolutionRuns, analysis: dict[str, Any], rules:
                           "rule": "skill directions for the band's bottleneck first (one-try head start), "
                                   "then fewest tries, then declared order"})
     return choice, band.name, band_rows(views) + [bottleneck, ev]
+
+
+def band_gate(analysis: dict[str, Any] | None, band: str | None, campaign_workloads: list[str],
+              size: int) -> list[str]:
+    """Up to ``size`` of the band's campaign workloads of distinct sizes, spread over the band (first,
+    last, middle ...); empty when the band covers every campaign workload (the usual gate then serves)."""
+    if not analysis or not band:
+        return []
+    info = next((b for b in (analysis.get("bands") or {}).get("bands", []) if b["name"] == band), None)
+    chosen = set(campaign_workloads)
+    mine = [u for u in (info or {}).get("workloads", []) if u in chosen]
+    if not mine or len(mine) >= len(chosen):
+        return []
+    # one workload per distinct size (same roofline bytes and flops: same shape, nothing new to learn)
+    sizes = analysis.get("workloads") or {}
+    seen: set[tuple[Any, Any]] = set()
+    distinct = []
+    for u in mine:
+        k = (sizes.get(u, {}).get("bytes", u), sizes.get(u, {}).get("flops"))
+        if k not in seen:
+            seen.add(k)
+            distinct.append(u)
+    mine = distinct
+    if len(mine) <= size:
+        return mine
+    picks = {round(i * (len(mine) - 1) / (size - 1)) for i in range(size)} if size > 1 else {len(mine) - 1}
+    return [mine[i] for i in sorted(picks)]

@@ -83,3 +83,45 @@ def test_no_dispatch_without_analysis_or_with_one_swept_solution():
     assert decide(st.model_copy(update={"analysis": None}), BUDGET, RULES).direction != "dispatch"
     only_a = st.model_copy(update={"candidates": st.candidates[:2]})
     assert plan_dispatch(group_by_solution(only_a.candidates), st.analysis, UUIDS, 0.02, RULES, []) is None
+
+
+def test_band_rounds_are_gated_on_the_band_and_band_winners_earn_a_sweep():
+    from kernelopt.controller.evidence import band_gate
+
+    a = {u: 0.01 + M[u] * 1e-4 for u in UUIDS}
+    st = _state(a, {u: v * 1.2 for u, v in a.items()})  # b slower everywhere: no dispatch
+    d = decide(st, BUDGET, RULES)
+    assert d.action == "generate" and d.band is not None and d.direction != "dispatch"
+    band = next(b for b in st.analysis["bands"]["bands"] if b["name"] == d.band)
+    assert d.workloads == band_gate(st.analysis, d.band, UUIDS, RULES.gate_size)
+    assert d.workloads and set(d.workloads) <= set(band["workloads"]) and len(d.workloads) <= RULES.gate_size
+    assert "gated on" in d.reason
+    # a new candidate gated on those workloads only: 10 % faster than the best swept solution there
+    # (slower than the best's usual gate mean) -> it is swept
+    gate_lat = {u: a[u] * 0.9 for u in d.workloads}
+    new = CandidateRecord(run_id="gc", name="sol_c", solution_hash="hc", stage="gate", pass_count=len(gate_lat),
+                          workload_count=len(gate_lat), mean_latency_ms=sum(gate_lat.values()) / len(gate_lat),
+                          per_workload_ms=gate_lat, status="ALL_PASSED", start_time=9, parent_run_id="ga")
+    nxt = decide(st.model_copy(update={"candidates": st.candidates + [new], "decisions": st.decisions + [d]}),
+                 BUDGET, RULES)
+    assert nxt.action == "sweep" and nxt.candidate_run_ids == ["gc"]
+    # 10 % slower there -> not swept
+    slow = new.model_copy(update={"per_workload_ms": {u: a[u] * 1.1 for u in d.workloads},
+                                  "mean_latency_ms": sum(a[u] * 1.1 for u in d.workloads) / len(d.workloads)})
+    nxt = decide(st.model_copy(update={"candidates": st.candidates + [slow], "decisions": st.decisions + [d]}),
+                 BUDGET, RULES)
+    assert nxt.action != "sweep"
+
+
+def test_band_gate_spreads_over_distinct_sizes():
+    from kernelopt.controller.evidence import band_gate
+
+    dec = load_operator("gdn_decode_qk4_v8_d128_k_last")
+    uuids = [w.uuid for w in dec.workloads]
+    batch = {w.uuid: w.axes["batch_size"] for w in dec.workloads}
+    an = analyse_operator(dec.definition, dec.workloads, dec.path, {u: 0.001 * batch[u] for u in uuids},
+                          "NVIDIA H200")
+    got = {b["name"]: [batch[u] for u in band_gate(an, b["name"], uuids, 3)] for b in an["bands"]["bands"]}
+    assert got == {"batch_size 1-16": [1, 8, 16], "batch_size 32-48": [32, 48], "batch_size 64": [64]}
+    assert band_gate(an, "batch_size 64", [u for u in uuids if batch[u] == 64], 3) == []  # the whole campaign
+    assert band_gate(None, "x", uuids, 3) == [] and band_gate(an, "no such band", uuids, 3) == []
