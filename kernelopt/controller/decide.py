@@ -157,7 +157,7 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
     sweep, bar = _sweep_targets(groups, rules)
     if sweep:
         ev = base + [_latency_ev(g, "gate") for g in sweep]
-        bar_txt = "no solution swept yet" if bar is None else f"best swept gate latency {bar:.6g} ms"
+        bar_txt = "no solution swept yet" if bar is None else f"best swept latency on the same workloads {bar:.6g} ms"
         return Decision(action="sweep", candidate_run_ids=[g.run_id for g in sweep],
                         workloads=list(state.all_workloads), evidence=ev,
                         reason=f"{len(sweep)} gate passer(s) beat the bar ({bar_txt}): full sweep of "
