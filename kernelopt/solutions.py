@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from kernelopt.data.solution import BuildSpec, Solution, SourceFile
 
 SOURCE_SUFFIXES = (".py", ".cu", ".cuh", ".cpp", ".cc", ".c", ".h", ".hpp")
-SKIP_FILES = frozenset({"seed.json", "solution.json", "README.md"})
+SKIP_FILES = frozenset({"seed.json", "points.json", "solution.json", "README.md"})
 
 
 class SolutionFolderError(ValueError):

@@ -21,6 +21,8 @@ from kernelopt.data.loader import DataError, parse_model
 from kernelopt.data.solution import BuildSpec, Solution, SourceFile
 
 SEED_FILE = "seed.json"
+#: Files of a seed folder that are not kernel sources (the seed's spec and its test points).
+NOT_SOURCES = frozenset({SEED_FILE, "points.json"})
 TARGET_HARDWARE = ["H200", "CPU-interpreter"]
 AUTHOR = "kernelopt-offline"
 PARAMS_LINE = re.compile(r"^PARAMS\s*=\s*(\{.*\})\s*#\s*kernelopt:params\s*$", re.MULTILINE)
@@ -88,7 +90,7 @@ class Seed:
         spec: The parsed ``seed.json``.
         path: The seed folder.
         definition: Definition name the seed implements.
-        sources: Relative path -> content of every source file (``seed.json`` excluded).
+        sources: Relative path -> content of every source file (``seed.json``, ``points.json`` excluded).
     """
 
     spec: SeedSpec
@@ -212,7 +214,7 @@ def load_seed(path: str | Path, definition: str | None = None) -> Seed:
     _validate(spec, where)
     sources = {p.relative_to(folder).as_posix(): p.read_text()
                for p in sorted(folder.rglob("*"))
-               if p.is_file() and p.name != SEED_FILE and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+               if p.is_file() and p.name not in NOT_SOURCES and "__pycache__" not in p.parts and p.suffix != ".pyc"}
     entry = spec.entry_point.split("::")[0]
     if entry not in sources:
         raise DataError(f"{where}: field 'entry_point' names '{entry}', which is not in {folder}")
