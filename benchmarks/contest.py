@@ -35,13 +35,12 @@ from benchmarks._common import (
     Budget,
     command_line,
     device_label,
-    fmt,
-    md_table,
     percentile,
     summarize_results,
     sweep_order,
     write_results,
 )
+from benchmarks.contest_report import FLASHINFER, header, markdown, operator_markdown
 from kernelopt.analysis.campaign_analysis import analyse_operator, band_roofline
 from kernelopt.analysis.roofline import roofline_fraction
 from kernelopt.cli.build import executor_kind, gpu_available, harness_settings
@@ -56,7 +55,6 @@ from kernelopt.solutions import SolutionFolderError
 REPO = Path(__file__).resolve().parents[1]
 RETAINED = "retained"
 REFERENCE = "reference"
-FLASHINFER = "flashinfer"
 
 
 class UsageError(Exception):
@@ -214,8 +212,8 @@ def runs_from_traces(op: Operator, candidates: list[Candidate], folder: Path) ->
                 uuid=t.workload.uuid, axes=dict(t.workload.axes), status=ev.status, latency=lat,
                 max_abs_error=corr.max_absolute_error if corr else None,
                 max_rel_error=corr.max_relative_error if corr else None, log=ev.log or ""))
-        env = {"hardware": traces[0].evaluation.environment.hardware,
-               "libs": dict(traces[0].evaluation.environment.libs)} if traces and traces[0].evaluation.environment else {}
+        first = traces[0].evaluation.environment if traces else None
+        env = {"hardware": first.hardware, "libs": dict(first.libs)} if first else {}
         runs[c.label] = {"results": results, "timer": "+".join(sorted(timers)) or None, "environment": env,
                          "spent_s": None, "source_traces": _rel(path)}
     return runs
@@ -320,87 +318,6 @@ def compare(op: Operator, candidates: list[Candidate], runs: dict[str, dict[str,
             "bands": band_breakdown(op, lat, common, hardware)}
 
 
-# --------------------------------------------------------------------------- report
-def _x(value: float | None, n: int | None = None) -> str:
-    if value is None:
-        return "-"
-    return (f"{value:.2f}x" if value >= 0.1 else f"{value:.2g}x") + (f" (n={n})" if n is not None else "")
-
-
-def _rate(v: float | None, unit: str) -> str:
-    if v is None:
-        return "-"
-    scale, prefix = next(((f, p) for f, p in ((1e12, "T"), (1e9, "G"), (1e6, "M"))
-                          if v >= f), (1e3, "k"))
-    return f"{v / scale:.3g} {prefix}{unit}/s"
-
-
-def _roof_cell(rf: dict[str, Any]) -> str:
-    if not rf.get("n"):
-        return "-"
-    key, unit = (("achieved_flops_per_s", "FLOP") if rf.get("limiter") == "compute"
-                 else ("achieved_bytes_per_s", "B"))
-    frac = "-" if rf.get("fraction") is None else f"{rf['fraction']:.2f}"
-    return f"{frac} ({_rate(rf.get(key), unit)}, n={rf['n']})"
-
-
-def _candidate_row(label: str, c: dict[str, Any]) -> list[Any]:
-    if c["role"] == FLASHINFER:
-        return [label, "-", "-", "-", c["note"]] + ["-"] * 7
-    failed = ", ".join(f"{s}:{k}" for s, k in c["status_counts"].items() if s != "PASSED") or "-"
-    return [label, c["source"], f"{c['evaluated']}/{c['total']}", c["passed"], failed,
-            fmt(c["common_mean_ms"]), fmt(c["mean_ms"]), fmt(c["median_ms"]), fmt(c["p95_ms"]),
-            _x(c["speedup_vs_reference"], c["speedup_workloads"]), c["timer"] or "-", c["spent_s"]]
-
-
-def _band_tables(bands: dict[str, Any], labels: list[str]) -> list[str]:
-    with_lat = [lb for lb in labels if any(b["candidates"].get(lb) for b in bands["bands"])]
-    if not with_lat:
-        return []
-    lat_rows = [[b["name"], f"{b['common']}/{b['workloads']}"]
-                + [fmt(b["candidates"].get(lb, {}).get("mean_ms")) for lb in with_lat] for b in bands["bands"]]
-    roof_rows = [[b["name"], next((v["roofline"]["limiter"] for v in b["candidates"].values()
-                                   if v["roofline"].get("limiter")), "-")]
-                 + [_roof_cell(b["candidates"].get(lb, {}).get("roofline", {})) for lb in with_lat]
-                 for b in bands["bands"]]
-    ceil = f"ceilings {bands['ceilings']}" if bands["ceilings"] else "no ceilings for this device, so no fraction"
-    roof_note = (f"Roofline fraction per band, bound/measured over each candidate's passed workloads of the "
-                 f"band ({ceil}; achieved throughput in brackets):")
-    return ["", f"Per band (axis {bands['band_axis']}; mean ms over the band's common workloads):", "",
-            md_table(["band", "common/total"] + [f"{lb} ms" for lb in with_lat], lat_rows), "",
-            roof_note, "", md_table(["band", "limiter"] + with_lat, roof_rows)]
-
-
-def operator_markdown(name: str, data: dict[str, Any]) -> str:
-    """The side-by-side tables of one operator."""
-    cands = data["candidates"]
-    timed = [lb for lb, c in cands.items() if c["role"] != FLASHINFER]
-    intro = (f"Workloads: {data['swept']} of {data['workloads']} swept ({data['settings_line']}); common "
-             f"workloads (passed by {', '.join(data['common_over']) or 'none'}): {len(data['common_workloads'])}.")
-    out = [f"## {name}", "", intro, "",
-           md_table(["candidate", "source", "evaluated", "PASSED", "failed", "mean ms (common)", "mean ms (own)",
-                     "median ms (own)", "p95 ms (own)", "speedup vs reference", "timer", "spent s"],
-                    [_candidate_row(lb, c) for lb, c in cands.items()])]
-    if len(timed) > 1:
-        def cell(a: str, b: str) -> str:
-            return "-" if a == b else _x(cands[a]["ratios"][b]["ratio"], cands[a]["ratios"][b]["workloads"])
-
-        ratio_rows = [[a] + [cell(a, b) for b in timed] for a in timed]
-        note = "Mean-latency ratio mean(column) / mean(row) over the workloads both passed (> 1: the row is faster):"
-        out += ["", note, "", md_table(["row \\ column"] + timed, ratio_rows)]
-    return "\n".join(out + _failures(cands) + _band_tables(data["bands"], timed))
-
-
-def _failures(cands: dict[str, Any]) -> list[str]:
-    """One line per candidate that failed somewhere: the last line of its first failure's log."""
-    lines = []
-    for label, c in cands.items():
-        log = [ln for ln in (c.get("first_error") or "").splitlines() if ln.strip()]
-        if c["role"] != FLASHINFER and c["passed"] < c["evaluated"]:
-            lines.append(f"- {label}: {log[-1].strip() if log else 'no log'}")
-    return ["", "First failure per candidate (last log line; full tail in the JSON):", "", *lines] if lines else []
-
-
 def environment_of(runs: dict[str, dict[str, dict[str, Any]]], kind: str) -> dict[str, Any]:
     """GPU/CPU name, library versions and timers as the workers reported them."""
     envs = [r["environment"] for op in runs.values() for r in op.values() if r["environment"]]
@@ -413,27 +330,6 @@ def environment_of(runs: dict[str, dict[str, dict[str, Any]]], kind: str) -> dic
             "timers": timers, "executor": kind}
 
 
-def header(payload: dict[str, Any]) -> list[str]:
-    """Command and environment lines of the report."""
-    env = payload["environment"]
-    where = (f"Hardware: {env.get('hardware')} · torch {env.get('torch')} · triton {env.get('triton')} · "
-             f"CUDA {env.get('cuda') or '-'} · driver {env.get('driver') or '-'} · timer "
-             f"{', '.join(env.get('timers', [])) or '-'} · executor {payload['executor']} · preset "
-             f"{payload['preset']} · "
-             + (f"budget {payload['budget_s']:g} s per (operator, candidate)" if payload["budget_s"] is not None
-                else f"figures from {payload.get('from_traces')}"))
-    return [f"Command: `{payload['command']}`", "", where]
-
-
-def markdown(payload: dict[str, Any]) -> str:
-    """The whole report."""
-    lines = [f"# Contest table ({payload['device_label']})", "", *header(payload), ""]
-    for name, data in payload["operators"].items():
-        lines += [operator_markdown(name, data), ""]
-    return "\n".join(lines).rstrip()
-
-
-# --------------------------------------------------------------------------- main
 def _settings_line(s: HarnessSettings, preset: str) -> str:
     return (f"{preset}: warmup {s.warmup}, iterations {s.iterations}, trials {s.trials}, "
             f"atol {s.atol:g}, rtol {s.rtol:g}")
