@@ -19,7 +19,7 @@ Checks, in order (the first that applies wins):
    floor -> ``generate`` with direction ``"dispatch"``: one candidate running each band's winner behind
    a shape-read dispatch (:mod:`kernelopt.controller.specialise`; specialists in
    ``candidate_run_ids``, band edges in the ``dispatch`` evidence row), once per set of specialists;
-9. otherwise ``generate`` from the best solution along the next direction: without analysis the
+9. otherwise ``generate`` from the best solution that is not a dispatch along the next direction: without analysis the
    round robin of :mod:`kernelopt.controller.directions`; with it the band with the largest latency
    share × roofline headroom and the direction its bottleneck calls for
    (:mod:`kernelopt.controller.evidence`), with ``band`` and evidence rows on the decision; the round is
@@ -207,7 +207,9 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
                                    f"{d['axis']} to " + ", ".join(d["names"]) + f" (edges {d['uppers']}; "
                                    f"estimated gain {plan.value:.1%} over {best.name})")
 
-    parent = best_full(groups) or best_gate(groups)
+    # a dispatch is a composite of specialists: tuning continues from the best non-composite solution
+    tunable = [g for g in groups if g.direction != DISPATCH]
+    parent = best_full(tunable) or best_gate(tunable)
     if parent is None:
         return stop("no candidate passed the gate: nothing to generate from")
     band = None

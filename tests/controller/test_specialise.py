@@ -125,3 +125,22 @@ def test_band_gate_spreads_over_distinct_sizes():
     assert got == {"batch_size 1-16": [1, 8, 16], "batch_size 32-48": [32, 48], "batch_size 64": [64]}
     assert band_gate(an, "batch_size 64", [u for u in uuids if batch[u] == 64], 3) == []  # the whole campaign
     assert band_gate(None, "x", uuids, 3) == [] and band_gate(an, "no such band", uuids, 3) == []
+
+
+def test_a_dispatch_is_never_the_parent_of_a_tuning_round():
+    a, b = _small_vs_large()
+    st = _state(a, b)
+    d = decide(st, BUDGET, RULES)
+    assert d.direction == "dispatch"
+    # the dispatch was built, swept and is now the best (and the champion): the next tuning round
+    # starts from a specialist, not from the composite
+    composite = {u: min(a[u], b[u]) for u in UUIDS}
+    runs = _sweep("d", "hd", composite, 7)
+    runs = [r.model_copy(update={"direction": "dispatch"}) for r in runs]
+    after = st.model_copy(update={
+        "candidates": st.candidates + runs,
+        "decisions": st.decisions + [d, Decision(action="promote", reason="r", candidate_run_ids=["sd"])],
+        "champion": ChampionInfo(run_id="sd", mean_latency_ms=sum(composite.values()) / len(composite))})
+    nxt = decide(after, BUDGET, RULES)
+    assert nxt.action == "generate" and nxt.direction != "dispatch"
+    assert nxt.parent_run_id in {"ga", "gb"}
