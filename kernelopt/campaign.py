@@ -14,6 +14,7 @@ from kernelopt.campaign_steps import _Loop, split_plan
 from kernelopt.campaign_types import ANALYSIS_ARTIFACT, CampaignConfig, CampaignOutcome, Progress, Store
 from kernelopt.controller import decide
 from kernelopt.controller.workloads import representative, select_workloads
+from kernelopt.data.records import CampaignState
 from kernelopt.data.workload import Workload
 from kernelopt.generators.base import Generator
 from kernelopt.operators import load_operator
@@ -61,6 +62,24 @@ def _open(cfg: CampaignConfig, store: Store, generator: Generator, workloads: li
     return store.start_campaign(cfg.operator, config, tags), False
 
 
+def _finish_interrupted_round(loop: _Loop, state: CampaignState, emit: Progress) -> None:
+    """On resume: when the last logged decision is a generation round and fewer candidates of it
+    (same parent and direction) were gated than it asked for — the process died between its gates —
+    generate the difference once (the offline generator is seeded and skips what the history holds,
+    so it proposes what the kill cut off); the round is not logged or counted twice."""
+    last = state.decisions[-1] if state.decisions else None
+    if last is None or last.action != "generate":
+        return
+    done = sum(1 for c in state.candidates if c.stage == "gate" and c.direction == last.direction
+               and c.parent_run_id == last.parent_run_id)
+    if last.direction != "baseline" and done < last.count:
+        emit("resuming_round", decision=last, gated=done)
+        loop.generate(state, last.model_copy(update={"count": last.count - done}))
+    elif last.direction == "baseline":  # every seed once: already-gated ones are skipped
+        emit("resuming_round", decision=last, gated=done)
+        loop.generate(state, last)
+
+
 def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator: Generator,
                  progress: Progress | None = None) -> CampaignOutcome:
     """Run (or resume) one optimisation campaign until the controller says stop.
@@ -94,14 +113,19 @@ def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator:
     max_steps = 2 * (b.max_rounds + 4 + b.max_candidates * (cfg.rules.repeats + 2)) + 10
     last: tuple | None = None
     decision = None
+    def current() -> CampaignState:
+        state = store.load_state(run_id)
+        if not state.gate_workloads or not state.all_workloads:
+            gate = [w.uuid for w in representative(workloads, cfg.rules.gate_size)]
+            state = state.model_copy(update={"gate_workloads": state.gate_workloads or gate,
+                                             "all_workloads": state.all_workloads or [w.uuid for w in workloads]})
+        return loop.with_analysis(state, op.path)
+
     try:
+        if resumed:
+            _finish_interrupted_round(loop, current(), emit)
         for _ in range(max_steps):
-            state = store.load_state(run_id)
-            if not state.gate_workloads or not state.all_workloads:
-                gate = [w.uuid for w in representative(workloads, cfg.rules.gate_size)]
-                state = state.model_copy(update={"gate_workloads": state.gate_workloads or gate,
-                                                 "all_workloads": state.all_workloads or [w.uuid for w in workloads]})
-            state = loop.with_analysis(state, op.path)
+            state = current()
             decision = decide(state, cfg.budget, cfg.rules)
             champion = state.champion.run_id if state.champion else None  # another campaign may move it
             sig = (decision.action, tuple(decision.candidate_run_ids), decision.parent_run_id, len(state.candidates),

@@ -175,3 +175,44 @@ if __name__ == "__main__":
     root = Path(sys.argv[1])
     with make_executor("cpu") as _ex:
         run_campaign(config(), store=store_at(root), executor=_ex, generator=OfflineGenerator(seed=0))
+
+
+class _DiesMidRound:
+    """The real CPU executor, except that the process 'dies' (KeyboardInterrupt, as on SIGINT) just
+    before it would evaluate the second candidate of round 1."""
+
+    def __init__(self, ex, round1: set[str]) -> None:
+        self.ex, self.round1, self.seen = ex, round1, set()
+
+    def evaluate_many(self, requests):
+        for r in requests:
+            h = r.solution.hash()
+            if h in self.round1:
+                if self.seen and h not in self.seen:
+                    raise KeyboardInterrupt("killed between the gates of one round")
+                self.seen.add(h)
+        return self.ex.evaluate_many(requests)
+
+    def __getattr__(self, name):
+        return getattr(self.ex, name)
+
+
+@pytest.mark.slow
+def test_a_round_cut_between_its_gates_is_finished_on_resume(tmp_path):
+    store = store_at(tmp_path)
+    op = load_operator(OP)
+    (base,) = OfflineGenerator(seed=0).propose(GenerationContext(definition=op.definition, operator=OP))
+    round1 = planned_gate_hashes() - {base.hash()}
+    with make_executor("cpu") as ex:
+        with pytest.raises(KeyboardInterrupt):
+            run_campaign(config(), store=store, executor=_DiesMidRound(ex, round1), generator=OfflineGenerator(seed=0))
+        (run_id,) = store.list_campaigns(OP)
+        cut = store.load_state(run_id)
+        assert cut.decisions[-1].action == "generate" and cut.decisions[-1].direction != "baseline"
+        assert len({c.solution_hash for c in cut.candidates if c.stage == "gate"} & round1) == 1
+        events: list[str] = []
+        out = run_campaign(config(resume=run_id), store=store, executor=ex, generator=OfflineGenerator(seed=0),
+                           progress=lambda event, **info: events.append(event))
+    assert "resuming_round" in events and out.stop_reason.startswith("round budget spent")
+    check_final_state(store, run_id)  # both round-1 candidates gated, nothing twice
+    assert out.rounds == 1
