@@ -1,8 +1,9 @@
-"""Shared by the operator-library tests: cached operators and their smallest workload."""
+"""Shared by the operator-library tests: cached operators, their smallest workload, free host memory."""
 
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 from kernelopt.data import Workload
 from kernelopt.operators import Operator, load_operator
@@ -23,3 +24,14 @@ def smallest(name: str) -> Workload:
     """The workload with the fewest input/output bytes."""
     o = op(name)
     return min(o.workloads, key=lambda w: o.definition.tensor_bytes(w.axes))
+
+
+def available_gib() -> float:
+    """Host memory available now (``MemAvailable``), GiB; 0 where it cannot be read."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 2**20
+    except OSError:
+        pass
+    return 0.0

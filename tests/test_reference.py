@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import traceback
-from pathlib import Path
 
 import pytest
 import torch
-from operator_helpers import ATTENTION, DECODE, INDEXER, PREFILL
+from operator_helpers import ATTENTION, DECODE, INDEXER, PREFILL, available_gib
 from operator_helpers import op as _op
 from operator_helpers import smallest as _smallest
 
@@ -78,18 +77,8 @@ def test_gdn_prefill_matches_decode_stepping() -> None:
     assert float(outs["new_state"].abs().max()) < 10  # the recurrence stays bounded
 
 
-def _available_gib() -> float:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) / 2**20
-    except OSError:
-        pass
-    return 0.0
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(_available_gib() < 20, reason="the MoE reference needs ~18 GiB of free host memory")
+@pytest.mark.skipif(available_gib() < 20, reason="the MoE reference needs ~18 GiB of free host memory")
 def test_moe_reference_on_cpu() -> None:
     op, w = _op(MOE), _smallest(MOE)
     assert w.axes["seq_len"] == 1

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from operator_helpers import available_gib
 
 REPO = Path(__file__).resolve().parents[1]
 OPERATORS = REPO / "operators"
@@ -191,16 +192,6 @@ for _d in SEED_DIRS:
             CPU_REQUIRES_GIB[_d.name] = float(_pts["cpu_requires_gib"])
 
 
-def _available_gib() -> float:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) / 2**20
-    except OSError:
-        pass
-    return 0.0
-
-
 def _run_points(seed_dir: Path, points: list, device: str) -> list[dict[str, Any]]:
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     # one BLAS thread: the interpreter issues thousands of small numpy matmuls, which multi-threaded
@@ -221,9 +212,9 @@ def _run_points(seed_dir: Path, points: list, device: str) -> list[dict[str, Any
 @pytest.mark.parametrize("seed_dir", SEED_DIRS, ids=lambda d: d.name)
 def test_seed_correct_in_interpreter(seed_dir: Path) -> None:
     need = CPU_REQUIRES_GIB.get(seed_dir.name, 0.0)
-    if need and _available_gib() < need:
+    if need and available_gib() < need:
         pytest.skip(f"{seed_dir.name}: its CPU points need ~{need:g} GiB of free host memory "
-                    f"({_available_gib():.1f} GiB available); they run on a GPU with the gpu points")
+                    f"({available_gib():.1f} GiB available); they run on a GPU with the gpu points")
     points = POINTS[_spec(seed_dir)["name"]]
     for (params, axes, opts), res in zip(points, _run_points(seed_dir, points, "cpu")):
         assert res["ok"], f"{seed_dir.name} {params} {axes} {opts}: {res}"
