@@ -1,7 +1,18 @@
-# Source on the lent GPU machine: installs the carried wheels (.whl/) into /tmp/site and sets paths.
+# Source on the lent GPU machine: installs the carried wheels (.whl/) into /tmp/site, sets paths, a local
+# (sqlite) tracking store and the `step` helper the session scripts use.
 # Usage (device tool, carry .whl):  source scripts/gpu_env.sh
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >/tmp/pip.log 2>&1 \
   || { tail -5 /tmp/pip.log; echo "wheel install failed"; }
 export PYTHONPATH=/tmp/site:$PWD
 export PYTHONUNBUFFERED=1
 kernelopt() { python3 -m kernelopt.cli.main "$@"; }
+export MLFLOW_TRACKING_URI=
+# step SECONDS CMD...: run CMD bounded by SECONDS, output appended to $L (default $OUT/session.log),
+# start/exit lines also on stdout; never aborts the calling script.
+step() {
+  local t=$1; shift
+  local log=${L:-$OUT/session.log}
+  echo "=== $(date +%T) [limit ${t}s] $*" | tee -a "$log"
+  timeout -k 5 "$t" "$@" >>"$log" 2>&1
+  echo "=== rc=$? $(date +%T)" | tee -a "$log"
+}

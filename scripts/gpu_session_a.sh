@@ -4,14 +4,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
-export MLFLOW_TRACKING_URI=
 L="$OUT/session_a.log"
-step() {  # step SECONDS CMD... : bounded, logged, never aborts the script
-  local t=$1; shift
-  echo "=== $(date +%T) [limit ${t}s] $*" | tee -a "$L"
-  timeout -k 5 "$t" "$@" >>"$L" 2>&1
-  echo "=== rc=$? $(date +%T)" | tee -a "$L"
-}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee -a "$L"
 GD=gdn_decode_qk4_v8_d128_k_last
 step 45 python3 benchmarks/measure_ceilings.py

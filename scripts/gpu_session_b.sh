@@ -6,15 +6,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
-export MLFLOW_TRACKING_URI=
 DEC_S=${1:-100}; PRE_S=${2:-130}; BUDGET=${3:-30}
 L="$OUT/session_b.log"
-step() {  # step SECONDS CMD... : bounded, logged, never aborts the script
-  local t=$1; shift
-  echo "=== $(date +%T) [limit ${t}s] $*" | tee -a "$L"
-  timeout -k 5 "$t" "$@" >>"$L" 2>&1
-  echo "=== rc=$? $(date +%T)" | tee -a "$L"
-}
 GD=gdn_decode_qk4_v8_d128_k_last; GP=gdn_prefill_qk4_v8_d128_k_last
 step 90 python3 -m pytest -m gpu -q -p no:cacheprovider tests/test_seeds.py -k "gdn"
 step $((DEC_S + 40)) python3 -m kernelopt.cli.main optimize operator=$GD operator.workload_sample=7 \

@@ -4,14 +4,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
-export MLFLOW_TRACKING_URI=
 L="$OUT/session_c.log"
-step() {  # step SECONDS CMD... : bounded, logged, never aborts the script
-  local t=$1; shift
-  echo "=== $(date +%T) [limit ${t}s] $*" | tee -a "$L"
-  timeout -k 5 "$t" "$@" >>"$L" 2>&1
-  echo "=== rc=$? $(date +%T)" | tee -a "$L"
-}
 nvidia-smi --query-gpu=index,name,clocks.sm,temperature.gpu --format=csv | tee -a "$L"
 step 150 python3 benchmarks/multi_gpu_throughput.py --gpus 2 --candidates 8 --repeats 2
 GD=gdn_decode_qk4_v8_d128_k_last; GP=gdn_prefill_qk4_v8_d128_k_last

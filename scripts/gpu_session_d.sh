@@ -6,15 +6,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
-export MLFLOW_TRACKING_URI=
 CAMP_S=${1:-200}; BUDGET=${2:-150}
 L="$OUT/session_d.log"
-step() {  # step SECONDS CMD... : bounded, logged, never aborts the script
-  local t=$1; shift
-  echo "=== $(date +%T) [limit ${t}s] $*" | tee -a "$L"
-  timeout -k 5 "$t" "$@" >>"$L" 2>&1
-  echo "=== rc=$? $(date +%T)" | tee -a "$L"
-}
 GD=gdn_decode_qk4_v8_d128_k_last
 step 120 python3 -m pytest -m gpu -q -p no:cacheprovider --timeout 100 tests/harness/test_timing.py \
   tests/executor/test_executor_gpu.py
