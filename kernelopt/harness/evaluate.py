@@ -164,13 +164,9 @@ class _Run(GuardedRun):
         key = (self.definition.name, hash(self.definition.reference), self.workload.model_dump_json(),
                seed, str(self.device))
         inputs_print = fingerprint(guard.copies) if cache is not None else ()
-        if cache is not None:
-            tampered = cache.tampered
-            refs = cache.get(key, inputs_print)
-            if cache.tampered > tampered:
-                self.log.append("note: cached reference outputs changed since they were stored; recomputed")
-            if refs is not None:
-                return refs
+        refs = self._cache_get(cache, key, inputs_print, "reference outputs", "recomputed")
+        if refs is not None:
+            return refs
         try:
             refs = run_reference(self.definition, guard.fresh())
             self._sync()
@@ -181,18 +177,25 @@ class _Run(GuardedRun):
             cache.put(key, inputs_print, refs)
         return refs
 
+    def _cache_get(self, cache: TensorCache | None, key: Any, inputs_print: tuple, what: str,
+                   redo: str) -> Any:
+        """``cache.get`` (``None`` without a cache); notes in the log when the entry had been written into."""
+        if cache is None:
+            return None
+        tampered = cache.tampered
+        value = cache.get(key, inputs_print)
+        if cache.tampered > tampered:
+            self.log.append(f"note: cached {what} changed since they were stored; {redo}")
+        return value
+
     def _inputs(self, seed: int) -> dict[str, Any]:
         """Fresh inputs for ``seed``: clones of this worker's cached copy when it has one (unchanged
         since stored), else generated (and a private copy cached)."""
         cache = _cache("inputs", self.settings.input_cache_mb)
         key = (self.definition.name, self.workload.model_dump_json(), seed, str(self.device))
-        if cache is not None:
-            tampered = cache.tampered
-            hit = cache.get(key)
-            if cache.tampered > tampered:
-                self.log.append("note: cached inputs changed since they were stored; regenerated")
-            if hit is not None:
-                return _clone(hit)
+        hit = self._cache_get(cache, key, (), "inputs", "regenerated")
+        if hit is not None:
+            return _clone(hit)
         inputs = make_inputs(self.definition, self.workload, device=self.device, seed=seed)
         if cache is not None:
             cache.put(key, (), _clone(inputs))
@@ -287,9 +290,9 @@ class _Run(GuardedRun):
                             "(same workload, inputs, settings and device)")
         elif ref and s.cache_reference_timing:
             _REFERENCE_TIMES[ref_key] = (ref, ref_timer)
+        requested = resolve_timer(s.timer, self.device)
         for who, ran in (("solution", timer), ("reference", ref_timer)):
-            if ran == "cuda_event" and s.timer in ("auto", "cupti") and self.device.type == "cuda" \
-                    and resolve_timer(s.timer, self.device) == "cupti":
+            if ran is not None and ran != requested:  # time_callable's CUPTI -> CUDA-event fallback
                 self.log.append(f"{who} timed with cuda_event: one call exceeded cupti_max_call_ms="
                                 f"{s.cupti_max_call_ms:g} ms (CUPTI tracing of its launches costs too much host time)")
         latency = summarize(sol, timer)

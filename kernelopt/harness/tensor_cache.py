@@ -32,16 +32,11 @@ def fingerprint(values: Mapping[str, Any] | list[Any] | tuple[Any, ...]) -> Fing
     out = []
     for k, v in items:
         if isinstance(v, torch.Tensor):
-            x = v.detach()
-            if x.dtype == torch.bool or not (x.is_floating_point() or x.is_complex()):
-                x64 = x.to(torch.float64)
-                out.append((k, tuple(v.shape), str(v.dtype), float(x64.sum()), float(x64.abs().sum()), 0))
-            else:
-                x64 = x.to(torch.float64)
-                nan = torch.isnan(x64)
-                clean = torch.where(nan, torch.zeros_like(x64), x64)
-                out.append((k, tuple(v.shape), str(v.dtype), float(clean.sum()), float(clean.abs().sum()),
-                            int(nan.sum())))
+            x64 = v.detach().to(torch.float64)
+            nan = torch.isnan(x64)
+            clean = torch.where(nan, torch.zeros_like(x64), x64)
+            out.append((k, tuple(v.shape), str(v.dtype), float(clean.sum()), float(clean.abs().sum()),
+                        int(nan.sum())))
         else:
             out.append((k, repr(v)))
     return tuple(out)
