@@ -35,7 +35,7 @@ CONTEST = list(CONTEST_OPERATORS)
 
 
 def run(operators: list[str], baselines: list[str] | None, budget_s: float, preset: str,
-        kind: str) -> dict:
+        kind: str, save=None) -> dict:  # noqa: ANN001 - save(payload) after every (operator, baseline)
     on_gpu = kind != "cpu"
     rows, payload = [], {"preset": preset, "budget_s": budget_s, "results": {}}
     with make_executor(kind) as ex:
@@ -65,10 +65,16 @@ def run(operators: list[str], baselines: list[str] | None, budget_s: float, pres
                              fmt(entry["mean_ms"]), fmt(entry["median_ms"]), entry["timer"],
                              ",".join(entry["statuses"]), entry["wall_s"]])
                 print(rows[-1], flush=True)
-    table = md_table(["operator", "baseline", "evaluated", "passed", "mean ms", "median ms", "timer",
-                      "statuses", "wall s"], rows)
-    payload["table"] = table
+                payload["table"] = _table(rows)
+                if save is not None:  # a run cut by its caller's time limit keeps what it finished
+                    save(payload)
+    payload["table"] = _table(rows)
     return payload
+
+
+def _table(rows: list[list]) -> str:
+    return md_table(["operator", "baseline", "evaluated", "passed", "mean ms", "median ms", "timer",
+                     "statuses", "wall s"], rows)
 
 
 def main() -> int:
@@ -83,11 +89,15 @@ def main() -> int:
     unknown = [o for o in a.operators if o not in list_operators()]
     if unknown:
         p.error(f"unknown operators {unknown}")
-    payload = run(a.operators, a.baselines, a.budget_s, a.preset, a.executor)
     name = a.name or f"baselines_{device_label()}"
     cmd = command_line("baselines.py")
-    write_results(name, {"command": cmd, **payload},
-                  f"# Baselines ({device_label()})\n\nCommand: `{cmd}`\n\n{payload['table']}")
+
+    def save(payload: dict) -> None:
+        write_results(name, {"command": cmd, **payload},
+                      f"# Baselines ({device_label()})\n\nCommand: `{cmd}`\n\n{payload['table']}")
+
+    payload = run(a.operators, a.baselines, a.budget_s, a.preset, a.executor, save)
+    save(payload)
     print(payload["table"])
     return 0
 

@@ -40,6 +40,26 @@ def load_candidate(path: Path | None) -> Solution:
     return load_solution_arg(str(path or (DEFAULT_SEED if DEFAULT_SEED.is_dir() else FIXTURE)), None)
 
 
+def other_candidate(first: Solution) -> Solution | None:
+    """Another valid parameter point of the default seed (a candidate the worker has not built yet), or
+    ``None`` when the candidate is not the default seed."""
+    import itertools
+
+    from kernelopt.generators.seeds import load_seed
+
+    if not DEFAULT_SEED.is_dir():
+        return None
+    seed = load_seed(DEFAULT_SEED, definition=OPERATOR)
+    space = seed.spec.space
+    for values in itertools.product(*space.values()):
+        point = dict(zip(space, values))
+        if seed.valid(point):
+            sol = seed.instantiate(point)
+            if sol.hash() != first.hash():
+                return sol
+    return None
+
+
 def phase_totals(res: EvalResult) -> dict[str, float]:
     """Seconds per evaluation phase summed over the workloads."""
     out: dict[str, float] = {}
@@ -100,11 +120,24 @@ def main() -> int:
         t1 = time.perf_counter()
         warm = ex.evaluate(request)
         persistent_warm_s = time.perf_counter() - t1
+        # What a campaign sees: a candidate the (already warm) worker has not built yet.
+        second = other_candidate(solution) if a.solution is None else None
+        new_request = request.model_copy(update={"solution": second}) if second else None
+        t3 = time.perf_counter()
+        new = ex.evaluate(new_request) if new_request else None
+        persistent_new_s = time.perf_counter() - t3
     t2 = time.perf_counter()
     with IsolatedExecutor(devices=[0] if gpu else None, cpu=not gpu, env=env) as iso:
         isolated = iso.evaluate(request)
-    isolated_s = time.perf_counter() - t2
+        isolated_s = time.perf_counter() - t2
+        t4 = time.perf_counter()
+        isolated_new = iso.evaluate(new_request) if new_request else None
+        isolated_new_s = time.perf_counter() - t4
 
+    if new and isolated_new and statuses(new) != statuses(isolated_new):
+        print(f"VERDICTS DIFFER (second candidate):\n persistent {statuses(new)}\n isolated "
+              f"{statuses(isolated_new)}", file=sys.stderr)
+        return 1
     if not statuses(cold) == statuses(warm) == statuses(isolated):
         print(f"VERDICTS DIFFER:\n persistent {statuses(cold)}\n warm {statuses(warm)}\n"
               f" isolated {statuses(isolated)}", file=sys.stderr)
@@ -125,14 +158,25 @@ def main() -> int:
         "isolated_over_persistent_warm": round(isolated_s / persistent_warm_s, 3),
         "median_latency_ratio_isolated_over_persistent": round(statistics.median(lat_ratio), 4)
         if lat_ratio else None,
+        "second_candidate": second.name if second else None,
+        "persistent_new_candidate_s": round(persistent_new_s, 3) if new else None,
+        "isolated_new_candidate_s": round(isolated_new_s, 3) if new else None,
+        "isolated_over_persistent_new_candidate": round(isolated_new_s / persistent_new_s, 3) if new else None,
         "timer": warm.timer,
         # host seconds per harness phase summed over the workloads (WorkloadResult.extra.phase_s)
         "phase_s": {"persistent_cold": phase_totals(cold), "persistent_warm": phase_totals(warm),
-                    "isolated": phase_totals(isolated)},
+                    "isolated": phase_totals(isolated),
+                    **({"persistent_new_candidate": phase_totals(new),
+                        "isolated_new_candidate": phase_totals(isolated_new)} if new and isolated_new else {})},
     }
     rows = [("persistent, cold (worker start included)", f"{persistent_cold_s:.2f}", "1.00"),
             ("persistent, warm", f"{persistent_warm_s:.2f}", f"{persistent_warm_s / persistent_cold_s:.2f}"),
             ("isolated (fresh process per workload)", f"{isolated_s:.2f}", f"{isolated_s / persistent_cold_s:.2f}")]
+    if new and isolated_new:
+        rows += [(f"persistent, new candidate {second.name} on the warm worker", f"{persistent_new_s:.2f}",
+                  f"{persistent_new_s / persistent_cold_s:.2f}"),
+                 (f"isolated, new candidate {second.name}", f"{isolated_new_s:.2f}",
+                  f"{isolated_new_s / persistent_cold_s:.2f}")]
     md = (f"# Harness throughput ({label})\n\n{solution.name}, {len(workloads)} workloads of {OPERATOR}, "
           f"settings {settings.warmup}/{settings.iterations}/{settings.trials}, verdicts identical "
           f"({isolated.pass_count}/{len(workloads)} passed)\n\n"
@@ -141,7 +185,8 @@ def main() -> int:
           "transport):\n\n" + phase_table(payload["phase_s"]))
     path = write_results(f"harness_throughput_{label}", payload, md)
     print(md)
-    print(f"isolated / persistent (warm): {payload['isolated_over_persistent_warm']:.2f}x -> {path}")
+    print(f"isolated / persistent (warm): {payload['isolated_over_persistent_warm']:.2f}x; new candidate: "
+          f"{payload['isolated_over_persistent_new_candidate']}x -> {path}")
     return 0
 
 

@@ -103,31 +103,32 @@ def iteration_spans(windows: Sequence[tuple[int, int]], api_calls: Sequence[ApiC
     return spans
 
 
-def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[], Any] | None,
-                    synchronize: Callable[[], Any]) -> list[float]:
-    """Time ``iterations`` calls with CUPTI activity tracing (warm-up is the caller's job).
+class _Process:
+    """Process-wide CUPTI state. Buffer callbacks are registered once and kept; each timing enables the
+    activity kinds, points ``sink`` at its collector, flushes, and disables them again. Tearing CUPTI
+    down (``cupti.finalize``) after every trial made the next trial initialise it again, which cost far
+    more host time than the timed calls themselves (six cycles per workload: three trials, solution and
+    reference). ``persistent=False`` keeps the old per-call finalize (measured side by side in
+    ``benchmarks/timer_overhead.py``)."""
 
-    Each iteration: ``flush()``, ``synchronize()``, t0, ``call()``, t1, ``synchronize()``.
+    registered = False
+    sink: Callable[[Any], None] | None = None
 
-    Returns:
-        Per-iteration GPU time in ms.
 
-    Raises:
-        TimingError: See :func:`iteration_spans`; also when cupti-python is missing.
-    """
-    try:
-        from cupti import cupti
-    except Exception as exc:
-        raise TimingError(f"cupti-python is not importable: {exc}") from None
+def _requested() -> tuple[int, int]:
+    return _BUFFER_BYTES, 0
+
+
+def _completed(records: Any) -> None:
+    sink = _Process.sink
+    if sink is not None:  # records outside a timing window (none are expected) are dropped
+        sink(records)
+
+
+def _collector(cupti: Any, api_calls: list[ApiCall], activities: list[GpuActivity]) -> Callable[[Any], None]:
     gpu_kinds = {int(cupti.ActivityKind.CONCURRENT_KERNEL), int(cupti.ActivityKind.MEMCPY),
                  int(cupti.ActivityKind.MEMSET)}
     api_kinds = {int(cupti.ActivityKind.RUNTIME), int(cupti.ActivityKind.DRIVER)}
-    api_calls: list[ApiCall] = []
-    activities: list[GpuActivity] = []
-
-    def requested() -> tuple[int, int]:
-        return _BUFFER_BYTES, 0
-
     kernel_kind = int(cupti.ActivityKind.CONCURRENT_KERNEL)
     memcpy_kind = int(cupti.ActivityKind.MEMCPY)
     add_api, add_act = api_calls.append, activities.append
@@ -148,15 +149,43 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
                     sig = ("memset", "MEMSET", 0, int(a.bytes), int(a.value))
                 add_act(GpuActivity(sig, int(a.start), int(a.end), int(a.correlation_id)))
 
+    return completed
+
+
+def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[], Any] | None,
+                    synchronize: Callable[[], Any], persistent: bool = True) -> list[float]:
+    """Time ``iterations`` calls with CUPTI activity tracing (warm-up is the caller's job).
+
+    Each iteration: ``flush()``, ``synchronize()``, t0, ``call()``, t1, ``synchronize()``.
+
+    Args:
+        persistent: Keep CUPTI initialised between calls (see :class:`_Process`); ``False`` finalises it
+            afterwards (one full CUPTI start-up per call).
+
+    Returns:
+        Per-iteration GPU time in ms.
+
+    Raises:
+        TimingError: See :func:`iteration_spans`; also when cupti-python is missing.
+    """
+    try:
+        from cupti import cupti
+    except Exception as exc:
+        raise TimingError(f"cupti-python is not importable: {exc}") from None
+    api_calls: list[ApiCall] = []
+    activities: list[GpuActivity] = []
     kinds = [cupti.ActivityKind.RUNTIME, cupti.ActivityKind.DRIVER, cupti.ActivityKind.CONCURRENT_KERNEL,
              cupti.ActivityKind.MEMCPY, cupti.ActivityKind.MEMSET]
     windows: list[tuple[int, int]] = []
     enabled = []
+    _Process.sink = _collector(cupti, api_calls, activities)
     try:
+        if not _Process.registered:
+            cupti.activity_register_callbacks(_requested, _completed)
+            _Process.registered = True
         for k in kinds:
             cupti.activity_enable(k)
             enabled.append(k)
-        cupti.activity_register_callbacks(requested, completed)
         for _ in range(iterations):
             if flush is not None:
                 flush()
@@ -166,15 +195,18 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
             t1 = cupti.get_timestamp()
             synchronize()
             windows.append((int(t0), int(t1)))
-        cupti.activity_flush_all(0)
+        cupti.activity_flush_all(1)  # forced: every buffer, also partly filled ones, reaches the sink now
     finally:
         for k in enabled:
             try:
                 cupti.activity_disable(k)
             except Exception:
                 pass
-        try:
-            cupti.finalize()
-        except Exception:
-            pass
+        if not persistent:
+            try:
+                cupti.finalize()
+            except Exception:
+                pass
+            _Process.registered = False
+        _Process.sink = None
     return iteration_spans(windows, api_calls, activities)

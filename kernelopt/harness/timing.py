@@ -67,7 +67,8 @@ def resolve_timer(timer: str, device: torch.device) -> TimerName:
 
 def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, iterations: int,
                   device: str | torch.device, timer: str = "auto",
-                  flush_l2: bool = True, cupti_max_call_ms: float = 0.0) -> tuple[list[float], TimerName]:
+                  flush_l2: bool = True, cupti_max_call_ms: float = 0.0,
+                  cupti_persistent: bool = True) -> tuple[list[float], TimerName]:
     """Time ``fn(*args)``; returns per-iteration milliseconds and the timer that ran.
 
     Args:
@@ -120,7 +121,7 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
         if name == "cupti" and cupti_max_call_ms and fastest * 1e3 > cupti_max_call_ms:
             name = "cuda_event"
         if name == "cupti":
-            return time_with_cupti(lambda: fn(*args), iterations, flush, sync), name
+            return time_with_cupti(lambda: fn(*args), iterations, flush, sync, cupti_persistent), name
         if name == "cpu_wall":
             times = []
             for _ in range(iterations):

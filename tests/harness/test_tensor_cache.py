@@ -39,6 +39,28 @@ def test_fingerprint_sees_values_nans_shapes_and_scalars():
     assert fingerprint({"i": torch.arange(5)}) == fingerprint({"i": torch.arange(5)})
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32, torch.float8_e4m3fn, torch.int8, torch.bool,
+                                   torch.int32])
+@pytest.mark.parametrize("numel", [1, 7, 4099])
+def test_fingerprint_sees_one_changed_element_of_any_dtype_and_size(dtype, numel):
+    g = torch.Generator().manual_seed(numel)
+    x = (torch.randn(numel, generator=g) * 3).to(dtype)
+    for i in {0, numel // 2, numel - 1}:
+        y = x.clone()
+        y.view(torch.uint8)[i * y.element_size()] ^= 1  # one bit of element i
+        assert fingerprint([x]) != fingerprint([y]), (dtype, numel, i)
+    assert fingerprint([x]) == fingerprint([x.clone()])
+    assert fingerprint([x[::2]]) == fingerprint([x[::2].contiguous()])  # strided views by value
+
+
+def test_fingerprint_is_bit_exact():
+    assert fingerprint([torch.tensor([0.0])]) != fingerprint([torch.tensor([-0.0])])
+    a, b = torch.tensor([float("nan")]), torch.tensor([float("nan")])
+    b.view(torch.int32)[0] += 1  # another NaN payload
+    assert torch.isnan(b).all() and fingerprint([a]) != fingerprint([b])
+    assert fingerprint([torch.empty(0, 3)]) != fingerprint([torch.empty(3, 0)])
+
+
 def test_outputs_written_after_storing_are_detected_and_dropped():
     cache = TensorCache(1 << 20)
     a = _inputs(0)

@@ -127,3 +127,38 @@ def test_slow_launch_heavy_call_falls_back_to_cuda_events():
     _, fast = time_callable(lambda a: a.mul_(1.0), [x], warmup=1, iterations=3, device="cuda", timer="cupti",
                             cupti_max_call_ms=1.0)
     assert fast == "cupti"
+
+
+@pytest.mark.gpu
+@gpu
+def test_cupti_kept_initialised_times_like_a_fresh_start_and_survives_a_raising_call():
+    """CUPTI stays initialised between timings (``cupti_persistent``): the figures match a timing that
+    finalises CUPTI, and a call that raised mid-timing leaves nothing that disturbs the next timing."""
+    from kernelopt.harness.cupti_timer import cupti_available
+
+    if not cupti_available():
+        pytest.skip("cupti-python >= 13 not installed")
+    x = torch.randn(32 * 1024 * 1024, device="cuda")
+    y = torch.empty_like(x)
+
+    def med(persistent):
+        times, name = time_callable(lambda a, b: b.copy_(a), [x, y], warmup=3, iterations=21, device="cuda",
+                                    timer="cupti", cupti_persistent=persistent)
+        assert name == "cupti"
+        return sorted(times)[10]
+
+    kept = [med(True) for _ in range(3)]
+    fresh = med(False)
+    assert max(kept) < 1.2 * fresh and min(kept) > 0.8 * fresh, (kept, fresh)
+    state = {"n": 0}
+
+    def explodes(a):
+        state["n"] += 1
+        a.mul_(1.0)
+        if state["n"] > 3:
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        time_callable(explodes, [x], warmup=1, iterations=5, device="cuda", timer="cupti")
+    times, name = time_callable(lambda a: a.add_(0.0), [x], warmup=1, iterations=5, device="cuda", timer="cupti")
+    assert name == "cupti" and len(times) == 5
