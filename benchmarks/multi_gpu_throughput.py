@@ -39,16 +39,19 @@ SEED = "rmsnorm_rowwise"
 TARGET_SPEEDUP_2GPU = 1.8
 
 
-def candidate_batch(count: int) -> list[Solution]:
-    """``count`` distinct valid parameter points of the seed, spread over its space (deterministic)."""
+def candidate_batch(count: int) -> tuple[list[Solution], list[Solution]]:
+    """``count`` distinct valid parameter points of the seed, spread over its space (deterministic), and
+    the remaining valid points (for warming workers up with candidates outside the batch)."""
     seed = load_seed(seeds_dir(OPERATOR) / SEED, definition=OPERATOR)
     space: dict[str, list[Any]] = seed.spec.space
     points = [dict(zip(space, values)) for values in itertools.product(*space.values())]
     valid = [p for p in points if seed.valid(p)]
-    if len(valid) < count:
+    if len(valid) <= count:
         raise SystemExit(f"--candidates {count}: the seed {SEED} has only {len(valid)} valid points")
     step = len(valid) / count
-    return [seed.instantiate(valid[int(i * step)]) for i in range(count)]
+    chosen = sorted({int(i * step) for i in range(count)})
+    rest = [i for i in range(len(valid)) if i not in set(chosen)]
+    return [seed.instantiate(valid[i]) for i in chosen], [seed.instantiate(valid[i]) for i in rest]
 
 
 def statuses(res: EvalResult) -> list[str]:
@@ -56,14 +59,22 @@ def statuses(res: EvalResult) -> list[str]:
     return [r.status.value for r in res.results]
 
 
-def run_batch(kind: str, gpus: int, requests: list[EvalRequest],
-              env: dict[str, str]) -> tuple[float, list[EvalResult]]:
-    """Wall time of ``evaluate_many`` over the batch on ``gpus`` GPUs (workers started beforehand)."""
+def run_batch(kind: str, gpus: int, requests: list[EvalRequest], env: dict[str, str],
+              prewarm: list[EvalRequest] | None = None) -> tuple[float, list[EvalResult]]:
+    """Wall time of ``evaluate_many`` over the batch on ``gpus`` GPUs. Workers are started beforehand and,
+    with ``prewarm``, each first evaluates one candidate from outside the batch on every workload (a
+    campaign's steady state: CUDA context, reference latencies and generated inputs already in the
+    worker; the batch's candidates are still new to it)."""
     options: dict[str, Any] = {"env": env}
     if kind == "ray":
         options["gpu"] = True
     with make_executor(kind, devices=list(range(gpus)), **options) as ex:
         ex.start()
+        if prewarm:
+            warm = ex.evaluate_many(prewarm[:gpus])
+            lanes = lanes_used(warm)
+            if len(lanes) < gpus:
+                print(f"  note: warm-up requests reached {len(lanes)} of {gpus} lanes {lanes}", flush=True)
         t0 = time.perf_counter()
         results = ex.evaluate_many(requests)
         return time.perf_counter() - t0, results
@@ -85,6 +96,9 @@ def main() -> int:
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--iterations", type=int, default=50)
     p.add_argument("--trials", type=int, default=3)
+    p.add_argument("--cold-workers", action="store_true",
+                   help="time fresh workers (each pays reference timing and input generation per workload) "
+                        "instead of workers warmed up on a candidate outside the batch")
     a = p.parse_args()
 
     visible = visible_gpus()
@@ -98,9 +112,12 @@ def main() -> int:
     op = load_operator(OPERATOR)
     workloads = op.workloads[: a.workloads] if a.workloads > 0 else op.workloads
     settings = HarnessSettings(warmup=a.warmup, iterations=a.iterations, trials=a.trials)
-    batch = candidate_batch(a.candidates)
+    batch, others = candidate_batch(a.candidates)
     requests = [EvalRequest(definition=op.definition, solution=s, workloads=workloads, settings=settings)
                 for s in batch]
+    prewarm = None if a.cold_workers else [
+        EvalRequest(definition=op.definition, solution=s, workloads=workloads, settings=settings)
+        for s in others[:n]]
     env = {"KERNELOPT_CACHE_DIR": tempfile.mkdtemp(prefix="kernelopt-bench-builds-")}
     print(f"{len(batch)} candidates x {len(workloads)} workloads of {OPERATOR}, settings "
           f"{settings.warmup}/{settings.iterations}/{settings.trials}, executor {a.executor}: 1 vs {n} GPUs",
@@ -112,7 +129,7 @@ def main() -> int:
     used: dict[int, dict[str, int]] = {}
     for rep in range(a.repeats):
         for gpus in ((1, n) if rep % 2 == 0 else (n, 1)):
-            wall, results = run_batch(a.executor, gpus, requests, env)
+            wall, results = run_batch(a.executor, gpus, requests, env, prewarm)
             if [statuses(r) for r in results] != [statuses(r) for r in reference]:
                 print(f"VERDICTS DIFFER on {gpus} GPU(s) (repeat {rep})", file=sys.stderr)
                 return 1
@@ -127,7 +144,8 @@ def main() -> int:
         "operator": OPERATOR, "seed": SEED, "executor": a.executor, "candidates": len(batch),
         "solution_hashes": [s.hash() for s in batch], "workloads": len(workloads),
         "settings": {"warmup": settings.warmup, "iterations": settings.iterations, "trials": settings.trials},
-        "gpus": n, "visible_gpus": len(visible), "passed_workloads": passed, "verdicts_identical": True,
+        "gpus": n, "visible_gpus": len(visible), "workers": "fresh" if a.cold_workers else
+        "warmed up on a candidate outside the batch", "passed_workloads": passed, "verdicts_identical": True,
         "wall_s": {"1": times[1], str(n): times[n]},
         "median_wall_s": {"1": round(one, 3), str(n): round(many, 3)},
         "candidates_per_min": {"1": round(60 * len(batch) / one, 2),
@@ -142,7 +160,7 @@ def main() -> int:
             for g in (1, n)]
     md = (f"# Multi-GPU throughput ({label}, executor {a.executor})\n\n{len(batch)} candidates of {SEED} x "
           f"{len(workloads)} workloads, settings {settings.warmup}/{settings.iterations}/{settings.trials}, "
-          f"median of {a.repeats}; verdicts identical ({passed} workload passes per run). Target on 2 GPUs: "
+          f"median of {a.repeats}; workers {payload['workers']}; verdicts identical ({passed} workload passes per run). Target on 2 GPUs: "
           f">= {TARGET_SPEEDUP_2GPU}x.\n\n"
           + md_table(["configuration", "batch wall time (s)", "candidates / min", "speedup"], rows))
     path = write_results(f"multi_gpu_throughput_{label}", payload, md)
