@@ -15,8 +15,15 @@ Modes:
   noise). **The figures are synthetic**: they test the search logic, not GPU performance.
 * ``--mode gpu``: latencies from the real harness (``kernelopt.executor``, one evaluation per
   solution on all workloads, cached), on the GPU.
+* ``--mode measure`` (GPU): every valid point of the seed space evaluated once by the real harness
+  (official timing) on ``--workloads`` workloads spread over the size range; the latency table is
+  written to ``--table`` after every point (a run cut short keeps what it measured and resumes).
+* ``--mode table`` (anywhere): the searches replayed over a measured table — real GPU latencies, one
+  measurement per point shared by every arm (no repeat noise); as many seeds as wanted at no GPU cost.
 
 Usage: ``python benchmarks/controller_efficiency.py --mode synthetic --seeds 5 --budget 24``
+``python benchmarks/controller_efficiency.py --mode measure --workloads 7 --table T.json`` (on the GPU), then
+``python benchmarks/controller_efficiency.py --mode table --table T.json --seeds 20 --budget 16``
 """
 
 from __future__ import annotations
@@ -131,6 +138,77 @@ class HarnessEval:
         return statistics.fmean(self._full(sol).values())
 
 
+def space_points(operator: str) -> list[Solution]:
+    """Every valid point of the operator's (single) seed space, instantiated."""
+    (s,) = load_seeds(operator)
+    names = list(s.spec.space)
+    points = [dict(zip(names, vals)) for vals in itertools.product(*(s.spec.space[n] for n in names))]
+    return [s.instantiate(p) for p in points if s.valid(p)]
+
+
+def measure_space(operator: str, table: Path, workloads: int) -> dict[str, Any]:
+    """Evaluate every valid seed point on ``workloads`` spread workloads (official settings, GPU when
+    present); the table is rewritten after each point and points already in it are skipped."""
+    from _common import spread_order
+
+    from kernelopt.controller.workloads import workload_size
+    from kernelopt.data.records import EvalRequest, HarnessSettings
+    from kernelopt.executor import make_executor
+
+    op = load_operator(operator)
+    chosen = spread_order(list(op.workloads), workload_size)[:workloads] if workloads else list(op.workloads)
+    data: dict[str, Any] = json.loads(table.read_text()) if table.is_file() else {}
+    if data and (data.get("operator") != operator or data.get("workloads") != [w.uuid for w in chosen]):
+        raise SystemExit(f"{table}: measured for another operator or workload set; use another --table")
+    data.update(operator=operator, workloads=[w.uuid for w in chosen], stamp=stamp())
+    lat: dict[str, dict[str, float | None]] = data.setdefault("latency_ms", {})
+    names: dict[str, str] = data.setdefault("names", {})
+    settings = HarnessSettings(time_reference=False)
+    todo = [sol for sol in space_points(operator) if sol.hash() not in lat]
+    print(f"{operator}: {len(lat)} points measured, {len(todo)} to go, {len(chosen)} workloads", flush=True)
+    with make_executor("auto") as ex:
+        for i, sol in enumerate(todo, 1):
+            (res,) = ex.evaluate_many([EvalRequest(definition=op.definition, solution=sol, workloads=chosen,
+                                                   settings=settings)])
+            data["device"] = res.environment.get("hardware") or data.get("device")
+            data["timer"] = res.timer or data.get("timer")
+            lat[sol.hash()] = {r.uuid: (r.latency.mean_ms if r.passed and r.latency else None) for r in res.results}
+            names[sol.hash()] = sol.name
+            table.parent.mkdir(parents=True, exist_ok=True)
+            table.write_text(json.dumps(data, indent=1) + "\n")
+            ok = [v for v in lat[sol.hash()].values() if v is not None]
+            print(f"[{i}/{len(todo)}] {sol.name}: {len(ok)}/{len(chosen)} passed"
+                  + (f", mean {statistics.fmean(ok):.5f} ms" if ok else ""), flush=True)
+    return data
+
+
+class TableEval:
+    """Latencies looked up in a table written by ``--mode measure`` (the operator's workloads are cut to
+    the table's)."""
+
+    def __init__(self, table: Path) -> None:
+        data = json.loads(table.read_text())
+        op = load_operator(data["operator"])
+        keep = set(data["workloads"])
+        self.op = dataclasses.replace(op, workloads=[w for w in op.workloads if w.uuid in keep])
+        self.device = data.get("device")
+        self.table: dict[str, dict[str, float | None]] = data["latency_ms"]
+        self.source = str(table)
+        missing = [s.name for s in space_points(op.name) if s.hash() not in self.table]
+        if missing:
+            raise SystemExit(f"{table}: {len(missing)} valid points of the seed space not measured (e.g. "
+                             f"{missing[:3]}); finish it with --mode measure")
+
+    def evaluate(self, sol: Solution, uuids: list[str], run: int) -> dict[str, float]:
+        row = self.table.get(sol.hash())
+        if row is None:
+            raise KeyError(f"{sol.name} ({sol.hash()[:12]}) is not in the table {self.source}")
+        return {u: math.inf if row[u] is None else float(row[u]) for u in uuids}
+
+    def true_mean(self, sol: Solution) -> float:
+        return statistics.fmean(self.evaluate(sol, [w.uuid for w in self.op.workloads], 0).values())
+
+
 def random_search(operator: str, budget: int, seed: int) -> list[Solution]:
     """``budget`` distinct valid points of the (single) seed's space, in random order."""
     (s,) = load_seeds(operator)
@@ -235,7 +313,9 @@ def _fmt(x: float | None) -> str:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the comparison and write ``benchmarks/results/controller_efficiency_<mode>.{json,md}``."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mode", choices=["synthetic", "gpu"], default="synthetic")
+    ap.add_argument("--mode", choices=["synthetic", "gpu", "measure", "table"], default="synthetic")
+    ap.add_argument("--table", type=Path, default=None, help="latency table (--mode measure / table)")
+    ap.add_argument("--workloads", type=int, default=7, help="--mode measure: workloads spread over sizes (0: all)")
     ap.add_argument("--operator", default="rmsnorm_h4096")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--budget", type=int, default=24, help="distinct candidates per search")
@@ -243,9 +323,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--start", choices=["random", "defaults"], default="random",
                     help="controllers' baseline: a random point per seed (default) or the seed's tuned defaults")
     args = ap.parse_args(argv)
+    if args.mode in ("measure", "table") and args.table is None:
+        ap.error(f"--mode {args.mode} needs --table FILE")
+    if args.mode == "measure":
+        return measure_space(args.operator, args.table, args.workloads)
     if args.mode == "synthetic" and args.operator not in MODELS:
         raise SystemExit(f"no synthetic model for {args.operator}; have {sorted(MODELS)}")
-    ev = SyntheticEval(args.operator) if args.mode == "synthetic" else HarnessEval(args.operator)
+    ev: Any
+    if args.mode == "table":
+        ev = TableEval(args.table)
+        args.operator = ev.op.name
+    else:
+        ev = SyntheticEval(args.operator) if args.mode == "synthetic" else HarnessEval(args.operator)
     device = "NVIDIA H200 (synthetic model)" if args.mode == "synthetic" else None
     rows = []
     for seed in range(args.seeds):
@@ -269,14 +358,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         return {"reached": f"{len(got)}/{len(rows)}", "median_needed": statistics.median(got) if got else None,
                 "mean_needed": statistics.fmean(got) if got else None}
 
-    out = {"label": "SYNTHETIC latency model (CPU), not a GPU measurement" if args.mode == "synthetic"
-           else "GPU (real harness)", "mode": args.mode, "operator": args.operator, "budget": args.budget,
+    labels = {"synthetic": "SYNTHETIC latency model (CPU), not a GPU measurement", "gpu": "GPU (real harness)",
+              "table": f"searches replayed over a latency table measured on {ev.device if args.mode == 'table' else ''} "
+                       "by the real harness"}
+    out = {"label": labels[args.mode], "mode": args.mode, "table": str(args.table) if args.table else None, "operator": args.operator, "budget": args.budget,
            "seeds": args.seeds, "start": args.start, "stamp": stamp(), "rows": rows,
            "summary": {a: summary(a) for a in ("random", "evidence", "v1")}}
     ratio = [r["evidence_needed"] / r["random_needed"] for r in rows if r["evidence_needed"] is not None]
     out["summary"]["evidence_over_random_median"] = statistics.median(ratio) if ratio else None
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"controller_efficiency_{args.mode}"
+    stem = args.out / (f"controller_efficiency_{args.mode}" if args.mode != "table"
+                       else f"controller_efficiency_{args.operator}_{Path(args.table).stem}")
     stem.with_suffix(".json").write_text(json.dumps(out, indent=1) + "\n")
     lines = [f"# Controller efficiency — {out['label']}", "",
              f"Operator `{args.operator}`, budget {args.budget} distinct candidates per search, {args.seeds} seeds. "
@@ -285,7 +377,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
              + ("a random point of the space per seed (the same for both arms)" if args.start == "random"
                 else "the seed's tuned defaults") + ". Command: "
              f"`python benchmarks/controller_efficiency.py --mode {args.mode} --seeds {args.seeds} "
-             f"--budget {args.budget} --start {args.start}`.", ""]
+             f"--budget {args.budget} --start {args.start}"
+             + (f" --table {args.table}" if args.table else "") + "`.", ""]
     if args.mode == "synthetic":
         lines += ["**Synthetic**: latencies come from the analytic RMSNorm/H200 model in the script (not measured); "
                   "this checks the search logic only. GPU figures need `--mode gpu` on the H200.", ""]
