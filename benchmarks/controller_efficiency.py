@@ -368,7 +368,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out["summary"]["evidence_over_random_median"] = statistics.median(ratio) if ratio else None
     args.out.mkdir(parents=True, exist_ok=True)
     stem = args.out / (f"controller_efficiency_{args.mode}" if args.mode != "table"
-                       else f"controller_efficiency_{args.operator}_{Path(args.table).stem}")
+                       else "controller_efficiency_" + Path(args.table).stem.removeprefix("controller_space_") + "_measured")
     stem.with_suffix(".json").write_text(json.dumps(out, indent=1) + "\n")
     lines = [f"# Controller efficiency — {out['label']}", "",
              f"Operator `{args.operator}`, budget {args.budget} distinct candidates per search, {args.seeds} seeds. "
@@ -379,6 +379,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
              f"`python benchmarks/controller_efficiency.py --mode {args.mode} --seeds {args.seeds} "
              f"--budget {args.budget} --start {args.start}"
              + (f" --table {args.table}" if args.table else "") + "`.", ""]
+    if args.mode == "table":
+        meta = json.loads(Path(args.table).read_text())
+        lines += [f"Latencies: `{args.table}` — every valid point of the seed space ({len(meta['latency_ms'])}) "
+                  f"evaluated once by the real harness (official timing, timer {meta.get('timer')}) on "
+                  f"{len(meta['workloads'])} workloads spread over the size range, {meta.get('device')}, "
+                  f"{meta.get('stamp', {}).get('date', '?')} (`--mode measure`). Every arm reads the same "
+                  "measurement of a point (no repeat noise).", ""]
     if args.mode == "synthetic":
         lines += ["**Synthetic**: latencies come from the analytic RMSNorm/H200 model in the script (not measured); "
                   "this checks the search logic only. GPU figures need `--mode gpu` on the H200.", ""]
