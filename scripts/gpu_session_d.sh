@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Next device call (written 2026-11-29, not run yet): GPU tests incl. the new ones, harness throughput
-# with per-phase host time, then the GDN decode campaign long enough for band rounds and a dispatch,
+# A device call (written 2026-11-29, not run yet; its GPU-test and throughput steps ran in call E/F of
+# 2026-11-30 and were dropped): the GDN decode campaign long enough for band rounds and a dispatch,
 # export, and the decode contest with full traces. Usage on the lent H200 (carry .whl):
 #   bash scripts/gpu_session_d.sh [CAMPAIGN_S CONTEST_BUDGET_S]
 set -u
@@ -9,9 +9,6 @@ source scripts/gpu_env.sh
 CAMP_S=${1:-200}; BUDGET=${2:-150}
 L="$OUT/session_d.log"
 GD=gdn_decode_qk4_v8_d128_k_last
-step 120 python3 -m pytest -m gpu -q -p no:cacheprovider --timeout 100 tests/harness/test_timing.py \
-  tests/executor/test_executor_gpu.py
-step 150 python3 benchmarks/harness_throughput.py --workloads 7
 step $((CAMP_S + 40)) python3 -m kernelopt.cli.main optimize operator=$GD operator.workload_sample=14 \
   controller.max_candidates=16 controller.max_rounds=6 controller.wall_clock_s=$CAMP_S campaign.name=h200_gdn_decode_bands
 mkdir -p operators/$GD/retained

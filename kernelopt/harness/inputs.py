@@ -14,14 +14,14 @@ Order of precedence for each input, in signature order:
 
 A safetensors input whose file is absent and which the generator does not supply is an error.
 
-Randomness: all data is drawn on the CPU from one ``torch.Generator`` seeded from (``seed``, workload
-UUID) — :func:`data_generator` — then moved to ``device``, so every device sees the same numbers.
-Generators derive seed-independent *structure* (the stand-in for data that FlashInfer ships as blobs
-and keeps fixed across trials: page tables, sequence splits, routing logits) from
-:func:`structure_generator` keyed by the workload UUID. fp8 tensors are drawn by inverse-CDF lookup
-(16-bit uniforms from a numpy PCG64 stream seeded by the torch generator) because ``randn`` of the
-MoE weights (1.4 G elements) takes ~40 s on a CPU core; the distribution of codes equals that of
-``randn().clamp(-2, 2).to(fp8)`` to within 2^-16 per code.
+Randomness: each trial has one CPU ``torch.Generator`` seeded from (``seed``, workload UUID) —
+:func:`data_generator`; every random tensor takes one 62-bit key from it and is computed on ``device``
+by the counter-based draws of :mod:`kernelopt.harness.device_random` (exact integer hashing and table
+lookups), so every device sees the same numbers and a GPU draws even the MoE weights (1.4 G fp8 codes)
+in milliseconds. Operator generators draw their data the same way, on the device
+they are given (``device_random.normal`` / ``uniform``). Generators derive seed-independent *structure* (the stand-in for data that FlashInfer
+ships as blobs and keeps fixed across trials: page tables, sequence splits, routing logits) from
+:func:`structure_generator` keyed by the workload UUID, on the CPU (small tensors).
 """
 
 from __future__ import annotations
@@ -32,17 +32,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import numpy as np
 import torch
 
 from kernelopt.data.definition import Definition, TensorSpec
 from kernelopt.data.workload import SafetensorsInput, ScalarInput, Workload
+from kernelopt.harness import device_random
 from kernelopt.harness.dtypes import FLOAT_DTYPES, FP8_DTYPES, dtype_name, torch_dtype
 from kernelopt.operators import operator_path
 
 HOOK_FILE = "inputs.py"
-_CHUNK = 1 << 24
-_FP8_LUTS: dict[str, np.ndarray] = {}
 _HOOKS: dict[tuple[str, int], ModuleType] = {}
 
 
@@ -67,46 +65,29 @@ def structure_generator(key: str) -> torch.Generator:
 
 
 # -- random tensors --------------------------------------------------------------------------
-def _fp8_lut(name: str) -> np.ndarray:
-    if name not in _FP8_LUTS:
-        u = (torch.arange(65536, dtype=torch.float64) + 0.5) / 65536.0
-        x = torch.special.ndtri(u).clamp(-2.0, 2.0).to(torch.float32)
-        _FP8_LUTS[name] = x.to(torch_dtype(name)).view(torch.uint8).numpy().copy()
-    return _FP8_LUTS[name]
-
-
-def _random_fp8(shape: tuple[int, ...], name: str, generator: torch.Generator) -> torch.Tensor:
-    numel = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    seed = int(torch.randint(0, 1 << 62, (1,), generator=generator).item())
-    rng = np.random.Generator(np.random.PCG64(seed))
-    lut = _fp8_lut(name)
-    out = np.empty(numel, dtype=np.uint8)
-    for start in range(0, numel, _CHUNK):
-        n = min(_CHUNK, numel - start)
-        out[start:start + n] = lut[rng.integers(0, 65536, size=n, dtype=np.uint16)]
-    return torch.from_numpy(out).view(torch_dtype(name)).reshape(shape)
-
-
-def random_tensor(shape: tuple[int, ...] | list[int], dtype: Any, generator: torch.Generator) -> torch.Tensor:
-    """A CPU tensor drawn as FlashInfer-Bench draws ``random`` inputs.
+def random_tensor(shape: tuple[int, ...] | list[int], dtype: Any, generator: torch.Generator,
+                  device: str | torch.device = "cpu") -> torch.Tensor:
+    """A tensor drawn as FlashInfer-Bench draws ``random`` inputs, computed on ``device`` with the
+    counter-based draws of :mod:`kernelopt.harness.device_random` (the same bits on every device).
 
     Args:
         shape: concrete shape (``()`` for a 0-d tensor).
         dtype: FlashInfer dtype (``DType``, its string) or a ``torch.dtype``.
-        generator: CPU ``torch.Generator`` (consumed).
+        generator: CPU ``torch.Generator`` (one draw consumed: the tensor's key).
+        device: where the tensor is made.
     """
     name = dtype_name(dtype) if isinstance(dtype, torch.dtype) else getattr(dtype, "value", str(dtype))
     td = torch_dtype(name)
     shape = tuple(int(s) for s in shape)
     if name in FLOAT_DTYPES:
-        return torch.randn(shape, dtype=td, generator=generator)
+        return device_random.normal(shape, generator, device, td)
     if name in FP8_DTYPES:
-        return _random_fp8(shape, name, generator)
+        return device_random.fp8(shape, name, generator, device)
     if name == "bool":
-        return torch.randint(0, 2, shape, dtype=torch.uint8, generator=generator).bool()
+        return device_random.integers(shape, 0, 2, generator, device, torch.uint8).bool()
     if name == "int8":
-        return torch.randint(-128, 128, shape, dtype=td, generator=generator)
-    return torch.randint(-1024, 1024, shape, dtype=td, generator=generator)
+        return device_random.integers(shape, -128, 128, generator, device, td)
+    return device_random.integers(shape, -1024, 1024, generator, device, td)
 
 
 def _python_scalar(spec: TensorSpec, value: Any) -> Any:
@@ -172,7 +153,8 @@ def make_inputs(definition: Definition, workload: Workload, *, device: str | tor
     Args:
         definition: the operator definition.
         workload: one of its workloads.
-        device: where the tensors end up (data is always drawn on the CPU first).
+        device: where the tensors are made (random data is drawn there; small structure tensors are drawn on
+            the CPU and moved).
         seed: trial seed; random data depends on (seed, workload UUID), structure only on the UUID.
         root: folder that safetensors paths are relative to (default: the operator's folder).
 
@@ -231,7 +213,7 @@ def make_inputs(definition: Definition, workload: Workload, *, device: str | tor
         elif shape is None:
             value = _python_scalar(spec, random_tensor((), spec.dtype, generator).item())
         else:
-            value = random_tensor(shape, spec.dtype, generator)
+            value = random_tensor(shape, spec.dtype, generator, device)
         out[name] = value.to(device) if isinstance(value, torch.Tensor) else value
     return out
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import torch
 
+from kernelopt.harness.device_random import normal
+
 from kernelopt.harness.inputs import structure_generator
 
 FP8_MAX = 448.0
@@ -42,7 +44,7 @@ def pack_k_cache(keys: torch.Tensor) -> torch.Tensor:
     absmax = keys.float().abs().amax(dim=3, keepdim=True).clamp(min=MIN_ABSMAX)
     scale = absmax / FP8_MAX  # [N, page, 1, 1] float32
     fp8 = (keys.float() / scale).to(torch.float8_e4m3fn)
-    packed = torch.empty(n, page * (d + 4), dtype=torch.uint8)
+    packed = torch.empty(n, page * (d + 4), dtype=torch.uint8, device=keys.device)
     packed[:, : page * d] = fp8.reshape(n, page * d).view(torch.uint8)
     packed[:, page * d:] = scale.reshape(n, page).contiguous().view(torch.uint8).reshape(n, page * 4)
     return packed.view(n, page, heads, d + 4).view(torch.int8)
@@ -60,10 +62,10 @@ def unpack_k_cache(packed: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 def generate(definition: Any, workload: Any, axes: dict[str, int], device: Any,
              generator: torch.Generator) -> dict[str, torch.Tensor]:
-    """Page tables, sequence lengths and a packed FP8 key cache (CPU tensors)."""
+    """Page tables, sequence lengths and a packed FP8 key cache (the cache drawn and packed on ``device``)."""
     out = structure(definition, workload, axes)
     n, page, d = axes["num_pages"], axes["page_size"], axes["index_head_dim"]
-    keys = torch.randn(n, page, axes["kv_cache_num_heads"], d, dtype=torch.bfloat16, generator=generator)
+    keys = normal((n, page, axes["kv_cache_num_heads"], d), generator, device, torch.bfloat16)
     out["k_index_cache_fp8"] = pack_k_cache(keys)
     return out
 

@@ -13,20 +13,22 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from kernelopt.harness.device_random import normal
+
 GATE_SIGMA = 0.1
 STATE_SIGMA = 0.1
 
 
 def generate(definition: Any, workload: Any, axes: dict[str, int], device: Any,
              generator: torch.Generator) -> dict[str, torch.Tensor]:
-    """Normalised keys, moderate gates and a small initial state (CPU tensors)."""
+    """Normalised keys, moderate gates and a small initial state (drawn on ``device``)."""
     def shape(name: str) -> tuple[int, ...]:
         return tuple(axes[a] for a in definition.inputs[name].shape)
 
-    k = torch.randn(shape("k"), generator=generator)
+    k = normal(shape("k"), generator, device)
     return {
         "k": F.normalize(k, p=2.0, dim=-1).to(torch.bfloat16),
-        "A_log": torch.randn(shape("A_log"), generator=generator) * GATE_SIGMA,
-        "dt_bias": torch.randn(shape("dt_bias"), generator=generator) * GATE_SIGMA,
-        "state": torch.randn(shape("state"), generator=generator) * STATE_SIGMA,
+        "A_log": normal(shape("A_log"), generator, device) * GATE_SIGMA,
+        "dt_bias": normal(shape("dt_bias"), generator, device) * GATE_SIGMA,
+        "state": normal(shape("state"), generator, device) * STATE_SIGMA,
     }

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from kernelopt.harness.device_random import normal
 from kernelopt.harness.inputs import structure_generator
 
 GATE_SIGMA = 0.1
@@ -37,17 +38,17 @@ def structure(definition: Any, workload: Any, axes: dict[str, int]) -> dict[str,
 
 def generate(definition: Any, workload: Any, axes: dict[str, int], device: Any,
              generator: torch.Generator) -> dict[str, torch.Tensor]:
-    """Sequence split, normalised keys, moderate gates and a small initial state (CPU tensors)."""
+    """Sequence split, normalised keys, moderate gates and a small initial state (drawn on ``device``)."""
     def shape(name: str) -> tuple[int, ...]:
         return tuple(axes[a] for a in definition.inputs[name].shape)
 
     out = structure(definition, workload, axes)
-    k = torch.randn(shape("k"), generator=generator)
+    k = normal(shape("k"), generator, device)
     out.update({
         "k": F.normalize(k, p=2.0, dim=-1).to(torch.bfloat16),
-        "A_log": torch.randn(shape("A_log"), generator=generator) * GATE_SIGMA,
-        "dt_bias": torch.randn(shape("dt_bias"), generator=generator) * GATE_SIGMA,
-        "state": torch.randn(shape("state"), generator=generator) * STATE_SIGMA,
+        "A_log": normal(shape("A_log"), generator, device) * GATE_SIGMA,
+        "dt_bias": normal(shape("dt_bias"), generator, device) * GATE_SIGMA,
+        "state": normal(shape("state"), generator, device) * STATE_SIGMA,
     })
     return out
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from kernelopt.harness.device_random import uniform
 from kernelopt.harness.inputs import structure_generator
 
 LOGIT_SIGMA = 1.5
@@ -66,11 +67,11 @@ def structure(definition: Any, workload: Any, axes: dict[str, int]) -> dict[str,
 
 def generate(definition: Any, workload: Any, axes: dict[str, int], device: Any,
              generator: torch.Generator) -> dict[str, torch.Tensor]:
-    """Routing stand-ins plus positive block scales (CPU tensors)."""
+    """Routing stand-ins plus positive block scales (scales drawn on ``device``)."""
     out = structure(definition, workload, axes)
     for name, (lo, hi) in SCALE_LOG2_RANGE.items():
         shape = tuple(axes[a] for a in definition.inputs[name].shape)
-        u = torch.rand(shape, generator=generator)
+        u = uniform(shape, generator, device)
         out[name] = torch.exp2(lo + (hi - lo) * u).float()
     return out
 
