@@ -368,7 +368,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out["summary"]["evidence_over_random_median"] = statistics.median(ratio) if ratio else None
     args.out.mkdir(parents=True, exist_ok=True)
     stem = args.out / (f"controller_efficiency_{args.mode}" if args.mode != "table"
-                       else "controller_efficiency_" + Path(args.table).stem.removeprefix("controller_space_") + "_measured")
+                       else "controller_efficiency_" + Path(args.table).stem.removeprefix("controller_space_")
+                       + f"_measured_b{args.budget}")
     stem.with_suffix(".json").write_text(json.dumps(out, indent=1) + "\n")
     lines = [f"# Controller efficiency — {out['label']}", "",
              f"Operator `{args.operator}`, budget {args.budget} distinct candidates per search, {args.seeds} seeds. "

@@ -47,7 +47,7 @@ def test_table_mode_replays_searches_over_measured_latencies(tmp_path: Path) -> 
     for row in out["rows"]:
         assert row["random_final_best_ms"] >= best and 1 <= row["random_needed"] <= 8
         assert row["evidence_best_ms"] >= best
-    md = (tmp_path / "controller_efficiency_t_measured.md").read_text()
+    md = (tmp_path / "controller_efficiency_t_measured_b8.md").read_text()
     assert "--mode table" in md and "--table" in md
 
 
