@@ -83,13 +83,14 @@ def skipped_result(request: EvalRequest, workload: Workload, fault: Fault, fault
 
 
 def _merge_profiles(parts: list[EvalResult]) -> dict[str, Any] | None:
-    profs = [(p.results[0].uuid if p.results else str(i), p.profile) for i, p in enumerate(parts)
-             if p.profile is not None]
+    """The parts' ``profile["workloads"]`` maps (uuid -> profile) merged into one."""
+    profs = [p.profile for p in parts if p.profile is not None]
     if not profs:
         return None
-    if len(profs) == 1:
-        return profs[0][1]
-    return {"workloads": dict(profs)}
+    merged: dict[str, Any] = {}
+    for prof in profs:
+        merged.update(prof.get("workloads") or {})
+    return {"workloads": merged}
 
 
 def merge_results(request: EvalRequest, parts: list[EvalResult], *, wall_s: float,

@@ -315,6 +315,25 @@ class _Run(GuardedRun):
             out["speedup"] = ref_ms / latency.mean_ms if latency.mean_ms > 0 else None
         return out
 
+    def profile(self, request: EvalRequest) -> dict[str, Any]:
+        """torch.profiler table (and Nsight Compute metrics where ``ncu`` exists on a GPU) of the solution
+        on a fresh copy of the first trial's inputs; never raises (a failure is ``{"error": ...}``)."""
+        from kernelopt.harness.ncu import ncu_binary, ncu_profile
+        from kernelopt.harness.profiling import torch_profile
+
+        out: dict[str, Any] = {}
+        try:
+            inputs = self._inputs(self.settings.seed)
+            outs = list(allocate_outputs(self.definition, self.workload, self.device).values()) if self.dps else []
+            with _captured(self.log):
+                out["torch"] = torch_profile(self.fn, [*inputs.values(), *outs], self.device)
+        except Exception as exc:
+            out["torch"] = {"error": f"{type(exc).__name__}: {exc}"}
+        if self.device.type == "cuda" and ncu_binary():
+            one = request.model_copy(update={"workloads": [self.workload]})
+            out["ncu"] = ncu_profile(one, str(self.device))
+        return out
+
     def result(self) -> WorkloadResult:
         """Run the workload; never raises."""
         base = {"uuid": self.workload.uuid, "axes": dict(self.workload.axes)}
@@ -371,6 +390,7 @@ def evaluate(request: EvalRequest, device: str = "cpu") -> EvalResult:
     env = environment.snapshot(dev)
     env["evaluator"] = evaluator.name
     results: list[WorkloadResult] = []
+    profiles: dict[str, Any] = {}  # uuid -> profile (request.profile: passed workloads only)
     build_log: list[str] = []
     with torch.no_grad(), (torch.cuda.device(dev) if dev.type == "cuda" else contextlib.nullcontext()):
         fn, rejected = None, ""
@@ -425,14 +445,17 @@ def evaluate(request: EvalRequest, device: str = "cpu") -> EvalResult:
                 if written:
                     res = res.model_copy(update={"status": S.REJECTED, "log": _tail(
                         res.log + f"\nREJECTED: wrote to protected files: {written[:5]}")})
+                if request.profile and res.passed and not written:
+                    profiles[w.uuid] = run.profile(request)
                 results.append(res)
                 _PRISTINE.restore()
     if dev.type == "cuda":
         env["after"] = environment.nvml_readings(dev.index or 0)
     timers = [r.latency.timer for r in results if r.latency is not None]
+    profile = {"workloads": profiles} if request.profile else None
     return EvalResult(definition=defn.name, solution=sol.name, solution_hash=sol.hash(), results=results,
                       environment=env, timer=timers[0] if timers else None, build_log=log_text,
-                      wall_s=time.perf_counter() - t0)
+                      wall_s=time.perf_counter() - t0, profile=profile)
 
 
 class _Rejected(Exception):

@@ -1,0 +1,122 @@
+"""Profiles on request: torch.profiler tables through the real harness, Nsight Compute through a fake
+``ncu`` that runs the real target module and prints a recorded report, and the metric table the
+bottleneck classifier reads."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelopt.analysis.bottleneck import classify, load_bottleneck_table
+from kernelopt.data import EvalRequest, HarnessSettings, load_solution
+from kernelopt.harness.evaluate import evaluate
+from kernelopt.harness.ncu import METRICS, ncu_profile
+from kernelopt.harness.profiling import bottleneck_metrics
+from kernelopt.operators import load_operator
+
+REPO = Path(__file__).resolve().parents[2]
+RAW = REPO / "tests" / "analysis" / "fixtures" / "ncu_raw.csv"
+OP = load_operator("rmsnorm_h4096")
+QUICK = HarnessSettings(warmup=0, iterations=1, trials=1)
+
+
+def _reference_solution():
+    return load_solution(OP.path / "solutions" / "baselines" / "reference.json")
+
+
+def test_profile_request_gives_a_torch_table_per_passed_workload() -> None:
+    req = EvalRequest(definition=OP.definition, solution=_reference_solution(), workloads=OP.workloads[:2],
+                      settings=QUICK, profile=True)
+    res = evaluate(req, "cpu")
+    assert res.all_passed
+    profs = res.profile["workloads"]
+    assert set(profs) == {w.uuid for w in OP.workloads[:2]}
+    for prof in profs.values():
+        table = prof["torch"]
+        assert table["calls"] == 5 and table["kernels"] == [] and table["wall_us_per_call"] > 0
+        assert any(op["name"].startswith("aten::") for op in table["host_ops"])
+        assert "ncu" not in prof  # a CPU device: no Nsight Compute
+    assert evaluate(req.model_copy(update={"profile": False}), "cpu").profile is None
+
+
+def test_failed_workloads_are_not_profiled(tmp_path: Path) -> None:
+    sol = _reference_solution()
+    wrong = sol.model_copy(update={"name": "wrong", "sources": [s.model_copy(update={"content": s.content.replace(
+        "return", "return 2.0 *", 1)}) for s in sol.sources]})
+    res = evaluate(EvalRequest(definition=OP.definition, solution=wrong, workloads=OP.workloads[:1],
+                               settings=QUICK, profile=True), "cpu")
+    assert not res.all_passed and res.profile == {"workloads": {}}
+
+
+def _fake_ncu(tmp_path: Path, exit_code: int = 0, stderr: str = "") -> Path:
+    """An ``ncu`` stand-in: checks its options, runs the profiled command for real (so the target module
+    must work), then prints the recorded raw report."""
+    script = tmp_path / "ncu"
+    script.write_text(f"""#!{sys.executable}
+import subprocess, sys
+args = sys.argv[1:]
+assert args[:4] == ["--csv", "--page", "raw", "--profile-from-start"], args
+metrics = args[args.index("--metrics") + 1].split(",")
+assert {json.dumps(list(METRICS))} == metrics, metrics
+cmd = args[args.index("--metrics") + 2:]
+proc = subprocess.run(cmd, capture_output=True, text=True)
+if proc.returncode:
+    sys.stderr.write(proc.stderr)
+    sys.exit(proc.returncode)
+sys.stderr.write({stderr!r})
+if {exit_code}:
+    sys.exit({exit_code})
+sys.stdout.write(open({str(RAW)!r}).read())
+""")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+def test_ncu_profile_runs_the_target_and_parses_the_report(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("KERNELOPT_NCU", str(_fake_ncu(tmp_path)))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    req = EvalRequest(definition=OP.definition, solution=_reference_solution(), workloads=OP.workloads[:1],
+                      settings=QUICK)
+    got = ncu_profile(req, "cpu", timeout_s=120)
+    assert "error" not in got, got
+    assert got["launches"] and all("kernel" in launch for launch in got["launches"])
+    metrics = bottleneck_metrics({"ncu": got, "torch": {"kernels": [
+        {"name": "k", "launches": 2, "total_us": 20.0}], "kernels_per_call": 2.0, "host_gap_pct": 5.0}})
+    assert metrics["kernels_per_call"] == 2.0 and metrics["mean_kernel_us"] == 10.0
+    assert "dram_throughput_pct" in metrics and metrics["dominant_kernel"]
+    cls, evidence = classify(metrics, load_bottleneck_table()["thresholds"])
+    assert cls in ("memory_bound", "compute_bound", "latency_bound", "launch_bound", "occupancy_limited")
+    assert evidence["metrics"]["dominant_kernel"] == metrics["dominant_kernel"]
+
+
+def test_ncu_failures_are_recorded_not_raised(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    req = EvalRequest(definition=OP.definition, solution=_reference_solution(), workloads=OP.workloads[:1],
+                      settings=QUICK)
+    monkeypatch.setenv("KERNELOPT_NCU", str(_fake_ncu(tmp_path, 1, "==ERROR== ERR_NVGPUCTRPERM")))
+    got = ncu_profile(req, "cpu", timeout_s=120)
+    assert "ERR_NVGPUCTRPERM" in got["error"]
+    monkeypatch.setenv("KERNELOPT_NCU", str(tmp_path / "missing-ncu"))
+    assert "could not start" in ncu_profile(req, "cpu")["error"]
+
+
+def test_bottleneck_metrics_of_an_empty_profile_is_empty() -> None:
+    assert bottleneck_metrics({"torch": {"kernels": [], "kernels_per_call": 0.0}}) == {}
+    with pytest.raises(ValueError):
+        classify({}, load_bottleneck_table()["thresholds"])
+
+
+def test_executor_merges_the_profiles_of_its_one_workload_parts(tmp_path: Path) -> None:
+    from kernelopt.executor import make_executor
+
+    req = EvalRequest(definition=OP.definition, solution=_reference_solution(), workloads=OP.workloads[:2],
+                      settings=QUICK, profile=True)
+    with make_executor("cpu", env={"KERNELOPT_CACHE_DIR": str(tmp_path)}) as ex:
+        res = ex.evaluate(req)
+    assert res.all_passed and set(res.profile["workloads"]) == {w.uuid for w in OP.workloads[:2]}
+    assert json.dumps(res.profile)  # JSON-ready (logged as the run's profile.json)
