@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from kernelopt.analysis.campaign_analysis import analyse_operator
+from kernelopt.analysis.campaign_analysis import analyse_operator, apply_profiles, band_probes
 from kernelopt.campaign_types import ANALYSIS_ARTIFACT, CampaignConfig, Progress, Store
 from kernelopt.data.definition import Definition
 from kernelopt.data.records import (
@@ -212,10 +212,34 @@ class _Loop:
             self.analysis = analyse_operator(self.definition, chosen, operator_dir, sweeps[0].per_workload_ms,
                                              self.device)
             self.analysis["baseline_run_id"] = sweeps[0].run_id
+            if self.cfg.profile_bands and self.analysis.get("ceilings"):
+                self.analysis = self.profile_bands(self.analysis, sweeps[0].run_id)
             _log_json(self.store, self.run_id, ANALYSIS_ARTIFACT, self.analysis)
             self.emit("analysis", bands=[b["name"] for b in self.analysis["bands"]["bands"]],
                       device=self.device)
         return state.model_copy(update={"analysis": self.analysis})
+
+    def profile_bands(self, analysis: dict[str, Any], baseline_run: str) -> dict[str, Any]:
+        """``analysis`` with the bands' classes from profiles of the baseline on one workload per band
+        (logged as the baseline run's ``profile.json``); on any failure the roofline classes stay and
+        the reason is noted and emitted."""
+        probes = band_probes(analysis)
+        try:
+            sol = self.store.download_solution(baseline_run)
+            s = self.cfg.harness.model_copy(update={"trials": 1, "warmup": min(self.cfg.harness.warmup, 1),
+                                                    "iterations": min(self.cfg.harness.iterations, 3)})
+            req = EvalRequest(definition=self.definition, solution=sol, settings=s, profile=True,
+                              workloads=[self.by_uuid[u] for u in dict.fromkeys(probes.values())])
+            (res,) = self.executor.evaluate_many([req])
+            profiles = (res.profile or {}).get("workloads") or {}
+            _log_json(self.store, baseline_run, "profile.json", {"probes": probes, "workloads": profiles})
+            out = apply_profiles(analysis, probes, profiles)
+        except Exception as exc:  # profiling is evidence, never a reason to stop the campaign
+            self.emit("profile_failed", reason=f"{type(exc).__name__}: {exc}")
+            return {**analysis, "notes": [*analysis.get("notes", []), f"band profiling failed: {exc}"]}
+        self.emit("profiled", classes={b: v["class"] for b, v in out["bottlenecks"].items()
+                                       if v.get("source") == "profile"})
+        return out
 
     def promote(self, decision: Decision) -> None:
         """Register the finalist's sweep run and move the ``champion`` alias to it."""

@@ -41,6 +41,8 @@ class CampaignConfig(BaseModel):
             campaign run (e.g. the composed Hydra config).
         evidence: Once the baseline sweep exists, compute the band/roofline/bottleneck analysis
             (artefact ``bands.json``) and let the controller choose band and direction from it.
+        profile_bands: With ``evidence`` on a device with ceilings (a GPU), profile the baseline on one
+            workload per band and classify those bands from the profiles (``source: "profile"``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -61,6 +63,7 @@ class CampaignConfig(BaseModel):
     tags: dict[str, str] = Field(default_factory=dict)
     record: dict[str, Any] = Field(default_factory=dict)
     evidence: bool = True
+    profile_bands: bool = True
 
 
 #: Campaign artefact holding the evidence bundle (kernelopt.analysis.campaign_analysis).

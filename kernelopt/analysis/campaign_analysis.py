@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.analysis.bands import discover_bands
-from kernelopt.analysis.bottleneck import SKILL_FILE, classify_from_roofline, load_bottleneck_table
+from kernelopt.analysis.bottleneck import SKILL_FILE, classify, classify_from_roofline, load_bottleneck_table
+from kernelopt.analysis.profile_parse import bottleneck_metrics
 from kernelopt.analysis.roofline import load_ceilings, load_roofline, load_roofline_module, workload_bounds
 from kernelopt.data.definition import Definition
 from kernelopt.data.workload import Workload
@@ -87,3 +88,36 @@ def analyse_operator(definition: Definition, workloads: list[Workload], operator
         "workloads": bounds, "latencies": lat, "bottlenecks": classes,
         "thresholds": table["thresholds"], "directions": table["directions"], "notes": notes,
     }
+
+
+def band_probes(analysis: dict[str, Any]) -> dict[str, str]:
+    """One workload per band to profile: the band's middle workload by latency (``band -> uuid``)."""
+    lat = analysis.get("latencies") or {}
+    out: dict[str, str] = {}
+    for band in analysis["bands"]["bands"]:
+        ws = sorted(band["workloads"], key=lambda u: (lat.get(u, 0.0), u))
+        if ws:
+            out[band["name"]] = ws[len(ws) // 2]
+    return out
+
+
+def apply_profiles(analysis: dict[str, Any], probes: dict[str, str],
+                   profiles: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``analysis`` with each probed band's bottleneck class taken from its workload's profile
+    (``source: "profile"``; :func:`~kernelopt.analysis.bottleneck.classify` on
+    :func:`~kernelopt.analysis.profile_parse.bottleneck_metrics`) where the profile carries metrics;
+    other bands keep their roofline class. Returns a new dict (the input is not changed)."""
+    out = {**analysis, "bottlenecks": dict(analysis.get("bottlenecks") or {}), "notes": list(analysis.get("notes") or [])}
+    thresholds = analysis.get("thresholds")
+    for band, uuid in probes.items():
+        metrics = bottleneck_metrics(profiles.get(uuid) or {})
+        if not metrics or not thresholds:
+            out["notes"].append(f"band {band}: no profile metrics for workload {uuid}; roofline class kept")
+            continue
+        try:
+            cls, ev = classify(metrics, thresholds)
+        except ValueError as exc:
+            out["notes"].append(f"band {band}: profile not classifiable ({exc}); roofline class kept")
+            continue
+        out["bottlenecks"][band] = {"class": cls, "source": "profile", "evidence": {**ev, "workload": uuid}}
+    return out

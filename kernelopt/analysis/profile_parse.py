@@ -172,3 +172,25 @@ def kernel_table(events: list[dict[str, Any]], *, calls: int = 1, wall_us: float
     if wall_us is not None and wall_us > 0:
         out["host_gap_pct"] = max(0.0, 100.0 * (1.0 - total / wall_us))
     return out
+
+
+def bottleneck_metrics(profile: dict[str, Any]) -> dict[str, Any]:
+    """The metric table of one workload's profile (``{"torch": kernel table, "ncu": {"launches": ...}}``,
+    see :mod:`kernelopt.harness.profiling`) for :func:`kernelopt.analysis.bottleneck.classify`: the
+    dominant kernel's Nsight Compute metrics (when ncu ran) plus torch.profiler's ``host_gap_pct``,
+    ``kernels_per_call`` and ``mean_kernel_us``. Empty when the profile has neither (e.g. a CPU run)."""
+    out: dict[str, Any] = {}
+    ncu = profile.get("ncu") or {}
+    if ncu.get("launches"):
+        dom = dominant_kernel_metrics(ncu["launches"])
+        out.update({k: v for k, v in dom.items() if k not in ("kernel", "launches", "distinct_kernels",
+                                                              "time_share", "duration_us")})
+        out["dominant_kernel"] = dom["kernel"]
+    table = profile.get("torch") or {}
+    if table.get("kernels"):
+        out["kernels_per_call"] = table["kernels_per_call"]
+        if table.get("host_gap_pct") is not None:
+            out["host_gap_pct"] = table["host_gap_pct"]
+        launches = sum(k["launches"] for k in table["kernels"])
+        out["mean_kernel_us"] = sum(k["total_us"] for k in table["kernels"]) / max(1, launches)
+    return out

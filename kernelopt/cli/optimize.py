@@ -37,7 +37,7 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
     return CampaignConfig(
         operator=cfg.operator.name, harness=build.harness_settings(cfg.harness, cfg.operator.name, on_gpu),
         budget=budget, rules=rules, mode=mode, resume=cfg.campaign.resume, seed=cfg.campaign.seed,
-        workloads=wanted, workload_limit=limit,
+        workloads=wanted, workload_limit=limit, profile_bands=bool(c.profile_bands),
         name=cfg.campaign.name, tags={"device": "gpu" if on_gpu else "cpu-interpreter"},
         record={"hydra": record})
 
@@ -77,6 +77,11 @@ class LiveDisplay:
             c.print(f"  [dim]skip {info['solution']} ({info['stage']} already in run {info['existing']})[/dim]")
         elif event == "promoted":
             c.print(f"[bold green]promoted[/bold green] run {info['run_id']} as version {info['version']}")
+        elif event == "profiled":
+            classes = ", ".join(f"{b}: {k}" for b, k in info["classes"].items()) or "no profile metrics"
+            c.print(f"[cyan]profiled[/cyan] the baseline per band ({classes})")
+        elif event == "profile_failed":
+            c.print(f"[yellow]band profiling failed[/yellow] ({info['reason'][:200]}); roofline classes kept")
 
 
 def leaderboard_table(rows: list[dict[str, Any]], limit: int = 10) -> Table:

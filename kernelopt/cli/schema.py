@@ -107,6 +107,9 @@ class ControllerConf:
     noise_floor_default: float = 0.02
     min_improvement: float = 0.01
     p95_tolerance: float = 0.05
+    # on a GPU with device ceilings: profile the baseline on one workload per band (torch.profiler, plus
+    # Nsight Compute where ncu exists) and take the bands' bottleneck classes from the profiles
+    profile_bands: bool = True
 
 
 @dataclass

@@ -4,8 +4,9 @@ binary exists and the device is a GPU, a compact Nsight Compute metric set (:mod
 Asked for with ``EvalRequest.profile``; run by :func:`kernelopt.harness.evaluate.evaluate` after a
 workload PASSED, on a fresh copy of its first trial's inputs, outside the timed window (profiling
 never changes a latency figure). The result lands in ``EvalResult.profile["workloads"][uuid]`` and is
-logged as the candidate run's ``profile.json``; :func:`bottleneck_metrics` turns it into the metric
-table :func:`kernelopt.analysis.bottleneck.classify` reads.
+logged as the candidate run's ``profile.json``;
+:func:`kernelopt.analysis.profile_parse.bottleneck_metrics` turns it into the metric table
+:func:`kernelopt.analysis.bottleneck.classify` reads.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import torch
 
-from kernelopt.analysis.profile_parse import dominant_kernel_metrics, kernel_table
+from kernelopt.analysis.profile_parse import kernel_table
 
 PROFILED_CALLS = 5
 _TOP_HOST_OPS = 10
@@ -59,24 +60,3 @@ def torch_profile(fn: Callable[..., Any], args: Sequence[Any], device: torch.dev
     table["calls"] = calls
     table["wall_us_per_call"] = wall_us / calls
     return table
-
-
-def bottleneck_metrics(profile: dict[str, Any]) -> dict[str, Any]:
-    """The metric table of one workload's profile for ``classify``: the dominant kernel's Nsight
-    Compute metrics (when ncu ran) plus torch.profiler's ``host_gap_pct``, ``kernels_per_call`` and
-    ``mean_kernel_us``. Empty when the profile has neither (e.g. a CPU run)."""
-    out: dict[str, Any] = {}
-    ncu = profile.get("ncu") or {}
-    if ncu.get("launches"):
-        dom = dominant_kernel_metrics(ncu["launches"])
-        out.update({k: v for k, v in dom.items() if k not in ("kernel", "launches", "distinct_kernels",
-                                                              "time_share", "duration_us")})
-        out["dominant_kernel"] = dom["kernel"]
-    table = profile.get("torch") or {}
-    if table.get("kernels"):
-        out["kernels_per_call"] = table["kernels_per_call"]
-        if table.get("host_gap_pct") is not None:
-            out["host_gap_pct"] = table["host_gap_pct"]
-        launches = sum(k["launches"] for k in table["kernels"])
-        out["mean_kernel_us"] = sum(k["total_us"] for k in table["kernels"]) / max(1, launches)
-    return out

@@ -16,7 +16,7 @@ from kernelopt.analysis.bottleneck import classify, load_bottleneck_table
 from kernelopt.data import EvalRequest, HarnessSettings, load_solution
 from kernelopt.harness.evaluate import evaluate
 from kernelopt.harness.ncu import METRICS, ncu_profile
-from kernelopt.harness.profiling import bottleneck_metrics
+from kernelopt.analysis.profile_parse import bottleneck_metrics
 from kernelopt.operators import load_operator
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,0 +1,78 @@
+"""Band classes from profiles: the pure merge (recorded Nsight Compute report) and the campaign step that
+profiles the baseline on one workload per band (real CPU executor, real tracking store)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.analysis.campaign_analysis import analyse_operator, apply_profiles, band_probes
+from kernelopt.analysis.profile_parse import parse_ncu_csv
+from kernelopt.data import EvalRequest, HarnessSettings, load_solution
+from kernelopt.data.records import CampaignState, CandidateRecord
+from kernelopt.operators import load_operator
+
+RAW = Path(__file__).resolve().parent / "fixtures" / "ncu_raw.csv"
+OP = load_operator("rmsnorm_h4096")
+LAT = {w.uuid: 0.001 * (1 + w.axes["batch_size"] / 100) for w in OP.workloads}
+
+
+def _analysis() -> dict:
+    return analyse_operator(OP.definition, OP.workloads, OP.path, LAT, "NVIDIA H200")
+
+
+def test_profiled_band_takes_its_class_from_the_profile_others_keep_the_roofline() -> None:
+    analysis = _analysis()
+    probes = band_probes(analysis)
+    assert set(probes) == {b["name"] for b in analysis["bands"]["bands"]}
+    for band in analysis["bands"]["bands"]:
+        assert probes[band["name"]] in band["workloads"]
+    first = analysis["bands"]["bands"][0]["name"]
+    profile = {"ncu": {"launches": parse_ncu_csv(RAW.read_text())},
+               "torch": {"kernels": [{"name": "k", "launches": 1, "total_us": 9.0}], "kernels_per_call": 1.0,
+                         "host_gap_pct": 3.0}}
+    out = apply_profiles(analysis, probes, {probes[first]: profile})
+    got = out["bottlenecks"][first]
+    assert got["source"] == "profile" and got["evidence"]["workload"] == probes[first]
+    assert got["evidence"]["metrics"]["dominant_kernel"]
+    others = [b for b in out["bottlenecks"] if b != first]
+    assert others and all(out["bottlenecks"][b]["source"] == "roofline" for b in others)
+    assert sum("roofline class kept" in n for n in out["notes"]) == len(others)
+    assert analysis["bottlenecks"][first]["source"] == "roofline"  # the input is not changed
+
+
+def test_campaign_profiles_the_baseline_per_band_and_logs_it(tmp_path: Path) -> None:
+    pytest.importorskip("mlflow")
+    from kernelopt.campaign import CampaignConfig, _Loop
+    from kernelopt.executor import make_executor
+    from kernelopt.tracking import TrackingStore
+
+    store = TrackingStore(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
+    run = store.start_campaign(OP.name, {"operator": OP.name}, {})
+    small = [w for w in OP.workloads if w.axes["batch_size"] <= 256]  # quick on a CPU
+    lat = {w.uuid: LAT[w.uuid] for w in small}
+    sol = load_solution(OP.path / "solutions" / "baselines" / "reference.json")
+    quick = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
+    events: list[tuple[str, dict]] = []
+    with make_executor("cpu", env={"KERNELOPT_CACHE_DIR": str(tmp_path / "builds")}) as ex:
+        (res,) = ex.evaluate_many([EvalRequest(definition=OP.definition, solution=sol, workloads=small,
+                                               settings=quick)])
+        base = store.log_candidate(run, sol, res, stage="sweep", params={"settings_key": quick.key()})
+        cand = CandidateRecord(run_id=base, name=sol.name, solution_hash=sol.hash(), stage="sweep",
+                               pass_count=len(lat), workload_count=len(lat), mean_latency_ms=0.01,
+                               per_workload_ms=lat, status="ALL_PASSED", start_time=1)
+        state = CampaignState(campaign_run_id=run, definition=OP.name, candidates=[cand], decisions=[],
+                              gate_workloads=[], all_workloads=list(lat))
+        loop = _Loop(CampaignConfig(operator=OP.name, harness=quick), store, ex, None,
+                     lambda event, **info: events.append((event, info)), OP.definition, OP.workloads)
+        loop.run_id, loop.device = run, "NVIDIA H200"  # ceilings known: the profiling step runs
+        got = loop.with_analysis(state, OP.path).analysis
+    logged = store.read_artifact_json(base, "profile.json")
+    assert set(logged["probes"]) == {b["name"] for b in got["bands"]["bands"]}
+    assert set(logged["workloads"]) == set(logged["probes"].values())
+    assert all(p["torch"]["host_ops"] for p in logged["workloads"].values())
+    # a CPU profile has no device kernels: every band keeps its roofline class, and says why
+    assert all(v["source"] == "roofline" for v in got["bottlenecks"].values())
+    assert any("no profile metrics" in n for n in got["notes"])
+    assert ("profiled", {"classes": {}}) in events
