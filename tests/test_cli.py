@@ -63,6 +63,18 @@ def test_evaluate_writes_traces_and_sets_exit_code(tmp_path: Path) -> None:
     assert "INCORRECT_NUMERICAL" in bad.stdout
 
 
+def test_evaluate_profile_writes_per_workload_profiles(tmp_path: Path) -> None:
+    ref = ROOT / "operators" / "rmsnorm_h4096" / "solutions" / "baselines" / "reference.json"
+    prof = tmp_path / "prof" / "p.json"
+    r = _cli(["evaluate", "operator=rmsnorm_h4096", f"solution={ref}", "limit=2", f"profile={prof}",
+              f"output={tmp_path / 't.jsonl'}", *TINY], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    data = json.loads(prof.read_text())
+    assert data["definition"] == "rmsnorm_h4096" and len(data["workloads"]) == 2
+    assert all(p["torch"]["host_ops"] for p in data["workloads"].values())
+    assert "profiles" in r.stdout and "written to" in r.stdout
+
+
 def test_evaluate_bad_input_is_one_clear_error_and_writes_nothing(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"name": "x", "definition": "rmsnorm_h4096",')

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from kernelopt.analysis.profile_parse import dominant_kernel_metrics
 from kernelopt.data import EvalResult, WorkloadResult
 
 
@@ -52,3 +54,27 @@ def print_results(result: EvalResult, console: Console | None = None) -> None:
     c = console or make_console()
     c.print(results_table(f"{result.solution} on {result.definition}", result.results, result.timer))
     c.print(summary_line(result))
+
+
+def print_profiles(profiles: dict[str, Any], console: Console) -> None:
+    """One row per profiled workload: its longest kernel, kernels and device time per call, host-gap share,
+    and the dominant kernel's Nsight Compute DRAM/SM throughput when ncu ran (else why not)."""
+    t = Table(title="profiles")
+    for col in ("workload", "top kernel", "kernels/call", "device us/call", "host gap %", "ncu DRAM % / SM %"):
+        t.add_column(col)
+    for uuid, prof in profiles.items():
+        table = prof.get("torch") or {}
+        kernels = table.get("kernels") or []
+        top = kernels[0]["name"][:40] if kernels else (table.get("error") or "(no device kernels)")[:40]
+        ncu = prof.get("ncu")
+        if ncu is None:
+            ncu_cell = "-"
+        elif ncu.get("launches"):
+            dom = dominant_kernel_metrics(ncu["launches"])
+            ncu_cell = f"{dom.get('dram_throughput_pct', float('nan')):.0f} / {dom.get('sm_throughput_pct', float('nan')):.0f}"
+        else:
+            ncu_cell = str(ncu.get("error", "?"))[:40]
+        gap = table.get("host_gap_pct")
+        t.add_row(uuid[:8], top, f"{table.get('kernels_per_call', 0):g}", f"{table.get('device_us_per_call', 0):.1f}",
+                  "-" if gap is None else f"{gap:.0f}", ncu_cell)
+    console.print(t)

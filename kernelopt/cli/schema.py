@@ -187,6 +187,7 @@ class EvaluateConfig:
     workloads: list[str] | None = None
     limit: int | None = None
     output: str | None = None
+    profile: str | None = None  # JSON file for per-workload profiles (torch.profiler; ncu on a GPU)
 
 
 GROUPS: dict[str, Any] = {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import datetime as _dt
 import sys
 from pathlib import Path
@@ -12,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kernelopt.cli import build
-from kernelopt.cli.display import make_console, print_results
+from kernelopt.cli.display import make_console, print_profiles, print_results
 from kernelopt.controller.workloads import select_workloads
 from kernelopt.data import DataError, EvalRequest, EvalResult, Solution, dump_jsonl, load_solution
 
@@ -67,16 +69,18 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     workloads = select_workloads(op.workloads, cfg.workloads, limit)
     results = []
     env: dict[str, Any] = {}
+    profiles: dict[str, Any] = {}
     timer = build_log = None
     with build.make_executor(cfg.executor, on_gpu) as ex, _progress(console) as prog:
         task = prog.add_task(f"{solution.name} on {op.name}", total=len(workloads))
         step = max(1, getattr(ex, "num_workers", 1))
         for i in range(0, len(workloads), step):
             chunk = workloads[i:i + step]
-            reqs = [EvalRequest(definition=op.definition, solution=solution, workloads=[w], settings=settings)
-                    for w in chunk]
+            reqs = [EvalRequest(definition=op.definition, solution=solution, workloads=[w], settings=settings,
+                                profile=bool(cfg.profile)) for w in chunk]
             for res in ex.evaluate_many(reqs):
                 results.extend(res.results)
+                profiles.update((res.profile or {}).get("workloads") or {})
                 env = res.environment or env
                 timer = res.timer or timer
                 build_log = build_log or res.build_log
@@ -88,6 +92,13 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     stamp = _dt.datetime.now(_dt.UTC).isoformat()
     dump_jsonl(merged.to_traces(op.definition, workloads, stamp), out, append=True)
     console.print(f"traces appended to [bold]{out}[/bold]")
+    if cfg.profile:
+        path = Path(cfg.profile)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"solution": solution.name, "definition": op.name, "workloads": profiles},
+                                   indent=1, default=str))
+        print_profiles(profiles, console)
+        console.print(f"profiles of {len(profiles)} passed workload(s) written to [bold]{path}[/bold]")
     return merged
 
 
