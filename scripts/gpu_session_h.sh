@@ -14,10 +14,12 @@ step 120 python3 -m kernelopt.cli.main evaluate operator=gdn_decode_qk4_v8_d128_
   solution=operators/gdn_decode_qk4_v8_d128_k_last/retained/solution.json limit=3 \
   profile=benchmarks/results/profile_gdn_decode_retained_h200.json output=/tmp/tr_prof.jsonl
 tar czf "$OUT/results_h.tgz" benchmarks/results 2>/dev/null
-for D in dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64 moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048 \
-         dsa_topk_indexer_fp8_h64_d128_topk2048_ps64; do
+for PAIR in dsa_attention:dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64 \
+            moe:moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048 \
+            dsa_indexer:dsa_topk_indexer_fp8_h64_d128_topk2048_ps64; do
+  NAME=${PAIR%%:*}; D=${PAIR#*:}
   LEFT=$(( END_BY - SECONDS - 15 )); [ "$LEFT" -lt 60 ] && break
-  step "$LEFT" python3 benchmarks/contest.py --operators $D --budget-s "$B" --name "${D%%_*}_full_h200" \
+  step "$LEFT" python3 benchmarks/contest.py --operators $D --budget-s "$B" --name "${NAME}_full_h200" \
     --traces "benchmarks/results/traces_contest_h200"
   tar czf "$OUT/results_h.tgz" benchmarks/results 2>/dev/null
 done
