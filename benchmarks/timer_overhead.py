@@ -53,7 +53,7 @@ def main() -> int:
     a = p.parse_args()
     import torch
 
-    from kernelopt.harness.cupti_timer import cupti_available
+    from kernelopt.harness.cupti_timer import _Process, cupti_available
     from kernelopt.harness.timing import time_callable
 
     if not torch.cuda.is_available():
@@ -64,6 +64,7 @@ def main() -> int:
     if a.gdn:
         cases.append(("gdn_decode_qk4_v8_d128_k_last", {"batch_size": 1}, 1, 5))
     rows, payload = [], {"trials": a.trials, "cases": []}
+    details: list[tuple] = []
     for operator, axes, warmup, iterations in cases:
         try:
             fn, args = case_args(operator, axes)
@@ -73,28 +74,41 @@ def main() -> int:
         host: dict[str, list[float]] = {k: [] for k in variants}
         gpu: dict[str, list[float]] = {k: [] for k in variants}
         ran: dict[str, str] = {}
+        phases: dict[str, list[dict[str, float]]] = {k: [] for k in variants}
         for _ in range(a.trials):
             for name, kw in variants.items():
+                _Process.last_stats = {}
                 t0 = time.perf_counter()
                 times, timer = time_callable(fn, args, warmup=warmup, iterations=iterations, device="cuda",
                                              **kw)
                 host[name].append(time.perf_counter() - t0)
                 gpu[name].append(statistics.median(times))
                 ran[name] = timer
+                if _Process.last_stats:  # where a CUPTI timing's host time went (enable/calls/flush/disable)
+                    phases[name].append(dict(_Process.last_stats))
         label = f"{operator} {axes} ({warmup}/{iterations})"
         for name in variants:
             h, g = statistics.median(host[name][1:] or host[name]), statistics.median(gpu[name])
             rows.append((label, name, ran[name], f"{h:.3f}", f"{max(host[name]):.3f}", f"{g * 1e3:.2f}"))
             payload["cases"].append({"operator": operator, "axes": axes, "warmup": warmup,
                                      "iterations": iterations, "variant": name, "timer": ran[name],
-                                     "host_s_per_trial": host[name], "median_ms": gpu[name]})
+                                     "host_s_per_trial": host[name], "median_ms": gpu[name],
+                                     "cupti_phases": phases[name]})
+            if phases[name]:
+                last = phases[name][-1]
+                details.append((label, name, *(f"{last.get(k, 0):.4f}" for k in
+                                               ("enable_s", "calls_s", "flush_s", "disable_s")),
+                                int(last.get("api_records", 0)), int(last.get("gpu_records", 0))))
             print(rows[-1], flush=True)
     md = ("# Timer overhead (" + device_label() + ")\n\nHost seconds per official timing trial "
           "(`time_callable`: untimed call, warm-ups, timed iterations, all with the L2 flush) and the "
           "median GPU time it reported; median over trials after the first. Command: "
           "`python benchmarks/timer_overhead.py" + (" --gdn" if a.gdn else "") + "`\n\n"
           + md_table(["case", "variant", "timer that ran", "host s / trial (median)", "host s (max)",
-                      "median GPU us"], rows))
+                      "median GPU us"], rows)
+          + ("\n\nHost seconds inside the CUPTI timing of the last trial (the timed iterations only):\n\n"
+             + md_table(["case", "variant", "enable s", "timed calls s", "flush s", "disable s", "API records",
+                         "GPU records"], details) if details else ""))
     write_results(f"timer_overhead_{device_label()}", payload, md)
     print(md)
     return 0

@@ -14,6 +14,7 @@ Needs ``cupti-python`` >= 13 (module ``cupti``); :func:`cupti_available` says wh
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
@@ -113,6 +114,8 @@ class _Process:
 
     registered = False
     sink: Callable[[Any], None] | None = None
+    #: Host seconds of the last timing's phases and its record counts (read by benchmarks/timer_overhead.py).
+    last_stats: dict[str, float] = {}
 
 
 def _requested() -> tuple[int, int]:
@@ -179,6 +182,9 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
     windows: list[tuple[int, int]] = []
     enabled = []
     _Process.sink = _collector(cupti, api_calls, activities)
+    clock = time.perf_counter
+    stats: dict[str, float] = {}
+    t_start = clock()
     try:
         if not _Process.registered:
             cupti.activity_register_callbacks(_requested, _completed)
@@ -186,6 +192,8 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
         for k in kinds:
             cupti.activity_enable(k)
             enabled.append(k)
+        stats["enable_s"] = clock() - t_start
+        t_loop = clock()
         for _ in range(iterations):
             if flush is not None:
                 flush()
@@ -195,8 +203,12 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
             t1 = cupti.get_timestamp()
             synchronize()
             windows.append((int(t0), int(t1)))
+        stats["calls_s"] = clock() - t_loop
+        t_flush = clock()
         cupti.activity_flush_all(1)  # forced: every buffer, also partly filled ones, reaches the sink now
+        stats["flush_s"] = clock() - t_flush
     finally:
+        t_off = clock()
         for k in enabled:
             try:
                 cupti.activity_disable(k)
@@ -209,4 +221,7 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
                 pass
             _Process.registered = False
         _Process.sink = None
+        stats.update(disable_s=clock() - t_off, total_s=clock() - t_start, api_records=len(api_calls),
+                     gpu_records=len(activities), iterations=iterations)
+        _Process.last_stats = stats
     return iteration_spans(windows, api_calls, activities)
