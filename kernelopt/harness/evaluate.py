@@ -218,28 +218,6 @@ class _Run(GuardedRun):
         self._precision_probe(outs, refs, f"trial {t}")
         return inputs, guard
 
-    def _reference_budget(self, kw: dict[str, Any], guard: InputGuard) -> dict[str, Any]:
-        """Timing counts for the reference: official ones unless one call is so slow that they would
-        exceed ``settings.reference_time_budget_s`` per trial (e.g. GDN's per-head Python loops); then
-        fewer iterations (at least 3) and one warm-up, noted in the log. Reference latency is reporting
-        context only (speedup), never a decision metric."""
-        budget = self.settings.reference_time_budget_s
-        if not budget:
-            return kw
-        args = list(guard.copies.values())
-        self._sync()
-        t0 = time.perf_counter()
-        self.ref_fn(*args)
-        self._sync()
-        one = time.perf_counter() - t0
-        full = one * (kw["warmup"] + kw["iterations"])
-        if full <= budget:
-            return kw
-        iters = max(3, min(kw["iterations"], int(budget / max(one, 1e-9)) - 1))
-        self.log.append(f"reference timed with warmup=1 iterations={iters} (one call {one * 1e3:.1f} ms; the "
-                        f"official {kw['warmup']}/{kw['iterations']} would exceed the {budget:g} s budget)")
-        return {**kw, "warmup": min(1, kw["warmup"]), "iterations": iters}
-
     def _time(self, trials: list[tuple[dict[str, Any], InputGuard]]) -> dict[str, Any]:
         s = self.settings
         kw = {"warmup": s.warmup, "iterations": s.iterations, "device": self.device, "timer": s.timer,
@@ -277,8 +255,11 @@ class _Run(GuardedRun):
             if s.time_reference and cached is None:
                 try:
                     with _phase(self.extra.setdefault("phase_s", {}), "timing_reference"):
-                        rtimes, rtimer = time_callable(self.ref_fn, list(guard.copies.values()),
-                                                       **self._reference_budget(kw, guard))
+                        # reference latency is reporting context only (speedup), never a decision metric:
+                        # a reference too slow for the official counts (GDN's per-head Python loops) is
+                        # timed with fewer iterations within reference_time_budget_s per trial, noted
+                        rtimes, rtimer = time_callable(self.ref_fn, list(guard.copies.values()), **kw,
+                                                       budget_s=s.reference_time_budget_s, notes=self.log)
                 except Exception as exc:
                     raise _Stop(S.RUNTIME_ERROR, f"timing the reference failed: {type(exc).__name__}: "
                                 f"{exc}\n" + _tail(traceback.format_exc())) from None

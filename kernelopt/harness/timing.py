@@ -68,7 +68,8 @@ def resolve_timer(timer: str, device: torch.device) -> TimerName:
 def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, iterations: int,
                   device: str | torch.device, timer: str = "auto",
                   flush_l2: bool = True, cupti_max_call_ms: float = 0.0,
-                  cupti_persistent: bool = True) -> tuple[list[float], TimerName]:
+                  cupti_persistent: bool = True, budget_s: float = 0.0,
+                  notes: list[str] | None = None) -> tuple[list[float], TimerName]:
     """Time ``fn(*args)``; returns per-iteration milliseconds and the timer that ran.
 
     Args:
@@ -91,8 +92,20 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
     name = resolve_timer(timer, dev)
     if iterations < 1:
         raise TimingError(f"iterations must be >= 1, got {iterations}")
+    def within_budget(one_s: float) -> tuple[int, int]:
+        if not budget_s or one_s * (warmup + iterations) <= budget_s:
+            return warmup, iterations
+        iters = max(3, min(iterations, int(budget_s / max(one_s, 1e-9)) - 1))
+        if notes is not None:
+            notes.append(f"reference timed with warmup={min(1, warmup)} iterations={iters} (one call "
+                         f"{one_s * 1e3:.1f} ms; the official {warmup}/{iterations} would exceed the "
+                         f"{budget_s:g} s budget)")
+        return min(1, warmup), iters
+
     if dev.type != "cuda":
+        t = time.perf_counter()
         fn(*args)
+        warmup, iterations = within_budget(time.perf_counter() - t)
         for _ in range(warmup):
             fn(*args)
         times = []
@@ -110,6 +123,7 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
         fn(*args)
         sync()
         fastest = time.perf_counter() - t  # host wall of the quickest untimed call (the first may compile)
+        warmup, iterations = within_budget(fastest)
         for _ in range(warmup):
             if flush is not None:
                 flush()

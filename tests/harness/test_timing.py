@@ -162,3 +162,21 @@ def test_cupti_kept_initialised_times_like_a_fresh_start_and_survives_a_raising_
         time_callable(explodes, [x], warmup=1, iterations=5, device="cuda", timer="cupti")
     times, name = time_callable(lambda a: a.add_(0.0), [x], warmup=1, iterations=5, device="cuda", timer="cupti")
     assert name == "cupti" and len(times) == 5
+
+
+def test_a_slow_call_is_timed_within_the_budget_without_an_extra_call():
+    import time as _time
+
+    calls = {"n": 0}
+
+    def slow():
+        calls["n"] += 1
+        _time.sleep(0.02)
+
+    notes: list[str] = []
+    times, name = time_callable(slow, [], warmup=10, iterations=50, device="cpu", budget_s=0.2, notes=notes)
+    assert name == "cpu_wall" and 3 <= len(times) <= 9
+    assert calls["n"] == 1 + 1 + len(times)  # the untimed first call, one warm-up, the timed calls
+    assert notes and "warmup=1" in notes[0] and "0.2 s budget" in notes[0]
+    quick, _ = time_callable(lambda: None, [], warmup=2, iterations=5, device="cpu", budget_s=0.2, notes=notes)
+    assert len(quick) == 5 and len(notes) == 1  # within budget: official counts, no note
