@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
-import itertools
 import json
 import math
 import random
@@ -141,9 +140,7 @@ class HarnessEval:
 def space_points(operator: str) -> list[Solution]:
     """Every valid point of the operator's (single) seed space, instantiated."""
     (s,) = load_seeds(operator)
-    names = list(s.spec.space)
-    points = [dict(zip(names, vals)) for vals in itertools.product(*(s.spec.space[n] for n in names))]
-    return [s.instantiate(p) for p in points if s.valid(p)]
+    return [s.instantiate(p) for p in s.valid_points()]
 
 
 def measure_space(operator: str, table: Path, workloads: int) -> dict[str, Any]:
@@ -212,9 +209,7 @@ class TableEval:
 def random_search(operator: str, budget: int, seed: int) -> list[Solution]:
     """``budget`` distinct valid points of the (single) seed's space, in random order."""
     (s,) = load_seeds(operator)
-    names = list(s.spec.space)
-    points = [dict(zip(names, vals)) for vals in itertools.product(*(s.spec.space[n] for n in names))]
-    valid = [p for p in points if s.valid(p)]
+    valid = s.valid_points()
     random.Random(seed).shuffle(valid)
     return [s.instantiate(p) for p in valid[:budget]]
 
@@ -222,9 +217,7 @@ def random_search(operator: str, budget: int, seed: int) -> list[Solution]:
 def start_point(operator: str, seed: int) -> dict[str, Any]:
     """A random valid point of the seed space other than its defaults (the controllers' baseline)."""
     (s,) = load_seeds(operator)
-    names = list(s.spec.space)
-    points = [dict(zip(names, vals)) for vals in itertools.product(*(s.spec.space[n] for n in names))]
-    valid = [p for p in points if s.valid(p) and p != s.spec.defaults]
+    valid = [p for p in s.valid_points() if p != s.spec.defaults]
     return random.Random(10_000 + seed).choice(valid)
 
 

@@ -43,21 +43,12 @@ def load_candidate(path: Path | None) -> Solution:
 def other_candidate(first: Solution) -> Solution | None:
     """Another valid parameter point of the default seed (a candidate the worker has not built yet), or
     ``None`` when the candidate is not the default seed."""
-    import itertools
-
     from kernelopt.generators.seeds import load_seed
 
     if not DEFAULT_SEED.is_dir():
         return None
     seed = load_seed(DEFAULT_SEED, definition=OPERATOR)
-    space = seed.spec.space
-    for values in itertools.product(*space.values()):
-        point = dict(zip(space, values))
-        if seed.valid(point):
-            sol = seed.instantiate(point)
-            if sol.hash() != first.hash():
-                return sol
-    return None
+    return next((sol for sol in map(seed.instantiate, seed.valid_points()) if sol.hash() != first.hash()), None)
 
 
 def phase_totals(res: EvalResult) -> dict[str, float]:

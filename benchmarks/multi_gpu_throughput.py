@@ -17,7 +17,6 @@ Needs at least 2 visible GPUs and refuses otherwise.
 from __future__ import annotations
 
 import argparse
-import itertools
 import statistics
 import sys
 import tempfile
@@ -43,9 +42,7 @@ def candidate_batch(count: int) -> tuple[list[Solution], list[Solution]]:
     """``count`` distinct valid parameter points of the seed, spread over its space (deterministic), and
     the remaining valid points (for warming workers up with candidates outside the batch)."""
     seed = load_seed(seeds_dir(OPERATOR) / SEED, definition=OPERATOR)
-    space: dict[str, list[Any]] = seed.spec.space
-    points = [dict(zip(space, values)) for values in itertools.product(*space.values())]
-    valid = [p for p in points if seed.valid(p)]
+    valid = seed.valid_points()
     if len(valid) <= count:
         raise SystemExit(f"--candidates {count}: the seed {SEED} has only {len(valid)} valid points")
     step = len(valid) / count

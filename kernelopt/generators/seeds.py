@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -131,6 +132,12 @@ class Seed:
     def valid(self, params: dict[str, Any]) -> bool:
         """In the space and satisfying every constraint."""
         return self.in_space(params) and self.satisfies(params)
+
+    def valid_points(self) -> list[dict[str, Any]]:
+        """Every valid point of the space, in the order of the space's product (first parameter slowest)."""
+        names = list(self.spec.space)
+        points = (dict(zip(names, vals)) for vals in itertools.product(*(self.spec.space[n] for n in names)))
+        return [p for p in points if self.satisfies(p)]
 
     def ordered(self, params: dict[str, Any]) -> dict[str, Any]:
         """``params`` with keys in the space's order."""
