@@ -53,7 +53,7 @@ def main() -> int:
     a = p.parse_args()
     import torch
 
-    from kernelopt.harness.cupti_timer import _Process, cupti_available
+    from kernelopt.harness.cupti_timer import cupti_available, last_timing_stats
     from kernelopt.harness.timing import time_callable
 
     if not torch.cuda.is_available():
@@ -77,15 +77,16 @@ def main() -> int:
         phases: dict[str, list[dict[str, float]]] = {k: [] for k in variants}
         for _ in range(a.trials):
             for name, kw in variants.items():
-                _Process.last_stats = {}
+                before = last_timing_stats()
                 t0 = time.perf_counter()
                 times, timer = time_callable(fn, args, warmup=warmup, iterations=iterations, device="cuda",
                                              **kw)
                 host[name].append(time.perf_counter() - t0)
                 gpu[name].append(statistics.median(times))
                 ran[name] = timer
-                if _Process.last_stats:  # where a CUPTI timing's host time went (enable/calls/flush/disable)
-                    phases[name].append(dict(_Process.last_stats))
+                stats = last_timing_stats()
+                if timer == "cupti" and stats and stats != before:  # where a CUPTI timing's host time went
+                    phases[name].append(stats)
         label = f"{operator} {axes} ({warmup}/{iterations})"
         for name in variants:
             h, g = statistics.median(host[name][1:] or host[name]), statistics.median(gpu[name])

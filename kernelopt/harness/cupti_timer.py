@@ -118,6 +118,12 @@ class _Process:
     last_stats: dict[str, float] = {}
 
 
+def last_timing_stats() -> dict[str, float]:
+    """Host seconds of the last CUPTI timing's phases (``enable_s``, ``calls_s``, ``flush_s``, ``disable_s``,
+    ``total_s``) and its record counts; ``{}`` before the first."""
+    return dict(_Process.last_stats)
+
+
 def _requested() -> tuple[int, int]:
     return _BUFFER_BYTES, 0
 

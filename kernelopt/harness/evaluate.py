@@ -258,8 +258,10 @@ class _Run(GuardedRun):
                         # reference latency is reporting context only (speedup), never a decision metric:
                         # a reference too slow for the official counts (GDN's per-head Python loops) is
                         # timed with fewer iterations within reference_time_budget_s per trial, noted
+                        notes: list[str] = []
                         rtimes, rtimer = time_callable(self.ref_fn, list(guard.copies.values()), **kw,
-                                                       budget_s=s.reference_time_budget_s, notes=self.log)
+                                                       budget_s=s.reference_time_budget_s, notes=notes)
+                        self.log += [f"reference {n}" for n in notes]
                 except Exception as exc:
                     raise _Stop(S.RUNTIME_ERROR, f"timing the reference failed: {type(exc).__name__}: "
                                 f"{exc}\n" + _tail(traceback.format_exc())) from None

@@ -97,7 +97,7 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
             return warmup, iterations
         iters = max(3, min(iterations, int(budget_s / max(one_s, 1e-9)) - 1))
         if notes is not None:
-            notes.append(f"reference timed with warmup={min(1, warmup)} iterations={iters} (one call "
+            notes.append(f"timed with warmup={min(1, warmup)} iterations={iters} (one call "
                          f"{one_s * 1e3:.1f} ms; the official {warmup}/{iterations} would exceed the "
                          f"{budget_s:g} s budget)")
         return min(1, warmup), iters
