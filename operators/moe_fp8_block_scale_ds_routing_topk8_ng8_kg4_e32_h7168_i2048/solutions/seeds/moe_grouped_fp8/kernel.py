@@ -64,21 +64,28 @@ _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
 
 
 @triton.jit
+def _tile_rows(tile_ptr, BLOCK_M: tl.constexpr):
+    """This program's tile (axis 0) of the (expert, first row, rows) table: expert, start, rows, the
+    tile's row offsets and their mask."""
+    tile = tl.program_id(0)
+    expert = tl.load(tile_ptr + tile * 3).to(tl.int64)
+    start = tl.load(tile_ptr + tile * 3 + 1).to(tl.int64)
+    rows = tl.load(tile_ptr + tile * 3 + 2)
+    offs_m = tl.arange(0, BLOCK_M)
+    return expert, start, rows, offs_m, offs_m < rows
+
+
+@triton.jit
 def _gemm1_swiglu_kernel(
     a_ptr, a_scale_ptr, w_ptr, w_scale_ptr, tile_ptr, order_ptr, h_ptr, T,
     H: tl.constexpr, I: tl.constexpr, TOPK: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     NUM_STAGES: tl.constexpr, UPCAST: tl.constexpr,
 ):
-    tile = tl.program_id(0)
     pid_n = tl.program_id(1)
-    expert = tl.load(tile_ptr + tile * 3).to(tl.int64)
-    start = tl.load(tile_ptr + tile * 3 + 1).to(tl.int64)
-    rows = tl.load(tile_ptr + tile * 3 + 2)
+    expert, start, rows, offs_m, mask_m = _tile_rows(tile_ptr, BLOCK_M)
     if rows == 0:
         return
-    offs_m = tl.arange(0, BLOCK_M)
-    mask_m = offs_m < rows
     pair = tl.load(order_ptr + start + offs_m, mask=mask_m, other=0).to(tl.int64)
     token = pair // TOPK
     offs_k = tl.arange(0, BLOCK_K)
@@ -124,15 +131,10 @@ def _gemm2_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     NUM_STAGES: tl.constexpr, ATOMIC: tl.constexpr, SPLIT: tl.constexpr, UPCAST: tl.constexpr,
 ):
-    tile = tl.program_id(0)
     pid_n = tl.program_id(1)
-    expert = tl.load(tile_ptr + tile * 3).to(tl.int64)
-    start = tl.load(tile_ptr + tile * 3 + 1).to(tl.int64)
-    rows = tl.load(tile_ptr + tile * 3 + 2)
+    expert, start, rows, offs_m, mask_m = _tile_rows(tile_ptr, BLOCK_M)
     if rows == 0:
         return
-    offs_m = tl.arange(0, BLOCK_M)
-    mask_m = offs_m < rows
     offs_k = tl.arange(0, BLOCK_K)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
 
