@@ -148,22 +148,47 @@ def _progress(op: str, i: int, n: int, c: Candidate, r: WorkloadResult, budget: 
           file=sys.stderr, flush=True)
 
 
+def traced_workloads(folder: Path, op: Operator, c: Candidate) -> set[str]:
+    """UUIDs of the workloads ``folder/<definition>/<label>.jsonl`` already holds a trace of ``c`` for; a
+    file holding another solution under the same label (e.g. a retained kernel since replaced) is refused,
+    so one table never mixes two kernels under one name."""
+    path = folder / op.name / f"{c.label}.jsonl"
+    if not path.is_file():
+        return set()
+    try:
+        traces = load_traces(path)
+    except DataError as exc:
+        raise UsageError(f"--resume: {path} is not a readable trace file: {exc}") from None
+    other = sorted({t.solution for t in traces if t.solution != c.solution.name}, key=str)
+    if other:
+        raise UsageError(f"--resume: {path} holds traces of {other}, not of {c.solution.name!r} "
+                         f"({c.source}); resume into another --traces folder")
+    return {t.workload.uuid for t in traces}
+
+
 def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessSettings, order: list[Any],
-          budget_s: float, traces: Path | None = None) -> dict[str, dict[str, Any]]:
+          budget_s: float, traces: Path | None = None, resume: bool = False) -> dict[str, dict[str, Any]]:
     """Evaluate the candidates interleaved over ``order``; per label: results, timer, environment, spent.
     With ``traces``, each candidate's FlashInfer Trace JSONL goes to ``traces/<definition>/<label>.jsonl``
-    (appended workload by workload, so an interrupted sweep keeps what it measured)."""
+    (appended workload by workload, so an interrupted sweep keeps what it measured); with ``resume`` too,
+    existing trace files are kept and the (candidate, workload) pairs they already hold are skipped, so
+    several bounded runs (e.g. device calls) add up to one full sweep."""
     budget = Budget(budget_s)
     runs: dict[str, dict[str, Any]] = {c.label: {"results": [], "timer": None, "environment": {}}
                                        for c in candidates}
+    done: dict[str, set[str]] = {c.label: set() for c in candidates}
     if traces is not None:
         for c in candidates:
             (traces / op.name).mkdir(parents=True, exist_ok=True)
-            (traces / op.name / f"{c.label}.jsonl").write_text("")
+            if resume:
+                done[c.label] = traced_workloads(traces, op, c)
+            else:
+                (traces / op.name / f"{c.label}.jsonl").write_text("")
     for i, w in enumerate(order):
         k = i % len(candidates)
-        live = [c for c in candidates[k:] + candidates[:k] if budget.left(c.label)]
-        if not live:
+        live = [c for c in candidates[k:] + candidates[:k]
+                if budget.left(c.label) and w.uuid not in done[c.label]]
+        if not any(budget.left(c.label) for c in candidates):
             break
         for c in live:
             t = time.perf_counter()
@@ -365,7 +390,10 @@ def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any)
             settings = harness_settings({"preset": args.preset}, name, kind != "cpu").model_copy(
                 update={"time_reference": False})
             order = sweep_order(op.workloads, args.max_workloads)
-            all_runs[name] = runs = sweep(ex, op, cands[name], settings, order, args.budget_s, args.traces)
+            all_runs[name] = runs = sweep(ex, op, cands[name], settings, order, args.budget_s, args.traces,
+                                          args.resume)
+            if args.resume:  # the table covers every traced workload, this run's and earlier runs'
+                all_runs[name] = runs = runs_from_traces(op, cands[name], args.traces)
             payload["operators"][name] = {
                 "workloads": len(op.workloads), "swept": len(order), "settings": settings.model_dump(),
                 "settings_line": _settings_line(settings, args.preset),
@@ -414,6 +442,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="evaluate nothing: rebuild the comparison from DIR/<definition>/<label>.jsonl traces")
     p.add_argument("--traces", type=Path, default=None,
                    help="also write each candidate's FlashInfer Trace JSONL under DIR/<definition>/<label>.jsonl")
+    p.add_argument("--resume", action="store_true",
+                   help="with --traces: keep the trace files there and skip the (candidate, workload) pairs "
+                        "they already hold; the table then covers every traced workload")
     a = p.parse_args(argv)
     label = device_label()
     stem = f"contest_{a.name or label}"
@@ -427,6 +458,8 @@ def main(argv: list[str] | None = None) -> int:
         written[:] = [write_results(stem, data, markdown(data), a.out)]
 
     try:
+        if a.resume and a.traces is None:
+            raise UsageError("--resume needs --traces DIR (the trace files to resume from)")
         if a.max_workloads is not None and a.max_workloads < 1:
             raise UsageError(f"--max-workloads must be >= 1, got {a.max_workloads}")
         try:

@@ -137,13 +137,43 @@ class HarnessEval:
         return statistics.fmean(self._full(sol).values())
 
 
-def space_points(operator: str) -> list[Solution]:
-    """Every valid point of the operator's (single) seed space, instantiated."""
+def parse_fix(items: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` arguments as {key: value} (values parsed as JSON where they parse: 8 -> int)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--fix {item!r}: expected KEY=VALUE")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def space_seed(operator: str, fix: dict[str, Any] | None = None) -> Any:
+    """The operator's (single) seed; with ``fix``, its space cut to the sub-space where each fixed
+    parameter takes one value (every search arm then works in the same sub-space: a space of thousands
+    of points, e.g. gemm's 7,920, cannot be measured whole on a lent GPU)."""
     (s,) = load_seeds(operator)
+    if not fix:
+        return s
+    space = dict(s.spec.space)
+    for k, v in fix.items():
+        if k not in space or v not in space[k]:
+            raise SystemExit(f"--fix {k}={v!r}: not in the seed space of {operator} ({k}: {space.get(k)})")
+        space[k] = [v]
+    spec = s.spec.model_copy(update={"space": space, "defaults": {**s.spec.defaults, **fix}})
+    return dataclasses.replace(s, spec=spec)
+
+
+def space_points(operator: str, fix: dict[str, Any] | None = None) -> list[Solution]:
+    """Every valid point of the operator's (single) seed space (or its ``fix`` sub-space), instantiated."""
+    s = space_seed(operator, fix)
     return [s.instantiate(p) for p in s.valid_points()]
 
 
-def measure_space(operator: str, table: Path, workloads: int) -> dict[str, Any]:
+def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any] | None = None) -> dict[str, Any]:
     """Evaluate every valid seed point on ``workloads`` spread workloads (official settings, GPU when
     present); the table is rewritten after each point and points already in it are skipped."""
     from _common import spread_order
@@ -155,13 +185,14 @@ def measure_space(operator: str, table: Path, workloads: int) -> dict[str, Any]:
     op = load_operator(operator)
     chosen = spread_order(list(op.workloads), workload_size)[:workloads] if workloads else list(op.workloads)
     data: dict[str, Any] = json.loads(table.read_text()) if table.is_file() else {}
-    if data and (data.get("operator") != operator or data.get("workloads") != [w.uuid for w in chosen]):
-        raise SystemExit(f"{table}: measured for another operator or workload set; use another --table")
-    data.update(operator=operator, workloads=[w.uuid for w in chosen], stamp=stamp())
+    if data and (data.get("operator") != operator or data.get("workloads") != [w.uuid for w in chosen]
+                 or (data.get("fix") or {}) != (fix or {})):
+        raise SystemExit(f"{table}: measured for another operator, workload set or --fix; use another --table")
+    data.update(operator=operator, workloads=[w.uuid for w in chosen], fix=fix or {}, stamp=stamp())
     lat: dict[str, dict[str, float | None]] = data.setdefault("latency_ms", {})
     names: dict[str, str] = data.setdefault("names", {})
     settings = HarnessSettings(time_reference=False)
-    todo = [sol for sol in space_points(operator) if sol.hash() not in lat]
+    todo = [sol for sol in space_points(operator, fix) if sol.hash() not in lat]
     print(f"{operator}: {len(lat)} points measured, {len(todo)} to go, {len(chosen)} workloads", flush=True)
     with make_executor("auto") as ex:
         for i, sol in enumerate(todo, 1):
@@ -191,7 +222,8 @@ class TableEval:
         self.device = data.get("device")
         self.table: dict[str, dict[str, float | None]] = data["latency_ms"]
         self.source = str(table)
-        missing = [s.name for s in space_points(op.name) if s.hash() not in self.table]
+        self.fix: dict[str, Any] = data.get("fix") or {}
+        missing = [s.name for s in space_points(op.name, self.fix) if s.hash() not in self.table]
         if missing:
             raise SystemExit(f"{table}: {len(missing)} valid points of the seed space not measured (e.g. "
                              f"{missing[:3]}); finish it with --mode measure")
@@ -206,30 +238,34 @@ class TableEval:
         return statistics.fmean(self.evaluate(sol, [w.uuid for w in self.op.workloads], 0).values())
 
 
-def random_search(operator: str, budget: int, seed: int) -> list[Solution]:
+def random_search(operator: str, budget: int, seed: int, fix: dict[str, Any] | None = None) -> list[Solution]:
     """``budget`` distinct valid points of the (single) seed's space, in random order."""
-    (s,) = load_seeds(operator)
+    s = space_seed(operator, fix)
     valid = s.valid_points()
     random.Random(seed).shuffle(valid)
     return [s.instantiate(p) for p in valid[:budget]]
 
 
-def start_point(operator: str, seed: int) -> dict[str, Any]:
+def start_point(operator: str, seed: int, fix: dict[str, Any] | None = None) -> dict[str, Any]:
     """A random valid point of the seed space other than its defaults (the controllers' baseline)."""
-    (s,) = load_seeds(operator)
+    s = space_seed(operator, fix)
     valid = [p for p in s.valid_points() if p != s.spec.defaults]
     return random.Random(10_000 + seed).choice(valid)
 
 
 def run_controller(operator: str, ev: Any, budget: int, seed: int, evidence: bool,
-                   device: str | None, start: dict[str, Any] | None = None) -> tuple[list[Solution], str]:
+                   device: str | None, start: dict[str, Any] | None = None,
+                   fix: dict[str, Any] | None = None) -> tuple[list[Solution], str]:
     """Replay the campaign loop in memory; returns gated solutions in order and the stop reason.
 
-    ``start`` replaces the seed's defaults as the baseline point (None keeps the defaults)."""
+    ``start`` replaces the seed's defaults as the baseline point (None keeps the defaults); ``fix``
+    cuts the generator's seed space as :func:`space_seed` does."""
     op = ev.op
     uuids = [w.uuid for w in op.workloads]
     gate = [w.uuid for w in representative(op.workloads, 3)]
     gen = OfflineGenerator(seed=seed)
+    if fix:
+        gen.seeds(operator)[:] = [space_seed(operator, fix)]
     if start is not None:  # begin from another point of the space than the seed's defaults
         gen.seeds(operator)[:] = [dataclasses.replace(sd, spec=sd.spec.model_copy(update={"defaults": dict(start)}))
                                   for sd in gen.seeds(operator)]
@@ -313,13 +349,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--budget", type=int, default=24, help="distinct candidates per search")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--fix", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="--mode measure: search a sub-space where these seed parameters are fixed (recorded "
+                         "in the table; --mode table reads it from there)")
     ap.add_argument("--start", choices=["random", "defaults"], default="random",
                     help="controllers' baseline: a random point per seed (default) or the seed's tuned defaults")
     args = ap.parse_args(argv)
     if args.mode in ("measure", "table") and args.table is None:
         ap.error(f"--mode {args.mode} needs --table FILE")
     if args.mode == "measure":
-        return measure_space(args.operator, args.table, args.workloads)
+        return measure_space(args.operator, args.table, args.workloads, parse_fix(args.fix))
     if args.mode == "synthetic" and args.operator not in MODELS:
         raise SystemExit(f"no synthetic model for {args.operator}; have {sorted(MODELS)}")
     ev: Any
@@ -329,16 +368,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     else:
         ev = SyntheticEval(args.operator) if args.mode == "synthetic" else HarnessEval(args.operator)
     device = "NVIDIA H200 (synthetic model)" if args.mode == "synthetic" else None
+    fix = ev.fix if args.mode == "table" else parse_fix(args.fix)
     rows = []
     for seed in range(args.seeds):
-        rnd = random_search(args.operator, args.budget, seed)
+        rnd = random_search(args.operator, args.budget, seed, fix)
         means = [ev.true_mean(s) for s in rnd]
         target = min(means)
-        start = start_point(args.operator, seed) if args.start == "random" else None
+        start = start_point(args.operator, seed, fix) if args.start == "random" else None
         row = {"seed": seed, "random_final_best_ms": target, "random_needed": means.index(target) + 1,
                "start": start}
         for arm, evidence in (("evidence", True), ("v1", False)):
-            order, reason = run_controller(args.operator, ev, args.budget, seed, evidence, device, start)
+            order, reason = run_controller(args.operator, ev, args.budget, seed, evidence, device, start, fix)
             row[f"{arm}_needed"] = needed(order, ev, target)
             row[f"{arm}_best_ms"] = min(ev.true_mean(s) for s in order)
             row[f"{arm}_gated"] = len(order)
@@ -355,7 +395,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
               "table": f"searches replayed over a latency table measured on {ev.device if args.mode == 'table' else ''} "
                        "by the real harness"}
     out = {"label": labels[args.mode], "mode": args.mode, "table": str(args.table) if args.table else None, "operator": args.operator, "budget": args.budget,
-           "seeds": args.seeds, "start": args.start, "stamp": stamp(), "rows": rows,
+           "seeds": args.seeds, "start": args.start, "fix": fix, "stamp": stamp(), "rows": rows,
            "summary": {a: summary(a) for a in ("random", "evidence", "v1")}}
     ratio = [r["evidence_needed"] / r["random_needed"] for r in rows if r["evidence_needed"] is not None]
     out["summary"]["evidence_over_random_median"] = statistics.median(ratio) if ratio else None
@@ -375,7 +415,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
              + (f" --table {args.table}" if args.table else "") + "`.", ""]
     if args.mode == "table":
         meta = json.loads(Path(args.table).read_text())
-        lines += [f"Latencies: `{args.table}` — every valid point of the seed space ({len(meta['latency_ms'])}) "
+        sub = (" (the sub-space " + ", ".join(f"{k}={v}" for k, v in fix.items()) + "; the searches stay in it)"
+               if fix else "")
+        lines += [f"Latencies: `{args.table}` — every valid point of the seed space{sub} ({len(meta['latency_ms'])}) "
                   f"evaluated once by the real harness (official timing, timer {meta.get('timer')}) on "
                   f"{len(meta['workloads'])} workloads spread over the size range, {meta.get('device')}, "
                   f"{meta.get('stamp', {}).get('date', '?')} (`--mode measure`). Every arm reads the same "

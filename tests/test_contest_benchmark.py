@@ -143,6 +143,35 @@ def test_sweep_budget_is_per_candidate() -> None:
     assert runs["a"]["results"][0].uuid == runs["b"]["results"][0].uuid
 
 
+def test_sweep_resume_skips_traced_pairs_and_keeps_the_files(tmp_path: Path) -> None:
+    mod = _contest()
+    op = load_operator(RMSNORM)
+    order = mod.sweep_order(op.workloads, 5)
+    cands = _candidates(mod, op, ["a", "b"])
+    first = mod.sweep(_FakeExecutor(), op, cands, HarnessSettings(), order[:2], 1e9, tmp_path)
+    assert [len(first[lb]["results"]) for lb in "ab"] == [2, 2]
+    ex = _FakeExecutor()
+    mod.sweep(ex, op, cands, HarnessSettings(), order, 1e9, tmp_path, resume=True)
+    assert sorted(ex.calls) == sorted((lb, w.uuid) for lb in "ab" for w in order[2:])  # nothing twice
+    for lb in "ab":
+        traced = [t.workload.uuid for t in load_traces(tmp_path / RMSNORM / f"{lb}.jsonl")]
+        assert sorted(traced) == sorted(w.uuid for w in order)
+    runs = mod.runs_from_traces(op, cands, tmp_path)
+    assert all(len(runs[lb]["results"]) == 5 for lb in "ab")
+    # a file holding another kernel under the same label is refused, not mixed into the table
+    renamed = [mod.Candidate("a", "baseline", "a2", cands[0].solution.model_copy(update={"name": "a2"}))]
+    with pytest.raises(mod.UsageError, match="holds traces of \\['a'\\], not of 'a2'"):
+        mod.sweep(_FakeExecutor(), op, renamed, HarnessSettings(), order, 1e9, tmp_path, resume=True)
+    # without --resume the files start afresh
+    mod.sweep(_FakeExecutor(), op, cands, HarnessSettings(), order[:1], 1e9, tmp_path)
+    assert len(load_traces(tmp_path / RMSNORM / "a.jsonl")) == 1
+
+
+def test_resume_without_traces_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _contest().main(["--operators", RMSNORM, "--resume", "--executor", "cpu"]) == 2
+    assert "--resume needs --traces" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- comparisons (H200 ceilings)
 def _result(w, ms: float | None) -> WorkloadResult:  # type: ignore[no-untyped-def]
     if ms is None:

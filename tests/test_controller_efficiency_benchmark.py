@@ -57,3 +57,29 @@ def test_incomplete_table_is_refused_with_the_missing_points(tmp_path: Path) -> 
     _table(mod, table, drop=5)
     with pytest.raises(SystemExit, match="5 valid points of the seed space not measured"):
         mod.TableEval(table)
+
+
+def test_fixed_sub_space_is_the_only_space_every_arm_searches(tmp_path: Path) -> None:
+    """--fix: a table over a sub-space (rmsnorm with num_warps fixed); random search, the start point and
+    the controllers' proposals all stay inside it (a point outside would be a KeyError in TableEval)."""
+    mod = _module()
+    full = mod.space_points("rmsnorm_h4096")
+    fix = mod.parse_fix(["num_warps=4"])
+    assert fix == {"num_warps": 4}
+    sub = mod.space_points("rmsnorm_h4096", fix)
+    assert 0 < len(sub) < len(full)
+    assert all(mod.kernelopt_extra(s)["params"]["num_warps"] == 4 for s in sub)
+    syn = mod.SyntheticEval("rmsnorm_h4096")
+    uuids = [w.uuid for w in syn.op.workloads[:4]]
+    table = tmp_path / "sub.json"
+    table.write_text(json.dumps({"operator": "rmsnorm_h4096", "workloads": uuids, "device": "NVIDIA H200",
+                                 "fix": fix, "latency_ms": {s.hash(): {u: syn.true_ms(s, u) for u in uuids}
+                                                            for s in sub}}))
+    out = mod.main(["--mode", "table", "--table", str(table), "--seeds", "3", "--budget", "10", "--out",
+                    str(tmp_path)])
+    assert out["fix"] == fix and all(r["evidence_gated"] >= 1 for r in out["rows"])
+    assert "num_warps=4" in (tmp_path / "controller_efficiency_sub_measured_b10.md").read_text()
+    with pytest.raises(SystemExit, match="not in the seed space"):
+        mod.space_seed("rmsnorm_h4096", {"num_warps": 3})
+    with pytest.raises(SystemExit, match="another operator, workload set or --fix"):
+        mod.measure_space("rmsnorm_h4096", table, 4, {"num_warps": 8})
