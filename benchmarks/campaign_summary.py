@@ -47,6 +47,17 @@ def main() -> int:
                          "-" if r["p95_latency_ms"] is None else f"{r['p95_latency_ms']:.5f}",
                          "-" if r["speedup_vs_reference"] is None else f"{r['speedup_vs_reference']:.2f}",
                          r.get("direction") or "-"] for r in board[:15]]))
+    bottlenecks = (state.analysis or {}).get("bottlenecks") or {}
+    if bottlenecks:  # the evidence the controller chose directions from: roofline or measured profile
+        payload["bottlenecks"] = bottlenecks
+        md.append("\n## Band bottlenecks (the controller's evidence)\n")
+        md.append(md_table(["band", "class", "source", "evidence"],
+                           [[band, b.get("class"), b.get("source", "roofline"),
+                             ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                                       for k, v in sorted((b.get("evidence") or {}).items()))]
+                            for band, b in bottlenecks.items()]))
+        notes = (state.analysis or {}).get("notes") or []
+        md += [f"- {n}" for n in notes]
     if champ is not None:
         run = store.client.get_run(champ.run_id)
         m = run.data.metrics

@@ -8,7 +8,6 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 END_BY=${END_BY:-555}
-T=benchmarks/results/traces_contest_h200
 left() { echo $(( END_BY - SECONDS - 10 )); }
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_i_gpu0.log"
   step 120 python3 -m pytest -m gpu -q -p no:cacheprovider --timeout 100 -rs tests/harness/test_device_random.py \
@@ -22,18 +21,7 @@ left() { echo $(( END_BY - SECONDS - 10 )); }
     --workloads 7 --fix GROUP_M=8 num_stages=4 BLOCK_K=64 num_warps=4 \
     --table benchmarks/results/controller_space_gemm_h200.json ) &
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_i_gpu1.log"
-  for NAME in ${@:-moe dsa_attention gdn_decode dsa_indexer gdn_prefill}; do
-    case $NAME in
-      moe) D=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048; S=$D=operators/$D/solutions/seeds/moe_grouped_fp8;;
-      dsa_attention) D=dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64; S=$D=operators/$D/solutions/seeds/dsa_attn_splitk;;
-      dsa_indexer) D=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64; S=$D=operators/$D/solutions/seeds/dsa_indexer_scores;;
-      gdn_decode) D=gdn_decode_qk4_v8_d128_k_last; S=;;
-      gdn_prefill) D=gdn_prefill_qk4_v8_d128_k_last; S=$D=operators/$D/solutions/seeds/gdn_prefill_recurrent;;
-    esac
-    [ "$(left)" -lt 60 ] && break
-    step "$(left)" python3 benchmarks/contest.py --operators $D ${S:+--solution $S} --budget-s 100000 \
-      --name "${NAME}_h200_resumed" --traces $T --resume
-  done ) &
+  step "$(left)" bash scripts/contest_resume.sh ${@:-moe dsa_attention gdn_decode dsa_indexer gdn_prefill} ) &
 wait
 tar czf "$OUT/results_i.tgz" benchmarks/results 2>/dev/null
 ls -la "$OUT"

@@ -120,3 +120,23 @@ def test_executor_merges_the_profiles_of_its_one_workload_parts(tmp_path: Path) 
         res = ex.evaluate(req)
     assert res.all_passed and set(res.profile["workloads"]) == {w.uuid for w in OP.workloads[:2]}
     assert json.dumps(res.profile)  # JSON-ready (logged as the run's profile.json)
+
+
+@pytest.mark.gpu
+def test_gpu_profiled_workloads_then_timed_workloads_all_pass() -> None:
+    """On a GPU the profile (torch.profiler = Kineto, a second CUPTI client) runs between timed workloads;
+    Kineto registers its buffer callbacks over the CUPTI timer's, so the timer must register them again
+    (the H200 run of 2026-11-30 timed workload 1, profiled it, then failed workloads 2 and 3)."""
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    from kernelopt.harness.cupti_timer import cupti_available
+
+    req = EvalRequest(definition=OP.definition, solution=_reference_solution(), workloads=OP.workloads[:3],
+                      settings=HarnessSettings(warmup=2, iterations=5, trials=2), profile=True)
+    res = evaluate(req, "cuda:0")
+    assert res.all_passed, [(r.status, r.log[-500:]) for r in res.results]
+    assert res.timer == ("cupti" if cupti_available() else "cuda_event")
+    for prof in res.profile["workloads"].values():
+        assert prof["torch"]["kernels"], prof["torch"]
