@@ -300,20 +300,14 @@ class _Run(GuardedRun):
 
     def profile(self, request: EvalRequest) -> dict[str, Any]:
         """torch.profiler table (and Nsight Compute metrics where ``ncu`` exists on a GPU) of the solution
-        on a fresh copy of the first trial's inputs; never raises (a failure is ``{"error": ...}``)."""
+        on the first trial's inputs, in child processes (:mod:`kernelopt.harness.profile_target`: no profiler
+        state left in this worker); never raises (a failure is ``{"error": ...}``)."""
         from kernelopt.harness.ncu import ncu_binary, ncu_profile
-        from kernelopt.harness.profiling import torch_profile
+        from kernelopt.harness.profiling import torch_profile_isolated
 
-        out: dict[str, Any] = {}
-        try:
-            inputs = self._inputs(self.settings.seed)
-            outs = list(allocate_outputs(self.definition, self.workload, self.device).values()) if self.dps else []
-            with _captured(self.log):
-                out["torch"] = torch_profile(self.fn, [*inputs.values(), *outs], self.device)
-        except Exception as exc:
-            out["torch"] = {"error": f"{type(exc).__name__}: {exc}"}
+        one = request.model_copy(update={"workloads": [self.workload]})
+        out: dict[str, Any] = {"torch": torch_profile_isolated(one, str(self.device))}
         if self.device.type == "cuda" and ncu_binary():
-            one = request.model_copy(update={"workloads": [self.workload]})
             out["ncu"] = ncu_profile(one, str(self.device))
         return out
 

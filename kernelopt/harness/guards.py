@@ -203,6 +203,29 @@ class IntegrityGuard:
 THREAD_CPU_NS = 20_000
 
 
+def _housekeeping_classes() -> dict[type, Any]:
+    """Library threads that wake on their own and never run solution code, captured with their ``run``
+    at harness import (before any solution is built, so a solution cannot pass off a patched one):
+    tqdm's monitor thread (``tqdm_monitor``, started by torch.compile's progress bars; it wakes every
+    10 s, and a baseline compiled with torch.compile was REJECTED for it on the H200)."""
+    out: dict[type, Any] = {}
+    try:
+        from tqdm._monitor import TMonitor
+    except Exception:  # tqdm absent: nothing to allow
+        return out
+    out[TMonitor] = TMonitor.run
+    return out
+
+
+_HOUSEKEEPING = _housekeeping_classes()
+
+
+def housekeeping(t: threading.Thread) -> bool:
+    """Whether ``t`` is an unmodified library housekeeping thread (see :func:`_housekeeping_classes`)."""
+    cls = type(t)
+    return cls in _HOUSEKEEPING and cls.run is _HOUSEKEEPING[cls]
+
+
 def thread_cpu_ns(ident: int) -> int | None:
     """CPU time of a live thread in ns (``None`` when it is gone or the platform cannot tell)."""
     try:
@@ -220,12 +243,15 @@ class ThreadWatch:
     """
 
     def __init__(self, watched: set[int] | None = None) -> None:
-        self.before = {t.ident for t in threading.enumerate()}
-        self.cpu = {i: thread_cpu_ns(i) for i in (watched or set()) if i in self.before}
+        alive = threading.enumerate()
+        self.before = {t.ident for t in alive}
+        quiet = {t.ident for t in alive if housekeeping(t)}
+        self.cpu = {i: thread_cpu_ns(i) for i in (watched or set()) if i in self.before and i not in quiet}
 
     def new_threads(self) -> list[threading.Thread]:
-        """Threads started since construction and still alive."""
-        return [t for t in threading.enumerate() if t.ident not in self.before and t.is_alive()]
+        """Threads started since construction and still alive (library housekeeping threads aside)."""
+        return [t for t in threading.enumerate()
+                if t.ident not in self.before and t.is_alive() and not housekeeping(t)]
 
     def spawned(self) -> list[str]:
         """Names of threads that did not exist at construction and are still alive."""

@@ -1,10 +1,12 @@
 """Nsight Compute metrics of one (solution, workload), when the ``ncu`` binary exists.
 
-``ncu`` re-runs the candidate in a child process (:mod:`kernelopt.harness.ncu_target`: build, inputs,
-one call between ``cudaProfilerStart``/``Stop``), collecting only the compact metric set of
+``ncu`` re-runs the candidate in a child process (:mod:`kernelopt.harness.profile_target` in ``ncu``
+mode: build, inputs, one call between ``cudaProfilerStart``/``Stop``), collecting only the compact metric set of
 :data:`kernelopt.analysis.profile_parse.NCU_METRICS` for the kernels launched inside that window
 (``--profile-from-start off``), as CSV that :func:`~kernelopt.analysis.profile_parse.parse_ncu_csv`
-turns into one metrics dict per launch. Failures (no binary, a time-out, no permission to read the
+turns into one metrics dict per launch. ``--clock-control none``: ncu's default locks the GPU clocks to
+base during the run, and this platform never changes a GPU's clocks (the metrics then reflect the clocks
+the kernel is timed at). Failures (no binary, a time-out, no permission to read the
 performance counters, an unparsable report) come back as ``{"error": ...}``, never as an exception.
 """
 
@@ -12,14 +14,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from kernelopt.analysis.profile_parse import NCU_METRICS, parse_ncu_csv
 from kernelopt.data.records import EvalRequest
+from kernelopt.harness.profiling import run_profile_target
 
 #: Raw metric names asked of ncu (the first name of each compact metric).
 METRICS = tuple(names[0] for names in NCU_METRICS.values())
@@ -31,11 +30,10 @@ def ncu_binary() -> str | None:
     return os.environ.get("KERNELOPT_NCU") or shutil.which("ncu")
 
 
-def ncu_command(binary: str, request_file: Path, device: str) -> list[str]:
-    """The ncu command line profiling the target module on ``request_file``."""
+def ncu_wrapper(binary: str) -> list[str]:
+    """The ncu command line that the profile target runs under."""
     return [binary, "--csv", "--page", "raw", "--profile-from-start", "off", "--target-processes", "all",
-            "--metrics", ",".join(METRICS), sys.executable, "-m", "kernelopt.harness.ncu_target",
-            str(request_file), device]
+            "--clock-control", "none", "--metrics", ",".join(METRICS)]
 
 
 def ncu_profile(request: EvalRequest, device: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
@@ -43,22 +41,15 @@ def ncu_profile(request: EvalRequest, device: str, timeout_s: float = DEFAULT_TI
     binary = ncu_binary()
     if binary is None:
         return {"error": "ncu not found (PATH or $KERNELOPT_NCU)"}
-    one = request.model_copy(update={"workloads": request.workloads[:1], "profile": False})
-    with tempfile.TemporaryDirectory(prefix="kernelopt-ncu-") as tmp:
-        path = Path(tmp) / "request.json"
-        path.write_text(one.model_dump_json())
-        cmd = ncu_command(binary, path, device)
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, check=False)
-        except subprocess.TimeoutExpired:
-            return {"error": f"ncu timed out after {timeout_s:g} s", "command": cmd[:9]}
-        except OSError as exc:
-            return {"error": f"ncu could not start: {exc}", "command": cmd[:9]}
+    wrapper = ncu_wrapper(binary)
+    proc, err = run_profile_target("ncu", request, device, timeout_s, wrapper)
+    if proc is None:
+        return err
     if proc.returncode != 0:
         return {"error": f"ncu exited with {proc.returncode}: {(proc.stderr or proc.stdout)[-1500:]}",
-                "command": cmd[:9]}
+                "command": wrapper[:9]}
     try:
         launches = parse_ncu_csv(proc.stdout)
     except ValueError as exc:
-        return {"error": f"unparsable ncu report: {exc}; stderr: {proc.stderr[-500:]}", "command": cmd[:9]}
+        return {"error": f"unparsable ncu report: {exc}; stderr: {proc.stderr[-500:]}", "command": wrapper[:9]}
     return {"launches": launches, "metrics": list(METRICS)}

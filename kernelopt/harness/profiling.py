@@ -2,8 +2,9 @@
 binary exists and the device is a GPU, a compact Nsight Compute metric set (:mod:`kernelopt.harness.ncu`).
 
 Asked for with ``EvalRequest.profile``; run by :func:`kernelopt.harness.evaluate.evaluate` after a
-workload PASSED, on a fresh copy of its first trial's inputs, outside the timed window (profiling
-never changes a latency figure). The result lands in ``EvalResult.profile["workloads"][uuid]`` and is
+workload PASSED, on its first trial's inputs, in a child process (:mod:`kernelopt.harness.profile_target`)
+so that no profiler state is left in the worker that times the next workloads (profiling never changes
+a latency figure). The result lands in ``EvalResult.profile["workloads"][uuid]`` and is
 logged as the candidate run's ``profile.json``;
 :func:`kernelopt.analysis.profile_parse.bottleneck_metrics` turns it into the metric table
 :func:`kernelopt.analysis.bottleneck.classify` reads.
@@ -11,13 +12,19 @@ logged as the candidate run's ``profile.json``;
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 
 from kernelopt.analysis.profile_parse import kernel_table
+from kernelopt.data.records import EvalRequest
 from kernelopt.harness.cupti_timer import callbacks_replaced
 
 PROFILED_CALLS = 5
@@ -65,3 +72,37 @@ def torch_profile(fn: Callable[..., Any], args: Sequence[Any], device: torch.dev
     table["calls"] = calls
     table["wall_us_per_call"] = wall_us / calls
     return table
+
+
+def run_profile_target(mode: str, request: EvalRequest, device: str, timeout_s: float,
+                       wrapper: Sequence[str] = ()) -> tuple[subprocess.CompletedProcess[str] | None, dict[str, Any]]:
+    """Run :mod:`kernelopt.harness.profile_target` in ``mode`` on the request's first workload, under
+    ``wrapper`` (e.g. the ncu command line). Returns the finished process, or ``None`` and an
+    ``{"error": ...}`` record when it could not start or timed out."""
+    one = request.model_copy(update={"workloads": request.workloads[:1], "profile": False})
+    with tempfile.TemporaryDirectory(prefix="kernelopt-profile-") as tmp:
+        path = Path(tmp) / "request.json"
+        path.write_text(one.model_dump_json())
+        cmd = [*wrapper, sys.executable, "-m", "kernelopt.harness.profile_target", mode, str(path), device]
+        short = cmd[:9]
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, check=False), {}
+        except subprocess.TimeoutExpired:
+            return None, {"error": f"{mode} profile timed out after {timeout_s:g} s", "command": short}
+        except OSError as exc:
+            return None, {"error": f"{mode} profile could not start: {exc}", "command": short}
+
+
+def torch_profile_isolated(request: EvalRequest, device: str, timeout_s: float = 300.0) -> dict[str, Any]:
+    """:func:`torch_profile` of the request's first workload, in a child process; a failure is
+    ``{"error": ...}``, never an exception."""
+    proc, err = run_profile_target("torch", request, device, timeout_s)
+    if proc is None:
+        return err
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        return {"error": f"torch profile exited with {proc.returncode}: {(proc.stderr or proc.stdout)[-1500:]}"}
+    try:
+        return json.loads(lines[-1])
+    except json.JSONDecodeError as exc:
+        return {"error": f"unparsable torch profile: {exc}"}

@@ -123,10 +123,10 @@ def test_executor_merges_the_profiles_of_its_one_workload_parts(tmp_path: Path) 
 
 
 @pytest.mark.gpu
-def test_gpu_profiled_workloads_then_timed_workloads_all_pass() -> None:
-    """On a GPU the profile (torch.profiler = Kineto, a second CUPTI client) runs between timed workloads;
-    Kineto registers its buffer callbacks over the CUPTI timer's, so the timer must register them again
-    (the H200 run of 2026-11-30 timed workload 1, profiled it, then failed workloads 2 and 3)."""
+def test_gpu_profiling_leaves_the_timing_worker_untouched() -> None:
+    """Profiles run in child processes: after a profiled workload the next ones still pass, on the CUPTI
+    timer, at the latency they have without profiling (on the H200, Kineto and ncu inside the worker
+    made the next timed calls fail, then run ~2x slower)."""
     import torch
 
     if not torch.cuda.is_available():
@@ -134,9 +134,13 @@ def test_gpu_profiled_workloads_then_timed_workloads_all_pass() -> None:
     from kernelopt.harness.cupti_timer import cupti_available
 
     req = EvalRequest(definition=OP.definition, solution=_reference_solution(), workloads=OP.workloads[:3],
-                      settings=HarnessSettings(warmup=2, iterations=5, trials=2), profile=True)
-    res = evaluate(req, "cuda:0")
+                      settings=HarnessSettings(warmup=10, iterations=50, trials=3), profile=False)
+    plain = evaluate(req, "cuda:0")
+    res = evaluate(req.model_copy(update={"profile": True}), "cuda:0")
     assert res.all_passed, [(r.status, r.log[-500:]) for r in res.results]
     assert res.timer == ("cupti" if cupti_available() else "cuda_event")
     for prof in res.profile["workloads"].values():
         assert prof["torch"]["kernels"], prof["torch"]
+        assert "error" not in prof.get("ncu", {}), prof["ncu"]
+    for a, b in zip(plain.results, res.results):
+        assert b.latency.mean_ms < 1.3 * a.latency.mean_ms, (a.latency.mean_ms, b.latency.mean_ms)

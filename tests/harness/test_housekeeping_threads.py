@@ -1,0 +1,53 @@
+"""ThreadWatch allows unmodified library housekeeping threads (tqdm's monitor, started by torch.compile)
+and nothing that merely looks like one."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from kernelopt.harness.guards import ThreadWatch, housekeeping
+
+tqdm_monitor = pytest.importorskip("tqdm._monitor")
+
+
+def _stop(t: threading.Thread) -> None:
+    if hasattr(t, "exit"):
+        t.exit()
+    t.join(timeout=5)
+
+
+def test_tqdm_monitor_is_not_work_outside_the_timed_window() -> None:
+    watch = ThreadWatch()
+    from tqdm import tqdm
+
+    t = tqdm_monitor.TMonitor(tqdm, 10)  # what tqdm starts for a progress bar (torch.compile shows some)
+    try:
+        assert housekeeping(t) and t.is_alive()
+        assert watch.spawned() == []
+    finally:
+        _stop(t)
+
+
+def test_look_alikes_are_still_flagged() -> None:
+    watch = ThreadWatch()
+
+    class Patched(tqdm_monitor.TMonitor):  # a subclass running its own code
+        def run(self) -> None:
+            time.sleep(0.5)
+
+    stop = threading.Event()
+    named = threading.Thread(target=stop.wait, name="tqdm_monitor", daemon=True)  # only the name
+    named.start()
+    from tqdm import tqdm
+
+    patched = Patched(tqdm, 10)
+    try:
+        assert not housekeeping(named) and not housekeeping(patched)
+        assert set(watch.spawned()) >= {"tqdm_monitor", patched.name}
+    finally:
+        stop.set()
+        named.join(timeout=5)
+        patched.join(timeout=5)
