@@ -219,11 +219,37 @@ def _housekeeping_classes() -> dict[type, Any]:
 
 _HOUSEKEEPING = _housekeeping_classes()
 
+#: Plain ``threading.Thread``s whose target is a library method: module -> (class, method). Inductor's
+#: compile-worker pool timer (``subproc_worker_timer``) starts again whenever the pool is used; in a worker
+#: that had run a torch.compile baseline, it appeared while a Triton kernel was timed and that kernel was
+#: REJECTED on the H200. Importing the module costs seconds, so its method is captured when first seen in
+#: ``sys.modules``, and only if its code object comes from that module's own file.
+_LIBRARY_TARGETS = {"torch._inductor.compile_worker.timer": ("Timer", "check")}
+_TARGET_CODE: dict[str, Any] = {}
+
+
+def _library_target_code(module: str) -> Any:
+    if module not in _TARGET_CODE:
+        mod = sys.modules.get(module)
+        cls_name, method = _LIBRARY_TARGETS[module]
+        fn = getattr(getattr(mod, cls_name, None), method, None)
+        code = getattr(fn, "__code__", None)
+        if code is None or code.co_filename != getattr(mod, "__file__", None):
+            return None
+        _TARGET_CODE[module] = code
+    return _TARGET_CODE[module]
+
 
 def housekeeping(t: threading.Thread) -> bool:
-    """Whether ``t`` is an unmodified library housekeeping thread (see :func:`_housekeeping_classes`)."""
+    """Whether ``t`` is an unmodified library housekeeping thread: tqdm's monitor (see
+    :func:`_housekeeping_classes`) or a plain thread running a method of :data:`_LIBRARY_TARGETS`."""
     cls = type(t)
-    return cls in _HOUSEKEEPING and cls.run is _HOUSEKEEPING[cls]
+    if cls in _HOUSEKEEPING:
+        return cls.run is _HOUSEKEEPING[cls]
+    if cls is not threading.Thread:
+        return False
+    code = getattr(getattr(getattr(t, "_target", None), "__func__", None), "__code__", None)
+    return code is not None and any(code is _library_target_code(m) for m in _LIBRARY_TARGETS)
 
 
 def thread_cpu_ns(ident: int) -> int | None:

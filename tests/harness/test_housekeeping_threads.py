@@ -51,3 +51,25 @@ def test_look_alikes_are_still_flagged() -> None:
         stop.set()
         named.join(timeout=5)
         patched.join(timeout=5)
+
+
+def test_inductor_pool_timer_is_housekeeping_but_its_name_alone_is_not() -> None:
+    """torch.compile's compile-worker pool timer thread (``subproc_worker_timer``) may start while another
+    candidate in the same worker is timed; it is allowed, a thread that only borrows its name is not."""
+    timer_mod = pytest.importorskip("torch._inductor.compile_worker.timer")
+    watch = ThreadWatch()
+    timer = timer_mod.Timer(0.2, lambda: None)
+    timer.record_call()
+    stop = threading.Event()
+    fake = threading.Thread(target=stop.wait, name="subproc_worker_timer", daemon=True)
+    fake.start()
+    try:
+        real = timer.background_thread
+        assert real is not None and real.is_alive() and housekeeping(real)
+        assert not housekeeping(fake)
+        assert watch.spawned() == ["subproc_worker_timer"]  # only the look-alike
+        assert [t.ident for t in watch.new_threads()] == [fake.ident]
+    finally:
+        stop.set()
+        timer.quit()
+        fake.join(timeout=5)
