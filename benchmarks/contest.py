@@ -148,10 +148,11 @@ def _progress(op: str, i: int, n: int, c: Candidate, r: WorkloadResult, budget: 
           file=sys.stderr, flush=True)
 
 
-def traced_workloads(folder: Path, op: Operator, c: Candidate) -> set[str]:
+def traced_workloads(folder: Path, op: Operator, c: Candidate, retry: frozenset[str] = frozenset()) -> set[str]:
     """UUIDs of the workloads ``folder/<definition>/<label>.jsonl`` already holds a trace of ``c`` for; a
     file holding another solution under the same label (e.g. a retained kernel since replaced) is refused,
-    so one table never mixes two kernels under one name."""
+    so one table never mixes two kernels under one name. Traces whose status is in ``retry`` are dropped
+    from the file (rewritten without them), so those workloads are evaluated again."""
     path = folder / op.name / f"{c.label}.jsonl"
     if not path.is_file():
         return set()
@@ -163,16 +164,21 @@ def traced_workloads(folder: Path, op: Operator, c: Candidate) -> set[str]:
     if other:
         raise UsageError(f"--resume: {path} holds traces of {other}, not of {c.solution.name!r} "
                          f"({c.source}); resume into another --traces folder")
-    return {t.workload.uuid for t in traces}
+    keep = [t for t in traces if t.evaluation is None or t.evaluation.status.value not in retry]
+    if len(keep) < len(traces):
+        dump_jsonl(keep, path)
+    return {t.workload.uuid for t in keep}
 
 
 def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessSettings, order: list[Any],
-          budget_s: float, traces: Path | None = None, resume: bool = False) -> dict[str, dict[str, Any]]:
+          budget_s: float, traces: Path | None = None, resume: bool = False,
+          retry: frozenset[str] = frozenset()) -> dict[str, dict[str, Any]]:
     """Evaluate the candidates interleaved over ``order``; per label: results, timer, environment, spent.
     With ``traces``, each candidate's FlashInfer Trace JSONL goes to ``traces/<definition>/<label>.jsonl``
     (appended workload by workload, so an interrupted sweep keeps what it measured); with ``resume`` too,
     existing trace files are kept and the (candidate, workload) pairs they already hold are skipped, so
-    several bounded runs (e.g. device calls) add up to one full sweep."""
+    several bounded runs (e.g. device calls) add up to one full sweep; traced pairs whose status is in
+    ``retry`` are evaluated again (their old traces removed)."""
     budget = Budget(budget_s)
     runs: dict[str, dict[str, Any]] = {c.label: {"results": [], "timer": None, "environment": {}}
                                        for c in candidates}
@@ -181,7 +187,7 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
         for c in candidates:
             (traces / op.name).mkdir(parents=True, exist_ok=True)
             if resume:
-                done[c.label] = traced_workloads(traces, op, c)
+                done[c.label] = traced_workloads(traces, op, c, retry)
             else:
                 (traces / op.name / f"{c.label}.jsonl").write_text("")
     for i, w in enumerate(order):
@@ -391,7 +397,7 @@ def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any)
                 update={"time_reference": False})
             order = sweep_order(op.workloads, args.max_workloads)
             all_runs[name] = runs = sweep(ex, op, cands[name], settings, order, args.budget_s, args.traces,
-                                          args.resume)
+                                          args.resume, frozenset(args.retry))
             if args.resume:  # the table covers every traced workload, this run's and earlier runs'
                 all_runs[name] = runs = runs_from_traces(op, cands[name], args.traces)
             payload["operators"][name] = {
@@ -445,6 +451,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", action="store_true",
                    help="with --traces: keep the trace files there and skip the (candidate, workload) pairs "
                         "they already hold; the table then covers every traced workload")
+    p.add_argument("--retry", nargs="*", default=[], metavar="STATUS",
+                   help="with --resume: evaluate again the traced pairs with these statuses (e.g. REJECTED after "
+                        "a harness fix)")
     a = p.parse_args(argv)
     label = device_label()
     stem = f"contest_{a.name or label}"
@@ -458,6 +467,8 @@ def main(argv: list[str] | None = None) -> int:
         written[:] = [write_results(stem, data, markdown(data), a.out)]
 
     try:
+        if a.retry and not a.resume:
+            raise UsageError("--retry needs --resume (it re-evaluates traced pairs)")
         if a.resume and a.traces is None:
             raise UsageError("--resume needs --traces DIR (the trace files to resume from)")
         if a.max_workloads is not None and a.max_workloads < 1:

@@ -3,6 +3,7 @@
 # each run skips the (candidate, workload) pairs already traced there, so bounded device calls add up to full
 # sweeps. Rebuild the tables anywhere with:  python3 benchmarks/contest.py --operators DEF --solution ... \
 #   --from-traces benchmarks/results/traces_contest_h200 --name <short>_h200
+# Pairs traced as REJECTED are evaluated again (RETRY="STATUS ..." to change; RETRY=" " for none).
 # Usage (on the GPU machine, after `source scripts/gpu_env.sh`):  bash scripts/contest_resume.sh moe dsa_attention ...
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -18,5 +19,5 @@ for NAME in "$@"; do
   esac
   echo "=== $(date +%T) contest $NAME"
   python3 benchmarks/contest.py --operators $D ${S:+--solution $S} --budget-s 100000 \
-    --name "${NAME}_h200_resumed" --traces $T --resume
+    --name "${NAME}_h200_resumed" --traces $T --resume --retry ${RETRY:-REJECTED}
 done

@@ -158,6 +158,18 @@ def test_sweep_resume_skips_traced_pairs_and_keeps_the_files(tmp_path: Path) -> 
         assert sorted(traced) == sorted(w.uuid for w in order)
     runs = mod.runs_from_traces(op, cands, tmp_path)
     assert all(len(runs[lb]["results"]) == 5 for lb in "ab")
+    # --retry: traced pairs with a listed status are evaluated again and their old traces replaced
+    path = tmp_path / RMSNORM / "a.jsonl"
+    lines = path.read_text().splitlines()
+    first_line = json.loads(lines[0])
+    first_line["evaluation"].update(status="REJECTED", performance=None)
+    lines[0] = json.dumps(first_line)
+    path.write_text("\n".join(lines) + "\n")
+    ex = _FakeExecutor()
+    mod.sweep(ex, op, cands, HarnessSettings(), order, 1e9, tmp_path, resume=True, retry=frozenset({"REJECTED"}))
+    assert ex.calls == [("a", order[0].uuid)]
+    again = load_traces(path)
+    assert len(again) == 5 and all(t.evaluation.status.value == "PASSED" for t in again)
     # a file holding another kernel under the same label is refused, not mixed into the table
     renamed = [mod.Candidate("a", "baseline", "a2", cands[0].solution.model_copy(update={"name": "a2"}))]
     with pytest.raises(mod.UsageError, match="holds traces of \\['a'\\], not of 'a2'"):
