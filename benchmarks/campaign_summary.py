@@ -14,6 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import md_table, write_results
+from kernelopt.campaign_types import ANALYSIS_ARTIFACT
 from kernelopt.tracking import TrackingStore
 
 
@@ -47,17 +48,18 @@ def main() -> int:
                          "-" if r["p95_latency_ms"] is None else f"{r['p95_latency_ms']:.5f}",
                          "-" if r["speedup_vs_reference"] is None else f"{r['speedup_vs_reference']:.2f}",
                          r.get("direction") or "-"] for r in board[:15]]))
-    bottlenecks = (state.analysis or {}).get("bottlenecks") or {}
-    if bottlenecks:  # the evidence the controller chose directions from: roofline or measured profile
+    analysis = state.analysis or store.read_artifact_json(cid, ANALYSIS_ARTIFACT) or {}  # bands.json
+    bottlenecks = analysis.get("bottlenecks") or {}
+    if analysis:  # the evidence the controller chose directions from: roofline or measured profile
         payload["bottlenecks"] = bottlenecks
         md.append("\n## Band bottlenecks (the controller's evidence)\n")
-        md.append(md_table(["band", "class", "source", "evidence"],
-                           [[band, b.get("class"), b.get("source", "roofline"),
-                             ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                                       for k, v in sorted((b.get("evidence") or {}).items()))]
-                            for band, b in bottlenecks.items()]))
-        notes = (state.analysis or {}).get("notes") or []
-        md += [f"- {n}" for n in notes]
+        if bottlenecks:
+            md.append(md_table(["band", "class", "source", "evidence"],
+                               [[band, b.get("class"), b.get("source", "roofline"),
+                                 ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                                           for k, v in sorted((b.get("evidence") or {}).items()))]
+                                for band, b in bottlenecks.items()]))
+        md += [f"- {n}" for n in analysis.get("notes") or []]
     if champ is not None:
         run = store.client.get_run(champ.run_id)
         m = run.data.metrics

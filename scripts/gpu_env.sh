@@ -16,3 +16,5 @@ step() {
   timeout -k 5 "$t" "$@" >>"$log" 2>&1
   echo "=== rc=$? $(date +%T)" | tee -a "$log"
 }
+# left: seconds left before END_BY (default 540 s after the calling script started), 10 s kept for packing.
+left() { echo $(( ${END_BY:-540} - SECONDS - 10 )); }

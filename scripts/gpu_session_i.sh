@@ -8,7 +8,6 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 END_BY=${END_BY:-555}
-left() { echo $(( END_BY - SECONDS - 10 )); }
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_i_gpu0.log"
   step 120 python3 -m pytest -m gpu -q -p no:cacheprovider --timeout 100 -rs tests/harness/test_device_random.py \
     tests/test_inputs.py -k "gpu_draws or device_inputs"

@@ -9,7 +9,6 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 END_BY=${END_BY:-515}
-left() { echo $(( END_BY - SECONDS - 10 )); }
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_k_gpu0.log"
   step 100 python3 -m pytest -m gpu -q -p no:cacheprovider --timeout 90 -rs tests/harness/test_profiling.py
   step 120 python3 -m kernelopt.cli.main evaluate operator=gdn_decode_qk4_v8_d128_k_last \
