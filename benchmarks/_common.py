@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from kernelopt.data.trace import EvaluationStatus
+
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -141,4 +143,20 @@ def summarize_results(done: Sequence[Any], total: int) -> dict[str, Any]:
             "median_ms": statistics.median(lat) if lat else None,
             "p95_ms": percentile(lat, 95),
             "per_workload": {r.uuid: (r.latency.mean_ms if r.latency else r.status.value) for r in done},
-            "first_error": next((r.log[-600:] for r in done if not r.passed), None)}
+            "first_error": next((failure_log(r) for r in done if not r.passed), None)}
+
+
+def verdict_line(log: str) -> str | None:
+    """The harness's last verdict line of a log (``REJECTED: ...``, ``TIMEOUT: ...``; a status name and a
+    colon), or ``None``."""
+    names = {s.value for s in EvaluationStatus}
+    hits = [ln.strip() for ln in log.splitlines() if ln.strip().split(":", 1)[0] in names and ":" in ln]
+    return hits[-1] if hits else None
+
+
+def failure_log(r: Any) -> str:
+    """A failed result's log tail (600 characters), its verdict line first when the tail cut it off (a
+    library's warnings printed after the verdict, e.g. torch.compile's)."""
+    tail = (r.log or "")[-600:]
+    verdict = verdict_line(r.log or "")
+    return f"{verdict}\n{tail}" if verdict and verdict not in tail else tail

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks._common import fmt, md_table
+from benchmarks._common import fmt, md_table, verdict_line
 
 FLASHINFER = "flashinfer"
 
@@ -81,13 +81,15 @@ def operator_markdown(name: str, data: dict[str, Any]) -> str:
 
 
 def _failures(cands: dict[str, Any]) -> list[str]:
-    """One line per candidate that failed somewhere: the last line of its first failure's log."""
+    """One line per candidate that failed somewhere: its first failure's verdict line (else last log line)."""
     lines = []
     for label, c in cands.items():
-        log = [ln for ln in (c.get("first_error") or "").splitlines() if ln.strip()]
+        text = c.get("first_error") or ""
+        log = [ln for ln in text.splitlines() if ln.strip()]
         if c["role"] != FLASHINFER and c["passed"] < c["evaluated"]:
-            lines.append(f"- {label}: {log[-1].strip() if log else 'no log'}")
-    return ["", "First failure per candidate (last log line; full tail in the JSON):", "", *lines] if lines else []
+            lines.append(f"- {label}: {verdict_line(text) or (log[-1].strip() if log else 'no log')}")
+    return ["", "First failure per candidate (verdict or last log line; full tail in the JSON):", "",
+            *lines] if lines else []
 
 
 

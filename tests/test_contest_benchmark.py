@@ -273,3 +273,18 @@ def test_missing_solution_path_is_a_clear_error(capsys: pytest.CaptureFixture[st
     assert "nope/x does not exist" in capsys.readouterr().err
     rc = _contest().main(["--operators", RMSNORM, "--executor", "cpu", "--solution", "nope"])
     assert rc == 2 and "expected DEF=PATH" in capsys.readouterr().err
+
+
+def test_failure_line_is_the_verdict_even_when_warnings_follow_it() -> None:
+    """torch.compile prints warnings after the harness's verdict: the table still shows the verdict."""
+    sys.path.insert(0, str(REPO))
+    from benchmarks._common import failure_log, verdict_line
+
+    log = "[solution output]\nREJECTED: spawned threads during timing: ['x']\n" + "W1130 dynamo warning\n" * 60
+    r = WorkloadResult(uuid="u", axes={}, status=EvaluationStatus.REJECTED, log=log)
+    text = failure_log(r)
+    assert text.startswith("REJECTED: spawned threads") and text.endswith(log[-600:])
+    assert verdict_line(text) == "REJECTED: spawned threads during timing: ['x']"
+    assert verdict_line("just a warning") is None
+    ok = WorkloadResult(uuid="u", axes={}, status=EvaluationStatus.RUNTIME_ERROR, log="boom\nRUNTIME_ERROR: bad")
+    assert failure_log(ok) == "boom\nRUNTIME_ERROR: bad"
