@@ -47,6 +47,11 @@ RECORDED = [
     # multi-kernel call with CPU gaps (torch.profiler): launch-bound whatever the kernels do
     ("host_gaps", {"dram_throughput_pct": 70.0, "sm_throughput_pct": 10.0, "host_gap_pct": 55.0,
                    "kernels_per_call": 6}, "launch_bound", "host gaps"),
+    # one kernel per call (GDN decode retained at batch 1, H200 profile of 2026-11-30): the profiler's host
+    # gaps lie outside the official timed span; 0.12 waves: the grid does not fill the GPU
+    ("single_kernel_gaps", {"dram_throughput_pct": 3.89, "sm_throughput_pct": 6.73, "achieved_occupancy_pct": 12.23,
+                            "theoretical_occupancy_pct": 100.0, "waves_per_sm": 0.12, "registers_per_thread": 27.0,
+                            "host_gap_pct": 99.79, "kernels_per_call": 1.0}, "occupancy_limited", "grid too small"),
     # many short kernels and low throughput
     ("many_kernels", {"dram_throughput_pct": 8.0, "sm_throughput_pct": 6.0, "kernels_per_call": 9},
      "launch_bound", "launches"),
