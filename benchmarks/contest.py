@@ -48,6 +48,7 @@ from kernelopt.cli.tasks import load_solution_arg
 from kernelopt.data import DataError, EvalRequest, HarnessSettings, Solution
 from kernelopt.data.loader import dump_jsonl, load_traces
 from kernelopt.data.records import LatencyStats, WorkloadResult
+from kernelopt.data.trace import EvaluationStatus
 from kernelopt.executor import ExecutorError, WorkerStartError, make_executor
 from kernelopt.operators import CONTEST_OPERATORS, Operator, UnknownOperatorError, load_operator
 from kernelopt.solutions import SolutionFolderError
@@ -170,6 +171,16 @@ def traced_workloads(folder: Path, op: Operator, c: Candidate, retry: frozenset[
     return {t.workload.uuid for t in keep}
 
 
+def shape_key(axes: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """A workload's axes as a hashable key: workloads with equal keys have the same shapes."""
+    return tuple(sorted(axes.items()))
+
+
+def timed_out_shapes(results: list[WorkloadResult]) -> set[tuple[tuple[str, Any], ...]]:
+    """Shape keys of the workloads these results timed out on."""
+    return {shape_key(r.axes) for r in results if r.status == EvaluationStatus.TIMEOUT}
+
+
 def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessSettings, order: list[Any],
           budget_s: float, traces: Path | None = None, resume: bool = False,
           retry: frozenset[str] = frozenset()) -> dict[str, dict[str, Any]]:
@@ -178,22 +189,31 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
     (appended workload by workload, so an interrupted sweep keeps what it measured); with ``resume`` too,
     existing trace files are kept and the (candidate, workload) pairs they already hold are skipped, so
     several bounded runs (e.g. device calls) add up to one full sweep; traced pairs whose status is in
-    ``retry`` are evaluated again (their old traces removed)."""
+    ``retry`` are evaluated again (their old traces removed). After a candidate timed out on a workload, its
+    other workloads of the same axes (same shapes) are skipped: they would time out again (e.g. torch.compile
+    of the GDN decode reference compiles for over 300 s at batch 64, and 8 workloads have batch 64);
+    :func:`compare` counts them per candidate."""
     budget = Budget(budget_s)
     runs: dict[str, dict[str, Any]] = {c.label: {"results": [], "timer": None, "environment": {}}
                                        for c in candidates}
     done: dict[str, set[str]] = {c.label: set() for c in candidates}
+    timed_out: dict[str, set[Any]] = {c.label: set() for c in candidates}
     if traces is not None:
         for c in candidates:
             (traces / op.name).mkdir(parents=True, exist_ok=True)
             if resume:
                 done[c.label] = traced_workloads(traces, op, c, retry)
+                path = traces / op.name / f"{c.label}.jsonl"
+                if path.is_file():
+                    timed_out[c.label] = {shape_key(t.workload.axes) for t in load_traces(path)
+                                          if t.evaluation and t.evaluation.status == EvaluationStatus.TIMEOUT}
             else:
                 (traces / op.name / f"{c.label}.jsonl").write_text("")
     for i, w in enumerate(order):
         k = i % len(candidates)
         live = [c for c in candidates[k:] + candidates[:k]
-                if budget.left(c.label) and w.uuid not in done[c.label]]
+                if budget.left(c.label) and w.uuid not in done[c.label]
+                and shape_key(w.axes) not in timed_out[c.label]]
         if not any(budget.left(c.label) for c in candidates):
             break
         for c in live:
@@ -205,6 +225,7 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
             run["results"].extend(res.results)
             run["timer"] = res.timer or run["timer"]
             run["environment"] = res.environment or run["environment"]
+            timed_out[c.label] |= timed_out_shapes(res.results)
             for r in res.results:
                 _progress(op.name, i, len(order), c, r, budget)
             if traces is not None:
@@ -330,6 +351,8 @@ def compare(op: Operator, candidates: list[Candidate], runs: dict[str, dict[str,
     for c in candidates:
         m = lat[c.label]
         on_common = [m[u] for u in common] if m else []
+        results = runs[c.label]["results"]
+        seen, slow = {r.uuid for r in results}, timed_out_shapes(results)
         speed, n_speed = mean_speedup(ref, m)
         rows[c.label] = {
             "role": c.role, "source": c.source, "solution": c.solution.name, "solution_hash": c.solution.hash(),
@@ -339,6 +362,8 @@ def compare(op: Operator, candidates: list[Candidate], runs: dict[str, dict[str,
             "common_median_ms": statistics.median(on_common) if on_common else None,
             "common_p95_ms": percentile(on_common, 95),
             "speedup_vs_reference": speed, "speedup_workloads": n_speed,
+            "skipped_same_shape_as_timeout": sum(w.uuid not in seen and shape_key(w.axes) in slow
+                                                 for w in op.workloads),
             "ratios": {o.label: dict(zip(("ratio", "workloads"), mean_ratio(m, lat[o.label]), strict=True))
                        for o in candidates if o.label != c.label}}
     if FLASHINFER not in rows:

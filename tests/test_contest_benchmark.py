@@ -288,3 +288,40 @@ def test_failure_line_is_the_verdict_even_when_warnings_follow_it() -> None:
     assert verdict_line("just a warning") is None
     ok = WorkloadResult(uuid="u", axes={}, status=EvaluationStatus.RUNTIME_ERROR, log="boom\nRUNTIME_ERROR: bad")
     assert failure_log(ok) == "boom\nRUNTIME_ERROR: bad"
+
+
+class _TimeoutExecutor(_FakeExecutor):
+    """TIMEOUT on every workload of one batch size, PASSED elsewhere."""
+
+    def __init__(self, slow_batch: int) -> None:
+        super().__init__()
+        self.slow = slow_batch
+
+    def evaluate(self, request):  # type: ignore[no-untyped-def]
+        res = super().evaluate(request)
+        w = request.workloads[0]
+        if w.axes["batch_size"] == self.slow:
+            res.results[0] = WorkloadResult(uuid=w.uuid, axes=w.axes, status=EvaluationStatus.TIMEOUT, log="TIMEOUT: x")
+        return res
+
+
+def test_a_timed_out_shape_is_not_evaluated_again_and_is_counted(tmp_path: Path) -> None:
+    mod = _contest()
+    op = load_operator("gdn_decode_qk4_v8_d128_k_last")  # several workloads per batch size (fake executor)
+    from collections import Counter
+
+    slow, n = next((b, k) for b, k in Counter(w.axes["batch_size"] for w in op.workloads).items() if k >= 2)
+    cands = _candidates(mod, op, ["a"])
+    order = mod.sweep_order(op.workloads)
+    ex = _TimeoutExecutor(slow)
+    runs = mod.sweep(ex, op, cands, HarnessSettings(), order, 1e9, tmp_path)
+    called = [u for _, u in ex.calls]
+    by_uuid = {w.uuid: w for w in op.workloads}
+    assert sum(by_uuid[u].axes["batch_size"] == slow for u in called) == 1  # one TIMEOUT, the rest skipped
+    assert len(called) == len(op.workloads) - (n - 1)
+    row = mod.compare(op, cands, runs, [w.uuid for w in order], {"importable": False, "error": "x"})
+    assert row["candidates"]["a"]["skipped_same_shape_as_timeout"] == n - 1
+    # resumed from the traces: the timed-out shape is still skipped
+    ex2 = _TimeoutExecutor(slow)
+    mod.sweep(ex2, op, cands, HarnessSettings(), order, 1e9, tmp_path, resume=True)
+    assert ex2.calls == []
