@@ -88,7 +88,7 @@ def _failures(cands: dict[str, Any]) -> list[str]:
         log = [ln for ln in text.splitlines() if ln.strip()]
         if c["role"] != FLASHINFER and c["passed"] < c["evaluated"]:
             skipped = c.get("skipped_same_shape_as_timeout") or 0
-            more = (f" ({skipped} more workload(s) of a timed-out shape not evaluated: they would time out too)"
+            more = (f" — and {skipped} workload(s) sharing the axes of a TIMEOUT not evaluated (they would time out too)"
                     if skipped else "")
             lines.append(f"- {label}: {verdict_line(text) or (log[-1].strip() if log else 'no log')}{more}")
     return ["", "First failure per candidate (verdict or last log line; full tail in the JSON):", "",
