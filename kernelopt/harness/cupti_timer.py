@@ -118,14 +118,6 @@ class _Process:
     last_stats: dict[str, float] = {}
 
 
-def callbacks_replaced() -> None:
-    """Another CUPTI client in this process (torch.profiler's Kineto) has registered its own activity
-    buffer callbacks over ours: the next timing must register them again, else its records go to that
-    client and the timing fails with no records (seen on the H200 when a profiled workload was followed
-    by a timed one)."""
-    _Process.registered = False
-
-
 def last_timing_stats() -> dict[str, float]:
     """Host seconds of the last CUPTI timing's phases (``enable_s``, ``calls_s``, ``flush_s``, ``disable_s``,
     ``total_s``) and its record counts; ``{}`` before the first."""

@@ -25,7 +25,6 @@ import torch
 
 from kernelopt.analysis.profile_parse import kernel_table
 from kernelopt.data.records import EvalRequest
-from kernelopt.harness.cupti_timer import callbacks_replaced
 
 PROFILED_CALLS = 5
 _TOP_HOST_OPS = 10
@@ -50,16 +49,13 @@ def torch_profile(fn: Callable[..., Any], args: Sequence[Any], device: torch.dev
     fn(*args)
     sync()
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
-    try:
-        with profile(activities=activities) as prof:
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                fn(*args)
-            sync()
-            wall_us = (time.perf_counter() - t0) * 1e6
-    finally:
-        if cuda:  # Kineto registered its CUPTI buffer callbacks over the timer's
-            callbacks_replaced()
+    # a second CUPTI client (Kineto): only ever run in a profile_target child, never in a timing worker
+    with profile(activities=activities) as prof:
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn(*args)
+        sync()
+        wall_us = (time.perf_counter() - t0) * 1e6
     averages = prof.key_averages()
     events = [{"key": e.key, "count": e.count, "device_type": str(e.device_type),
                "self_device_time_total": float(getattr(e, "self_device_time_total", 0.0)
