@@ -203,53 +203,39 @@ class IntegrityGuard:
 THREAD_CPU_NS = 20_000
 
 
-def _housekeeping_classes() -> dict[type, Any]:
-    """Library threads that wake on their own and never run solution code, captured with their ``run``
-    at harness import (before any solution is built, so a solution cannot pass off a patched one):
-    tqdm's monitor thread (``tqdm_monitor``, started by torch.compile's progress bars; it wakes every
-    10 s, and a baseline compiled with torch.compile was REJECTED for it on the H200)."""
-    out: dict[type, Any] = {}
-    try:
-        from tqdm._monitor import TMonitor
-    except Exception:  # tqdm absent: nothing to allow
-        return out
-    out[TMonitor] = TMonitor.run
-    return out
+#: Library threads that wake on their own and never run solution code: module -> (class, method that the
+#: thread runs). tqdm's monitor thread (``tqdm_monitor``, a ``Thread`` subclass; torch.compile's progress
+#: bars start it) got a torch.compile baseline REJECTED on the H200, and so did a Triton kernel timed in a
+#: worker where Inductor's compile-worker pool timer (``subproc_worker_timer``, a plain ``Thread`` running
+#: ``Timer.check``) started again. A thread is allowed only when the code it runs *is* that method's code
+#: object, captured the first time the module is seen in ``sys.modules`` (importing it ourselves would
+#: cost seconds) and only if it comes from that module's own file: a look-alike name or an overridden
+#: method is still flagged.
+_LIBRARY_THREADS = {"tqdm._monitor": ("TMonitor", "run"),
+                    "torch._inductor.compile_worker.timer": ("Timer", "check")}
+_LIBRARY_CODE: dict[str, Any] = {}
 
 
-_HOUSEKEEPING = _housekeeping_classes()
-
-#: Plain ``threading.Thread``s whose target is a library method: module -> (class, method). Inductor's
-#: compile-worker pool timer (``subproc_worker_timer``) starts again whenever the pool is used; in a worker
-#: that had run a torch.compile baseline, it appeared while a Triton kernel was timed and that kernel was
-#: REJECTED on the H200. Importing the module costs seconds, so its method is captured when first seen in
-#: ``sys.modules``, and only if its code object comes from that module's own file.
-_LIBRARY_TARGETS = {"torch._inductor.compile_worker.timer": ("Timer", "check")}
-_TARGET_CODE: dict[str, Any] = {}
-
-
-def _library_target_code(module: str) -> Any:
-    if module not in _TARGET_CODE:
+def _library_code(module: str) -> Any:
+    if module not in _LIBRARY_CODE:
         mod = sys.modules.get(module)
-        cls_name, method = _LIBRARY_TARGETS[module]
-        fn = getattr(getattr(mod, cls_name, None), method, None)
-        code = getattr(fn, "__code__", None)
+        cls_name, method = _LIBRARY_THREADS[module]
+        code = getattr(getattr(getattr(mod, cls_name, None), method, None), "__code__", None)
         if code is None or code.co_filename != getattr(mod, "__file__", None):
             return None
-        _TARGET_CODE[module] = code
-    return _TARGET_CODE[module]
+        _LIBRARY_CODE[module] = code
+    return _LIBRARY_CODE[module]
 
 
 def housekeeping(t: threading.Thread) -> bool:
-    """Whether ``t`` is an unmodified library housekeeping thread: tqdm's monitor (see
-    :func:`_housekeeping_classes`) or a plain thread running a method of :data:`_LIBRARY_TARGETS`."""
-    cls = type(t)
-    if cls in _HOUSEKEEPING:
-        return cls.run is _HOUSEKEEPING[cls]
-    if cls is not threading.Thread:
-        return False
-    code = getattr(getattr(getattr(t, "_target", None), "__func__", None), "__code__", None)
-    return code is not None and any(code is _library_target_code(m) for m in _LIBRARY_TARGETS)
+    """Whether ``t`` runs an unmodified library housekeeping method (see :data:`_LIBRARY_THREADS`): its
+    ``target`` for a plain ``Thread``, its class's ``run`` for a subclass."""
+    if type(t) is threading.Thread:
+        entry = getattr(getattr(t, "_target", None), "__func__", None)
+    else:
+        entry = type(t).run
+    code = getattr(entry, "__code__", None)
+    return code is not None and any(code is _library_code(m) for m in _LIBRARY_THREADS)
 
 
 def thread_cpu_ns(ident: int) -> int | None:
