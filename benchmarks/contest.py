@@ -149,14 +149,13 @@ def _progress(op: str, i: int, n: int, c: Candidate, r: WorkloadResult, budget: 
           file=sys.stderr, flush=True)
 
 
-def traced_workloads(folder: Path, op: Operator, c: Candidate, retry: frozenset[str] = frozenset()) -> set[str]:
-    """UUIDs of the workloads ``folder/<definition>/<label>.jsonl`` already holds a trace of ``c`` for; a
-    file holding another solution under the same label (e.g. a retained kernel since replaced) is refused,
+def traced(folder: Path, op: Operator, c: Candidate, retry: frozenset[str] = frozenset()) -> list[Any]:
+    """The traces of ``c`` that ``folder/<definition>/<label>.jsonl`` already holds; a file holding another solution under the same label (e.g. a retained kernel since replaced) is refused,
     so one table never mixes two kernels under one name. Traces whose status is in ``retry`` are dropped
     from the file (rewritten without them), so those workloads are evaluated again."""
     path = folder / op.name / f"{c.label}.jsonl"
     if not path.is_file():
-        return set()
+        return []
     try:
         traces = load_traces(path)
     except DataError as exc:
@@ -168,7 +167,7 @@ def traced_workloads(folder: Path, op: Operator, c: Candidate, retry: frozenset[
     keep = [t for t in traces if t.evaluation is None or t.evaluation.status.value not in retry]
     if len(keep) < len(traces):
         dump_jsonl(keep, path)
-    return {t.workload.uuid for t in keep}
+    return keep
 
 
 def shape_key(axes: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -202,11 +201,10 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
         for c in candidates:
             (traces / op.name).mkdir(parents=True, exist_ok=True)
             if resume:
-                done[c.label] = traced_workloads(traces, op, c, retry)
-                path = traces / op.name / f"{c.label}.jsonl"
-                if path.is_file():
-                    timed_out[c.label] = {shape_key(t.workload.axes) for t in load_traces(path)
-                                          if t.evaluation and t.evaluation.status == EvaluationStatus.TIMEOUT}
+                kept = traced(traces, op, c, retry)
+                done[c.label] = {t.workload.uuid for t in kept}
+                timed_out[c.label] = {shape_key(t.workload.axes) for t in kept
+                                      if t.evaluation and t.evaluation.status == EvaluationStatus.TIMEOUT}
             else:
                 (traces / op.name / f"{c.label}.jsonl").write_text("")
     for i, w in enumerate(order):
