@@ -48,7 +48,7 @@ def main() -> int:
                          "-" if r["p95_latency_ms"] is None else f"{r['p95_latency_ms']:.5f}",
                          "-" if r["speedup_vs_reference"] is None else f"{r['speedup_vs_reference']:.2f}",
                          r.get("direction") or "-"] for r in board[:15]]))
-    analysis = state.analysis or store.read_artifact_json(cid, ANALYSIS_ARTIFACT) or {}  # bands.json
+    analysis = store.read_artifact_json(cid, ANALYSIS_ARTIFACT) or {}  # bands.json (the stored state has none)
     bottlenecks = analysis.get("bottlenecks") or {}
     if analysis:  # the evidence the controller chose directions from: roofline or measured profile
         payload["bottlenecks"] = bottlenecks
