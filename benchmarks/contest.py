@@ -107,12 +107,14 @@ def _load(path: Path, op: Operator) -> Solution:
     return sol
 
 
-def load_candidates(op: Operator, override: Path | None, baselines: list[str] | None) -> list[Candidate]:
-    """The retained kernel (override first, else ``retained/``) and the operator's baselines."""
+def load_candidates(op: Operator, override: Path | None, baselines: list[str] | None,
+                    with_retained: bool = True) -> list[Candidate]:
+    """The retained kernel (override first, else ``retained/``; none when not ``with_retained``) and the
+    operator's baselines."""
     out = []
     retained = override or (op.path / "retained" if (op.path / "retained" / "solution.json").is_file()
                             else None)
-    if retained is not None:
+    if retained is not None and with_retained:
         out.append(Candidate(RETAINED, "retained", _rel(retained), _load(retained, op)))
     files = sorted((op.path / "solutions" / "baselines").glob("*.json"))
     unknown = sorted(set(baselines or []) - {f.stem for f in files})
@@ -398,7 +400,7 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Operator], dict[str, li
             ops[name] = load_operator(name)
         except (UnknownOperatorError, DataError) as exc:
             raise UsageError(str(exc)) from None
-        cands[name] = load_candidates(ops[name], overrides.get(name), args.baselines)
+        cands[name] = load_candidates(ops[name], overrides.get(name), args.baselines, not args.no_retained)
         if not cands[name]:
             raise UsageError(f"{name}: no candidates (no retained kernel and no baseline selected)")
     return ops, cands
@@ -459,6 +461,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--solution", nargs="*", default=[], metavar="DEF=PATH",
                    help="retained-kernel override: a Solution JSON, seed folder or solution folder")
     p.add_argument("--baselines", nargs="*", default=None, help="baseline names (file stems); default all")
+    p.add_argument("--no-retained", action="store_true",
+                   help="baselines only (e.g. to split one operator's candidates over two GPUs, each "
+                        "resuming its own labels in one --traces folder)")
     p.add_argument("--budget-s", type=float, default=90.0, help="seconds per (operator, candidate)")
     p.add_argument("--max-workloads", type=int, default=None,
                    help="at most N workloads per operator (the smallest N)")

@@ -4,6 +4,9 @@
 # sweeps. Rebuild the tables anywhere with:  python3 benchmarks/contest.py --operators DEF --solution ... \
 #   --from-traces benchmarks/results/traces_contest_h200 --name <short>_h200
 # Pairs traced as REJECTED are evaluated again (RETRY="STATUS ..." to change; RETRY=" " for none).
+# To split one operator's candidates over two GPUs: EXTRA="--baselines reference --no-retained" SUFFIX=_gpu1 on
+# one and EXTRA="--baselines torch_compile fla" SUFFIX=_gpu0 on the other (each resumes its own label files;
+# SUFFIX keeps their result tables apart).
 # Usage (on the GPU machine, after `source scripts/gpu_env.sh`):  bash scripts/contest_resume.sh moe dsa_attention ...
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -19,5 +22,5 @@ for NAME in "$@"; do
   esac
   echo "=== $(date +%T) contest $NAME"
   python3 benchmarks/contest.py --operators $D ${S:+--solution $S} --budget-s 100000 \
-    --name "${NAME}_h200_resumed" --traces $T --resume --retry ${RETRY:-REJECTED}
+    --name "${NAME}_h200_resumed${SUFFIX:-}" --traces $T --resume --retry ${RETRY:-REJECTED} ${EXTRA:-}
 done

@@ -256,6 +256,7 @@ def test_candidates_retained_folder_then_baselines(tmp_path: Path, monkeypatch: 
     assert cands[0].solution.hash() == seed.hash() and cands[0].source == str(dst / "retained")
     override = mod.load_candidates(op, REPO / SEED, ["reference"])
     assert [c.label for c in override] == ["retained", "reference"] and override[0].source == SEED
+    assert [c.label for c in mod.load_candidates(op, REPO / SEED, ["torch_compile"], False)] == ["torch_compile"]
     with pytest.raises(mod.UsageError, match="no baseline"):
         mod.load_candidates(op, None, ["fla"])
 
