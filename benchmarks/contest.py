@@ -38,6 +38,7 @@ from benchmarks._common import (
     percentile,
     summarize_results,
     sweep_order,
+    verdict_line,
     write_results,
 )
 from benchmarks.contest_report import FLASHINFER, header, markdown, operator_markdown
@@ -145,6 +146,10 @@ def _progress(op: str, i: int, n: int, c: Candidate, r: WorkloadResult, budget: 
     width = 20
     done = int(width * (i + 1) / n)
     ms = f" {r.latency.mean_ms:.4f} ms" if r.latency else ""
+    if r.status is not EvaluationStatus.PASSED:  # the reason on the device log too, not only in the trace
+        lines = [ln.strip() for ln in (r.log or "").splitlines() if ln.strip()]
+        why = verdict_line(r.log or "") or (lines[-1] if lines else "")
+        ms = f" ({why[:200]})" if why else ""
     axes = ",".join(f"{k}={v}" for k, v in r.axes.items())
     print(f"[{op}] [{'#' * done}{'.' * (width - done)}] workload {i + 1}/{n} ({axes}) {c.label}: "
           f"{r.status.value}{ms} | {budget.spent.get(c.label, 0.0):.0f}/{budget.seconds:.0f} s",

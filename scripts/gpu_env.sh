@@ -9,9 +9,11 @@ kernelopt() { python3 -m kernelopt.cli.main "$@"; }
 export MLFLOW_TRACKING_URI=
 # step SECONDS CMD...: run CMD bounded by SECONDS, output appended to $L (default $OUT/session.log),
 # start/exit lines also on stdout; never aborts the calling script.
+# A limit under 10 s skips CMD (timeout 0 would mean no limit at all, and the call would end unpacked).
 step() {
   local t=$1; shift
   local log=${L:-$OUT/session.log}
+  if [ "$t" -lt 10 ]; then echo "=== $(date +%T) skipped, ${t}s left: $*" | tee -a "$log"; return 0; fi
   echo "=== $(date +%T) [limit ${t}s] $*" | tee -a "$log"
   timeout -k 5 "$t" "$@" >>"$log" 2>&1
   echo "=== rc=$? $(date +%T)" | tee -a "$log"

@@ -326,3 +326,19 @@ def test_a_timed_out_shape_is_not_evaluated_again_and_is_counted(tmp_path: Path)
     ex2 = _TimeoutExecutor(slow)
     mod.sweep(ex2, op, cands, HarnessSettings(), order, 1e9, tmp_path, resume=True)
     assert ex2.calls == []
+
+
+def test_progress_line_names_a_failures_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    mod = _contest()
+    op = load_operator(RMSNORM)
+    w = op.workloads[0]
+    c = _candidates(mod, op, ["reference"])[0]
+    budget = mod.Budget(90.0)
+    bad = WorkloadResult(uuid=w.uuid, axes=w.axes, status=EvaluationStatus.REJECTED,
+                         log="REJECTED: threads worked during timing\nUserWarning: later library noise")
+    mod._progress(op.name, 0, 2, c, bad, budget)
+    mod._progress(op.name, 1, 2, c, _result(w, None), budget)
+    mod._progress(op.name, 1, 2, c, _result(w, 0.5), budget)
+    err = capsys.readouterr().err.splitlines()
+    assert "REJECTED (REJECTED: threads worked during timing)" in err[0]
+    assert "RUNTIME_ERROR (KeyError: x)" in err[1] and "PASSED 0.5000 ms" in err[2]

@@ -39,6 +39,9 @@ class Rules(BaseModel):
         directions: Fallback optimisation directions for parents whose runs name none.
         roofline_target: Roofline fraction (bound / measured) every band must reach for the
             evidence-driven controller to stop early (only with ``CampaignState.analysis`` bounds).
+        probe_candidates: Candidates the evidence-driven controller asks for on a direction's first
+            try from a parent (the direction's own move; capped by ``candidates_per_round``);
+            ``None`` asks for a full round. Widening rounds (every direction tried) ask for a full round.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -51,6 +54,7 @@ class Rules(BaseModel):
     p95_tolerance: float = Field(0.05, ge=0)
     directions: list[str] = Field(default_factory=list)
     roofline_target: float = Field(0.8, gt=0, le=1)
+    probe_candidates: int | None = Field(1, ge=1)
 
     @model_validator(mode="after")
     def _unique_directions(self) -> Rules:

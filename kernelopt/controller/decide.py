@@ -42,6 +42,7 @@ from kernelopt.controller.evidence import (
 )
 from kernelopt.controller.noise import noise_floor
 from kernelopt.controller.promotion import champion_mean, gate
+from kernelopt.controller.search import choose_next
 from kernelopt.controller.selection import SolutionRuns, best_full, best_gate, group_by_solution, rank_key
 from kernelopt.controller.specialise import DISPATCH, plan_dispatch
 from kernelopt.data.records import CampaignState, ChampionInfo, Decision, Evidence
@@ -213,13 +214,19 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
     if parent is None:
         return stop("no candidate passed the gate: nothing to generate from")
     band = None
+    round_size = min(budget.candidates_per_round, budget.max_candidates - gated)
+    count = round_size
     if state.analysis:
-        direction, band, dir_evs = choose_band_direction(parent, state.analysis, rules, state.decisions,
-                                                         state.candidates)
+        choice = choose_next(groups, tunable, state.analysis, rules, state.decisions, state.candidates, round_size)
+        if choice is not None:
+            parent, direction, band, count, dir_evs = (choice.parent, choice.direction, choice.band, choice.count,
+                                                       choice.evidence)
+        else:
+            direction, band, dir_evs = choose_band_direction(parent, state.analysis, rules, state.decisions,
+                                                             state.candidates)
     else:
         direction, dir_ev = choose_direction(parent, rules.directions, state.decisions, state.candidates)
         dir_evs = [dir_ev]
-    count = min(budget.candidates_per_round, budget.max_candidates - gated)
     stage = "full" if parent.full_passed else "gate"
     focus = f" for band {band!r}" if band else ""
     workloads = band_gate(state.analysis, band, list(state.all_workloads), rules.gate_size) if band else []

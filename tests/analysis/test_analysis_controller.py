@@ -76,18 +76,30 @@ def test_compute_bound_outlier_band_gets_a_compute_direction():
     assert shares[d.band] >= 1 / 3 and sum(shares.values()) == pytest.approx(1.0)
 
 
-def test_preferred_directions_get_a_head_start_then_round_robin():
+def test_untried_directions_come_before_repeating_preferred_ones_then_widen():
     lat = {u: BOUND[u] / (0.05 if M[u] <= 40 else 0.9) for u in UUIDS}
     tried = [Decision(action="generate", reason="r", direction="baseline"),
              Decision(action="promote", reason="r", candidate_run_ids=["s1"])] + \
             [Decision(action="generate", reason="r", parent_run_id="g1", direction=n)
              for n in ("deeper_pipeline", "more_warps", "more_parallelism")]
-    d = decide(_state(lat, decisions=tried), Budget(max_rounds=20, patience=20), RULES)
-    # latency_bound prefers deeper_pipeline, more_warps, more_parallelism (all tried once): with the
-    # one-try head start they tie with the untried others; skill order wins the tie
-    assert d.direction == "deeper_pipeline"
+    budget = Budget(max_rounds=20, patience=20)
+    d = decide(_state(lat, decisions=tried), budget, RULES)
+    # latency_bound prefers deeper_pipeline, more_warps, more_parallelism (all tried once from g1): an
+    # untried direction comes next (not a second try of a preferred one); the other bands' bottleneck
+    # evidence orders the untried ones
+    untried = {"split_k", "wider_tiles", "shallower_pipeline"}
+    assert d.direction in untried and d.count == 1 and d.parent_run_id == "g1"
+    ev = next(e for e in d.evidence if e.kind == "direction")
+    assert set(ev.detail["untried"]) == untried
+    score = ev.detail["other_bands_score"]
+    assert score[d.direction] == max(score[n] for n in untried)
+    tried += [Decision(action="generate", reason="r", parent_run_id="g1", direction=n) for n in untried]
+    d = decide(_state(lat, decisions=tried), budget, RULES)
+    # every direction tried once from the only parent: widen around it, skill order first, a full round
+    assert d.direction == "deeper_pipeline" and d.count == budget.candidates_per_round
+    assert next(e for e in d.evidence if e.kind == "frontier").detail["widen"] is True
     tried += [Decision(action="generate", reason="r", parent_run_id="g1", direction="deeper_pipeline")]
-    d = decide(_state(lat, decisions=tried), Budget(max_rounds=20, patience=20), RULES)
+    d = decide(_state(lat, decisions=tried), budget, RULES)
     assert d.direction == "more_warps"
 
 

@@ -1,0 +1,176 @@
+"""Where the evidence-driven controller (v2) generates next (pure): a best-first walk over the
+(solution, direction) pairs not tried yet, ordered by measured latency and the bottleneck evidence.
+
+Rules:
+
+* tried: a direction counts as tried from a solution once a ``generate`` decision (or a candidate run)
+  names that solution as parent and that direction (:func:`kernelopt.controller.directions.tried_counts`);
+  a tried direction is not tried again from the same solution while any (solution, direction) pair
+  is left untried — a direction that lost from a parent does not get the budget a second time;
+* parents, best first: every gate-passed solution that is not a dispatch composite, ranked by its
+  latency relative to the best fully-swept solution on the same workloads (full mean / best full
+  mean for swept solutions; gate mean / the best's latency on the gated workloads for the others;
+  rank key, then hash, break ties). The first parent with an untried direction is the one generated
+  from: the best solution's untried neighbours first; when every direction from it has been tried
+  (a local optimum of the direction moves) the runner-up's untried neighbours, and so on. A parent
+  that lost is still a stepping stone: its untried directions include the one that produced it, so
+  coming back to it takes a longer step along a direction whose first step did not pay;
+* direction on that parent, among the untried: (1) the direction that produced the parent from its
+  own parent (momentum: repeat the step that led here), (2) the skill's directions for the
+  bottleneck of the band with the largest share × headroom, in skill order, (3) the bottleneck
+  evidence of the other bands: the sum over bands naming the direction of ``priority / (1 + rank)``,
+  (4) the seed's declared order;
+* count: a direction's first try asks for ``rules.probe_candidates`` candidates (the direction's own
+  move), capped by the round size;
+* frontier exhausted (every direction tried from every parent): widen around the best solution —
+  the direction tried fewest times on it (skill order, then declared order), a full round of
+  candidates (the generator's neighbour walk widens with each try).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kernelopt.controller.budget import Rules
+from kernelopt.controller.directions import available_directions, tried_counts
+from kernelopt.controller.evidence import BandView, band_rows, band_views, latencies_for
+from kernelopt.controller.selection import SolutionRuns, best_full, best_gate, rank_key
+from kernelopt.data.records import CandidateRecord, Decision, Evidence
+
+
+@dataclass
+class Choice:
+    """The next generation round: parent, direction, band, candidate count and evidence rows."""
+
+    parent: SolutionRuns
+    direction: str | None
+    band: str | None
+    count: int
+    evidence: list[Evidence]
+
+
+def relative_latency(g: SolutionRuns, best: SolutionRuns | None) -> float | None:
+    """``g``'s latency over the best swept solution's on the same workloads (1.0 = as fast as the best).
+
+    Swept solutions: full mean / best full mean. Gate-only solutions: gate mean / the best's latency on
+    the gated workloads (its gate mean when it was gated on the same set, else its full-run means
+    there). ``None`` when nothing comparable is known.
+    """
+    if best is None or best.full_mean is None or best.full_mean <= 0:
+        return None
+    if g.full_passed:
+        return g.full_mean / best.full_mean  # type: ignore[operator]
+    if not g.gate_passed:
+        return None
+    mine = set(g.gate.per_workload_ms) if g.gate is not None else set()  # type: ignore[union-attr]
+    ref = None
+    if best.gate_mean is not None and (not mine or set(best.gate.per_workload_ms) == mine):  # type: ignore[union-attr]
+        ref = best.gate_mean
+    else:
+        pw = best.per_workload_mean()
+        if mine and mine <= set(pw):
+            ref = sum(pw[u] for u in mine) / len(mine)
+    if ref is None or ref <= 0:
+        return None
+    return g.gate_mean / ref  # type: ignore[operator]
+
+
+def _evidence_rank(names: list[str], views: list[BandView], analysis: dict[str, Any]) -> tuple[
+        BandView | None, list[str], dict[str, float], dict[str, str]]:
+    """Top band, its preferred directions (skill order), every direction's evidence score over the
+    other bands, and the band contributing most to each direction."""
+    table = analysis.get("directions") or {}
+    top = max(views, key=lambda v: (v.priority, v.share, -v.low)) if views else None
+    preferred = [n for n in table.get(top.cls, []) if n in names] if top is not None else []
+    score = {n: 0.0 for n in names}
+    best_band: dict[str, tuple[float, str]] = {}
+    for v in views:
+        listed = [n for n in table.get(v.cls, []) if n in names]
+        for rank, n in enumerate(listed):
+            w = v.priority / (1 + rank)
+            if v is not top:
+                score[n] += w
+            if w > best_band.get(n, (-1.0, ""))[0]:
+                best_band[n] = (w, v.name)
+    return top, preferred, score, {n: b for n, (_, b) in best_band.items()}
+
+
+def choose_next(groups: list[SolutionRuns], tunable: list[SolutionRuns], analysis: dict[str, Any] | None,
+                rules: Rules, decisions: list[Decision], candidates: list[CandidateRecord],
+                round_size: int) -> Choice | None:
+    """The next round's parent and direction by the module's rules (``None``: no parent at all)."""
+    best = best_full(tunable)
+    lead = best_gate(tunable) if best is None else None  # nothing swept yet: gate latencies compare
+    ranked = []
+    for g in tunable:
+        rel = (relative_latency(g, best) if lead is None
+               else (g.gate_mean / lead.gate_mean if g.gate_passed and lead.gate_mean else None))  # type: ignore[operator]
+        if rel is not None:
+            ranked.append((rel, rank_key(g) if g.full_passed else (float("inf"),) * 3 + (g.solution_hash,), g))
+    if not ranked:
+        return None
+    ranked.sort(key=lambda t: (t[0], t[1]))
+    by_run = {g.run_id: g for g in groups}
+
+    parent = None
+    untried: list[str] = []
+    counts: dict[str, int] = {}
+    position = 0
+    for position, (_, _, g) in enumerate(ranked):  # noqa: B007 - position is reported below
+        names = available_directions(g, rules.directions)
+        if not names:
+            continue
+        c = tried_counts(g.run_id, names, decisions, candidates)
+        left = [n for n in names if c[n] == 0]
+        if left:
+            parent, untried, counts = g, left, c
+            break
+    widen = parent is None
+    if widen:
+        parent = ranked[0][2]
+        names = available_directions(parent, rules.directions)
+        counts = tried_counts(parent.run_id, names, decisions, candidates)
+        untried = list(names)
+        position = 0
+    names = available_directions(parent, rules.directions)
+    views = band_views(analysis, latencies_for(parent, analysis)) if analysis else []
+    top, preferred, score, band_of = _evidence_rank(names, views, analysis or {})
+    came_by = parent.direction if parent.direction in names else None
+    if came_by is not None and parent.parent_run_id not in by_run:
+        came_by = None  # only a step that was actually taken from a known solution has momentum
+
+    def key(n: str) -> tuple[Any, ...]:
+        return (counts[n] if widen else 0, 0 if (n == came_by and not widen) else 1,
+                preferred.index(n) if n in preferred else len(preferred), -score[n], names.index(n))
+
+    direction = min(untried, key=key) if untried else None
+    band = None
+    if top is not None:
+        band = top.name if (direction is None or direction in preferred or direction not in band_of) \
+            else band_of[direction]
+    probe = rules.probe_candidates if rules.probe_candidates is not None else round_size
+    count = round_size if widen else max(1, min(probe, round_size))
+    rule = ("frontier exhausted: widen around the best (fewest tries, skill order, declared order), a full round"
+            if widen else
+            "best-first over (solution, direction) pairs not tried yet: the best parent with an untried "
+            "direction; momentum, then the top band's skill directions, then the other bands' evidence, "
+            "then declared order")
+    rows: list[Evidence] = []
+    if views:
+        rows += band_rows(views)
+        used = next(v for v in views if v.name == band)
+        rows.append(Evidence(kind="bottleneck", subject=used.name, value=used.cls,
+                             detail={**used.cls_evidence, "priority": used.priority,
+                                     "top_band": top.name if top is not None else None}))
+    rows.append(Evidence(kind="direction", subject=parent.run_id, value=direction,
+                         detail={"available": names, "untried": [n for n in names if counts.get(n, 0) == 0],
+                                 "preferred": preferred, "tried": counts, "band": band,
+                                 "bottleneck": top.cls if top is not None else None,
+                                 "momentum": came_by, "other_bands_score": {n: round(s, 6) for n, s in score.items()},
+                                 "rule": rule}))
+    rows.append(Evidence(kind="frontier", subject=parent.run_id, value=ranked[position][0],
+                         detail={"parent_rank": position + 1, "parents": len(ranked), "widen": widen,
+                                 "best_run_id": best.run_id if best is not None else None,
+                                 "count": count, "rule": "relative latency to the best on the same workloads"}))
+    return Choice(parent=parent, direction=direction, band=band, count=count, evidence=rows)

@@ -1,0 +1,98 @@
+"""Controller v2's search rules (kernelopt.controller.search): untried (solution, direction) pairs
+best first, momentum, one-candidate probes, widening, relative latency of band-gated candidates."""
+
+from __future__ import annotations
+
+import pytest
+from ctl_states import ALL, GATE, baseline, promote, rec, state
+
+from kernelopt.controller import Budget, Rules, decide
+from kernelopt.controller.search import relative_latency
+from kernelopt.controller.selection import group_by_solution
+from kernelopt.data.records import ChampionInfo, Decision
+
+NAMES = ["more_rows", "fewer_rows", "narrow", "wide"]
+DIRS = {"directions": NAMES}
+#: one band over every workload, profiled memory-bound; the skill table prefers wide, then fewer_rows
+ANALYSIS = {
+    "bands": {"band_axis": "batch", "bands": [{"name": "all", "workloads": ALL, "low": 0}]},
+    "bottlenecks": {"all": {"class": "memory_bound", "source": "profile", "evidence": {"dram_pct": 80}}},
+    "directions": {"memory_bound": ["wide", "fewer_rows"]},
+}
+BUDGET = Budget(max_candidates=40, max_rounds=40, patience=40, candidates_per_round=3)
+RULES = Rules(repeats=1)
+PW = {u: 2.0 for u in ALL}
+
+
+def gen_from(parent: str, direction: str) -> Decision:
+    return Decision(action="generate", reason="r", parent_run_id=parent, direction=direction)
+
+
+def _state(*extra, decisions=()):
+    cands = [rec("g1", "a", "gate", 1.0, params=DIRS), rec("s1", "a", "sweep", 2.0, per_workload=PW), *extra]
+    s = state(*cands, decisions=[baseline(), promote(), *decisions],
+              champion=ChampionInfo(run_id="s1", mean_latency_ms=2.0))
+    return s.model_copy(update={"analysis": ANALYSIS})
+
+
+def _ev(d, kind):
+    return next(e for e in d.evidence if e.kind == kind)
+
+
+def test_first_round_probes_the_skill_direction_with_one_candidate():
+    d = decide(_state(), BUDGET, RULES)
+    assert d.action == "generate" and d.parent_run_id == "g1" and d.direction == "wide" and d.count == 1
+    assert {"band_share", "roofline", "bottleneck", "direction", "frontier", "noise_floor"} <= {e.kind for e in d.evidence}
+    assert _ev(d, "bottleneck").subject == d.band == "all"
+    assert Rules(repeats=1, probe_candidates=None).probe_candidates is None
+    assert decide(_state(), BUDGET, Rules(repeats=1, probe_candidates=None)).count == 3
+
+
+def test_a_direction_that_lost_from_a_parent_is_not_tried_again_while_others_are_untried():
+    loser = [rec("g2", "b", "gate", 1.5, parent="g1", direction="wide", params=DIRS),
+             rec("s2", "b", "sweep", 2.5, per_workload={u: 2.5 for u in ALL})]
+    d = decide(_state(*loser, decisions=[gen_from("g1", "wide")]), BUDGET, RULES)
+    assert d.parent_run_id == "g1" and d.direction == "fewer_rows"  # next skill direction, untried
+    d = decide(_state(*loser, decisions=[gen_from("g1", n) for n in ("wide", "fewer_rows")]), BUDGET, RULES)
+    assert d.parent_run_id == "g1" and d.direction == "more_rows"  # then declared order, still untried
+    assert _ev(d, "direction").detail["untried"] == ["more_rows", "narrow"]
+
+
+def test_exhausted_best_hands_over_to_the_runner_up_with_momentum():
+    # b (5 % slower than a) came from a along "narrow"; every direction was tried from a
+    runner = [rec("g2", "b", "gate", 1.05, parent="g1", direction="narrow", params=DIRS),
+              rec("s2", "b", "sweep", 2.1, per_workload={u: 2.1 for u in ALL})]
+    done = [gen_from("g1", n) for n in NAMES]
+    d = decide(_state(*runner, decisions=done), BUDGET, RULES)
+    assert d.parent_run_id == "g2" and d.direction == "narrow" and d.count == 1  # a longer step along narrow
+    fr = _ev(d, "frontier")
+    assert fr.detail["parent_rank"] == 2 and fr.value == pytest.approx(1.05) and fr.detail["widen"] is False
+    assert _ev(d, "direction").detail["momentum"] == "narrow"
+    d = decide(_state(*runner, decisions=done + [gen_from("g2", "narrow")]), BUDGET, RULES)
+    assert d.parent_run_id == "g2" and d.direction == "wide"  # then the skill's order on the runner-up
+
+
+def test_frontier_exhausted_widens_around_the_best_with_a_full_round():
+    runner = [rec("g2", "b", "gate", 1.05, parent="g1", direction="narrow", params=DIRS),
+              rec("s2", "b", "sweep", 2.1, per_workload={u: 2.1 for u in ALL})]
+    done = [gen_from(p, n) for p in ("g1", "g2") for n in NAMES]
+    d = decide(_state(*runner, decisions=done), BUDGET, RULES)
+    assert d.parent_run_id == "g1" and d.direction == "wide" and d.count == BUDGET.candidates_per_round
+    assert _ev(d, "frontier").detail["widen"] is True
+    d = decide(_state(*runner, decisions=done + [gen_from("g1", "wide")]), BUDGET, RULES)
+    assert d.direction == "fewer_rows"  # fewest tries first
+
+
+def test_relative_latency_compares_band_gated_candidates_on_their_own_workloads():
+    best = [rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 2.0,
+                                             per_workload={"w-small": 1.0, "w-mid": 1.0, "w-large": 1.0,
+                                                           "w-4": 3.0, "w-5": 4.0})]
+    band = rec("g2", "b", "gate", 1.5, n=2, per_workload={"w-4": 1.0, "w-5": 2.0})
+    same = rec("g3", "c", "gate", 0.9)
+    groups = {g.solution_hash: g for g in group_by_solution([*best, band, same])}
+    a = groups["hash_a"]
+    assert relative_latency(a, a) == 1.0
+    assert relative_latency(groups["hash_b"], a) == pytest.approx(1.5 / 3.5)  # the best's w-4/w-5 mean
+    assert relative_latency(groups["hash_c"], a) == pytest.approx(0.9)  # same gate set: gate vs gate
+    assert relative_latency(groups["hash_c"], None) is None
+    assert set(GATE) < set(ALL)
