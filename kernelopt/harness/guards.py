@@ -207,12 +207,15 @@ THREAD_CPU_NS = 20_000
 #: thread runs). tqdm's monitor thread (``tqdm_monitor``, a ``Thread`` subclass; torch.compile's progress
 #: bars start it) got a torch.compile baseline REJECTED on the H200, and so did a Triton kernel timed in a
 #: worker where Inductor's compile-worker pool timer (``subproc_worker_timer``, a plain ``Thread`` running
-#: ``Timer.check``) started again. A thread is allowed only when the code it runs *is* that method's code
+#: ``Timer.check``) started again, and so did a torch.compile baseline for
+#: the pool's reader thread (``InductorSubproc``, ``SubprocPool._read_thread``: it only collects compiled
+#: kernels from the pool's process). A thread is allowed only when the code it runs *is* that method's code
 #: object, captured the first time the module is seen in ``sys.modules`` (importing it ourselves would
 #: cost seconds) and only if it comes from that module's own file: a look-alike name or an overridden
 #: method is still flagged.
 _LIBRARY_THREADS = {"tqdm._monitor": ("TMonitor", "run"),
-                    "torch._inductor.compile_worker.timer": ("Timer", "check")}
+                    "torch._inductor.compile_worker.timer": ("Timer", "check"),
+                    "torch._inductor.compile_worker.subproc_pool": ("SubprocPool", "_read_thread")}
 _LIBRARY_CODE: dict[str, Any] = {}
 
 

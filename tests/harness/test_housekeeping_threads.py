@@ -73,3 +73,20 @@ def test_inductor_pool_timer_is_housekeeping_but_its_name_alone_is_not() -> None
         stop.set()
         timer.quit()
         fake.join(timeout=5)
+
+
+def test_inductor_pool_reader_is_housekeeping_but_a_look_alike_is_not() -> None:
+    """The compile-worker pool's reader thread (``InductorSubproc``) got a torch.compile baseline REJECTED on
+    the H200 (DSA indexer, 2026-11-30 call N); it runs ``SubprocPool._read_thread``, which only collects
+    compiled kernels from the pool's process."""
+    pool_mod = pytest.importorskip("torch._inductor.compile_worker.subproc_pool")
+    pool = pool_mod.SubprocPool.__new__(pool_mod.SubprocPool)  # no pool process: only its thread's target
+    real = threading.Thread(target=pool._read_thread, name="InductorSubproc", daemon=True)
+
+    class Reader(pool_mod.SubprocPool):
+        def _read_thread(self) -> None:  # an override runs other code under the same name
+            time.sleep(0.1)
+
+    other = Reader.__new__(Reader)
+    fake = threading.Thread(target=other._read_thread, name="InductorSubproc", daemon=True)
+    assert housekeeping(real) and not housekeeping(fake)
