@@ -55,6 +55,10 @@ from kernelopt.generators.base import kernelopt_extra
 from kernelopt.operators import load_operator
 
 SM, H200_BW = 132, 4.3e12
+#: controller rules of both controller arms (random search has none): a direction's first try from a
+#: parent asks the offline generator for its own move only (its extra candidates would be random
+#: neighbours, not evidence-chosen moves); everything else at the defaults
+RULES: dict[str, Any] = {"probe_candidates": 1}
 
 
 def rmsnorm_model_ms(p: dict[str, Any], batch: int, hidden: int = 4096) -> float:
@@ -270,7 +274,7 @@ def run_controller(operator: str, ev: Any, budget: int, seed: int, evidence: boo
         gen.seeds(operator)[:] = [dataclasses.replace(sd, spec=sd.spec.model_copy(update={"defaults": dict(start)}))
                                   for sd in gen.seeds(operator)]
     b = Budget(max_candidates=budget, max_rounds=10 * budget, patience=10 * budget, wall_clock_s=1e9)
-    rules = Rules()
+    rules = Rules(**RULES)
     cands: list[CandidateRecord] = []
     decisions, sols, order = [], {}, []
     champion, analysis, reason = None, None, ""
@@ -401,7 +405,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
               "table": f"searches replayed over a latency table measured on {ev.device if args.mode == 'table' else ''} "
                        "by the real harness"}
     out = {"label": labels[args.mode], "mode": args.mode, "table": str(args.table) if args.table else None, "operator": args.operator, "budget": args.budget,
-           "seeds": args.seeds, "start": args.start, "fix": fix, "stamp": stamp(), "rows": rows,
+           "seeds": args.seeds, "start": args.start, "fix": fix, "rules": RULES, "stamp": stamp(), "rows": rows,
            "summary": {a: summary(a) for a in ("random", "evidence", "v1")}}
     ratio = [r["evidence_needed"] / r["random_needed"] for r in rows if r["evidence_needed"] is not None]
     out["summary"]["evidence_over_random_median"] = statistics.median(ratio) if ratio else None
@@ -424,7 +428,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 else "the seed's tuned defaults") + ". Command: "
              f"`python benchmarks/controller_efficiency.py --mode {args.mode} --seeds {args.seeds} "
              f"--budget {args.budget} --start {args.start}"
-             + (f" --table {args.table}" if args.table else "") + "`.", ""]
+             + (f" --table {args.table}" if args.table else "") + "`. Controller rules (both controller arms): "
+             + ", ".join(f"{k}={v}" for k, v in RULES.items()) + " (the rest at the defaults).", ""]
     if args.mode == "table":
         meta = json.loads(Path(args.table).read_text())
         sub = (" (the sub-space " + ", ".join(f"{k}={v}" for k, v in fix.items()) + "; the searches stay in it)"

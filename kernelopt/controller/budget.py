@@ -41,7 +41,9 @@ class Rules(BaseModel):
             evidence-driven controller to stop early (only with ``CampaignState.analysis`` bounds).
         probe_candidates: Candidates the evidence-driven controller asks for on a direction's first
             try from a parent (the direction's own move; capped by ``candidates_per_round``);
-            ``None`` asks for a full round. Widening rounds (every direction tried) ask for a full round.
+            ``None`` (default) asks for a full round. With a generator whose extra candidates are
+            random neighbours (the offline generator), 1 spends the budget on the evidence-chosen
+            moves only. Widening rounds (every direction tried) always ask for a full round.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -54,7 +56,7 @@ class Rules(BaseModel):
     p95_tolerance: float = Field(0.05, ge=0)
     directions: list[str] = Field(default_factory=list)
     roofline_target: float = Field(0.8, gt=0, le=1)
-    probe_candidates: int | None = Field(1, ge=1)
+    probe_candidates: int | None = Field(None, ge=1)
 
     @model_validator(mode="after")
     def _unique_directions(self) -> Rules:

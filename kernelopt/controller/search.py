@@ -117,7 +117,7 @@ def choose_next(groups: list[SolutionRuns], tunable: list[SolutionRuns], analysi
     untried: list[str] = []
     counts: dict[str, int] = {}
     position = 0
-    for position, (_, _, g) in enumerate(ranked):  # noqa: B007 - position is reported below
+    for position, (_, _, g) in enumerate(ranked):
         names = available_directions(g, rules.directions)
         if not names:
             continue

@@ -88,7 +88,7 @@ def test_untried_directions_come_before_repeating_preferred_ones_then_widen():
     # untried direction comes next (not a second try of a preferred one); the other bands' bottleneck
     # evidence orders the untried ones
     untried = {"split_k", "wider_tiles", "shallower_pipeline"}
-    assert d.direction in untried and d.count == 1 and d.parent_run_id == "g1"
+    assert d.direction in untried and d.count == Budget().candidates_per_round and d.parent_run_id == "g1"
     ev = next(e for e in d.evidence if e.kind == "direction")
     assert set(ev.detail["untried"]) == untried
     score = ev.detail["other_bands_score"]

@@ -20,7 +20,7 @@ ANALYSIS = {
     "directions": {"memory_bound": ["wide", "fewer_rows"]},
 }
 BUDGET = Budget(max_candidates=40, max_rounds=40, patience=40, candidates_per_round=3)
-RULES = Rules(repeats=1)
+RULES = Rules(repeats=1, probe_candidates=1)
 PW = {u: 2.0 for u in ALL}
 
 
@@ -44,8 +44,8 @@ def test_first_round_probes_the_skill_direction_with_one_candidate():
     assert d.action == "generate" and d.parent_run_id == "g1" and d.direction == "wide" and d.count == 1
     assert {"band_share", "roofline", "bottleneck", "direction", "frontier", "noise_floor"} <= {e.kind for e in d.evidence}
     assert _ev(d, "bottleneck").subject == d.band == "all"
-    assert Rules(repeats=1, probe_candidates=None).probe_candidates is None
-    assert decide(_state(), BUDGET, Rules(repeats=1, probe_candidates=None)).count == 3
+    assert Rules().probe_candidates is None  # default: a full round, as before
+    assert decide(_state(), BUDGET, Rules(repeats=1)).count == 3
 
 
 def test_a_direction_that_lost_from_a_parent_is_not_tried_again_while_others_are_untried():
