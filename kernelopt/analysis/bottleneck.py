@@ -67,18 +67,37 @@ def _get(metrics: dict[str, Any], key: str) -> float | None:
     return None if v is None else float(v)
 
 
-def classify(metrics: dict[str, Any], thresholds: dict[str, float]) -> tuple[str, dict[str, Any]]:
-    """Bottleneck class of a kernel/band from its metric table.
+def classify(metrics: dict[str, Any], thresholds: dict[str, float],
+             roofline: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """Bottleneck class of a kernel/band from its metric table, checked against the timing roofline.
 
     Args:
         metrics: Any of ``dram_throughput_pct``, ``sm_throughput_pct``, ``achieved_occupancy_pct``,
             ``theoretical_occupancy_pct``, ``waves_per_sm``, ``registers_per_thread``, ``host_gap_pct``,
             ``kernels_per_call``, ``mean_kernel_us`` (missing ones are skipped).
         thresholds: ``data.thresholds`` of ``skills/bottlenecks.md``.
+        roofline: The band's timing-roofline evidence (``fraction`` and ``limiter`` of
+            :func:`classify_from_roofline`), if any. A ``compute_bound`` verdict from SM % is overruled
+            by a memory roofline the band already reaches ``roofline_fraction_bound`` of: SM % counts
+            load/store issue, so a kernel streaming its minimum bytes near the bandwidth bound reads
+            "SM-busy" (GDN decode at batch 48-64 on the H200: SM 66 %, DRAM 53 % in-kernel, 0.78 of the
+            memory roofline — its state writes drain from L2 after the kernel).
 
     Returns:
         ``(class, evidence)``; the evidence names the rule that fired, its limiter and the metrics used.
     """
+    cls, ev = _classify_metrics(metrics, thresholds)
+    frac = (roofline or {}).get("fraction")
+    if (cls == "compute_bound" and (roofline or {}).get("limiter") == "memory" and frac is not None
+            and frac >= thresholds["roofline_fraction_bound"]):
+        return "memory_bound", {**ev, "limiter": "DRAM bandwidth (timing roofline)",
+                                "rule": f"{ev['rule']}, but at {frac:.2f} >= {thresholds['roofline_fraction_bound']:g} "
+                                        "of the memory roofline: SM % is load/store issue",
+                                "roofline_fraction": frac}
+    return cls, ev
+
+
+def _classify_metrics(metrics: dict[str, Any], thresholds: dict[str, float]) -> tuple[str, dict[str, Any]]:
     t = thresholds
     dram, sm = _get(metrics, "dram_throughput_pct"), _get(metrics, "sm_throughput_pct")
     ach, theo = _get(metrics, "achieved_occupancy_pct"), _get(metrics, "theoretical_occupancy_pct")

@@ -115,7 +115,9 @@ def apply_profiles(analysis: dict[str, Any], probes: dict[str, str],
             out["notes"].append(f"band {band}: no profile metrics for workload {uuid}; roofline class kept")
             continue
         try:
-            cls, ev = classify(metrics, thresholds)
+            prior = (out["bottlenecks"].get(band) or {})
+            cls, ev = classify(metrics, thresholds,
+                               prior.get("evidence") if prior.get("source") == "roofline" else None)
         except ValueError as exc:
             out["notes"].append(f"band {band}: profile not classifiable ({exc}); roofline class kept")
             continue

@@ -98,3 +98,24 @@ def test_skill_front_matter_is_the_source_of_thresholds(tmp_path):
     bad.write_text("no front matter\n")
     with pytest.raises(ValueError, match="no YAML front matter"):
         load_bottleneck_table(bad)
+
+
+# GDN decode retained kernel, batch 48-64 band, profiled on the H200 (2026-11-30 call O,
+# benchmarks/results/campaign_gdn_decode_bands_h200.md): SM % above DRAM % although the band runs at 0.78
+# of its memory roofline (contest_gdn_decode_bands_h200.md)
+H200_GDN_DECODE_B64 = {"dram_throughput_pct": 52.58, "sm_throughput_pct": 65.72, "achieved_occupancy_pct": 88.58,
+                       "theoretical_occupancy_pct": 100.0, "registers_per_thread": 27.0, "kernels_per_call": 1.0,
+                       "host_gap_pct": 96.3}
+
+
+@pytest.mark.parametrize("roofline, cls", [
+    (None, "compute_bound"),                                      # metrics alone
+    ({"fraction": 0.78, "limiter": "memory"}, "memory_bound"),    # near the memory roofline: memory-bound
+    ({"fraction": 0.40, "limiter": "memory"}, "compute_bound"),   # far from it: the metrics stand
+    ({"fraction": 0.78, "limiter": "compute"}, "compute_bound"),  # a compute roofline agrees with SM %
+])
+def test_memory_roofline_overrules_sm_busy_from_load_store_issue(roofline, cls):
+    got, ev = classify(H200_GDN_DECODE_B64, TH, roofline)
+    assert got == cls
+    if cls == "memory_bound":
+        assert "memory roofline" in ev["rule"] and ev["roofline_fraction"] == 0.78

@@ -76,3 +76,22 @@ def test_campaign_profiles_the_baseline_per_band_and_logs_it(tmp_path: Path) -> 
     assert all(v["source"] == "roofline" for v in got["bottlenecks"].values())
     assert any("no profile metrics" in n for n in got["notes"])
     assert ("profiled", {"classes": {}}) in events
+
+
+def test_profile_class_is_checked_against_the_bands_roofline_evidence() -> None:
+    """A profile reading SM-busy (load/store issue) on a band already near its memory roofline is memory-bound
+    (metrics of the GDN decode batch-64 band on the H200, call O)."""
+    analysis = _analysis()
+    probes = band_probes(analysis)
+    first = analysis["bands"]["bands"][0]["name"]
+    analysis["bottlenecks"][first] = {"class": "memory_bound", "source": "roofline",
+                                      "evidence": {"fraction": 0.78, "limiter": "memory"}}
+    launch = {"id": 0, "kernel": "_gdn_decode_kernel", "duration_us": 19.6, "dram_throughput_pct": 52.58,
+              "sm_throughput_pct": 65.72, "achieved_occupancy_pct": 88.58, "theoretical_occupancy_pct": 100.0,
+              "registers_per_thread": 27.0, "waves_per_sm": 7.8}
+    got = apply_profiles(analysis, probes, {probes[first]: {"ncu": {"launches": [launch]}}})["bottlenecks"][first]
+    assert got["class"] == "memory_bound" and got["source"] == "profile"
+    assert "memory roofline" in got["evidence"]["rule"]
+    analysis["bottlenecks"][first]["evidence"]["fraction"] = 0.3  # far from the roofline: the profile stands
+    got = apply_profiles(analysis, probes, {probes[first]: {"ncu": {"launches": [launch]}}})["bottlenecks"][first]
+    assert got["class"] == "compute_bound"
