@@ -4,18 +4,23 @@
 # (~2 s a call at 8,192 tokens) gets a GPU to itself: GPU 0 runs the DSA indexer, then GDN prefill's retained
 # kernel, torch.compile and fla; GPU 1 runs GDN decode, then GDN prefill's reference. A finished sweep is skipped
 # in a second, so the same script is rerun until both are done. Rebuild the table on the CPU (scripts/README.md).
-# Usage (carry .whl):  CALL=m bash scripts/gpu_session_m.sh
+# Usage (carry .whl):  CALL=m END_BY=<limit - 60> bash scripts/gpu_session_m.sh   (limit: timeout_s, or the
+# device time left minus ~60 s of cold start when that is less)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 END_BY=${END_BY:-540}
 CALL=${CALL:-m}
+keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   step "$(left)" bash scripts/contest_resume.sh dsa_indexer
   SUFFIX=_gpu0 EXTRA="--baselines torch_compile fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill ) &
+P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"
   step "$(left)" bash scripts/contest_resume.sh gdn_decode
   SUFFIX=_gpu1 EXTRA="--baselines reference --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill ) &
-wait
+P1=$!
+wait $P0 $P1
+stop_packing
 tar czf "$OUT/results_${CALL}.tgz" benchmarks/results/traces_contest_h200 benchmarks/results/contest_*_resumed*.* 2>/dev/null
 ls -la "$OUT"
