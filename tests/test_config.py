@@ -66,3 +66,13 @@ def test_experiment_overlay_applies() -> None:
     assert cfg.controller.max_candidates == 4
     assert cfg.agent.mode.value == "full_agent"
     assert cfg.campaign.name == "mode_ablation"
+
+
+@pytest.mark.parametrize("override, probe", [([], 1), (["controller.probe_candidates=null"], None),
+                                             (["controller.probe_candidates=2"], 2)])
+def test_probe_candidates_reach_the_controller_rules(override, probe) -> None:
+    """Real campaigns use the probe rule benchmarks/controller_efficiency.py measures (1 by default)."""
+    from kernelopt.cli.optimize import campaign_config
+
+    cfg = _compose("optimize", override)
+    assert campaign_config(cfg, on_gpu=False).rules.probe_candidates == probe

@@ -107,6 +107,10 @@ class ControllerConf:
     noise_floor_default: float = 0.02
     min_improvement: float = 0.01
     p95_tolerance: float = 0.05
+    # candidates the evidence-driven controller asks for on a direction's first try from a parent (the
+    # direction's own move); null asks for a full round (candidates_per_round). 1 is what
+    # benchmarks/controller_efficiency.py measures (benchmarks/results/controller_efficiency_*_h200_*.md)
+    probe_candidates: int | None = 1
     # on a GPU with device ceilings: profile the baseline on one workload per band (torch.profiler, plus
     # Nsight Compute where ncu exists) and take the bands' bottleneck classes from the profiles
     profile_bands: bool = True
