@@ -48,6 +48,15 @@ def test_leaderboard_orders_passing_by_latency_then_failing(store):
         store.leaderboard("no_such_definition")
 
 
+def test_leaderboard_ranks_gates_over_fewer_workloads_after_full_sweeps(store):
+    """A gate's mean over one small workload is not comparable with a sweep's over all of them."""
+    camp, ids = _campaign(store, "assisted", [[3.0, 3.0, 3.0], [2.0, 2.0, 2.5]])
+    sol = make_solution("gated", block=999)
+    gate = store.log_candidate(camp, sol, make_result(sol, [0.5]), stage="gate", params=params())
+    board = store.leaderboard(camp)
+    assert [r["run_id"] for r in board] == [ids[1], ids[0], gate]
+
+
 def test_write_report_pngs_and_artifacts(store, tmp_path):
     camp, ids = _campaign(store, "assisted", [[3.0, 3.0, 3.0], [None, 1.0, 1.0], [2.0, 1.5, 1.0], [1.0, 1.0, 2.0]])
     full, _ = _campaign(store, "full", [[4.0, 4.0, 4.0], [3.5, 3.0, 3.0], [None, None, None]])
