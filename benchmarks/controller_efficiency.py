@@ -6,6 +6,9 @@ campaign loop replayed in memory) runs with the same candidate budget twice — 
 ``bands.json`` evidence: band shares, roofline fractions, bottleneck -> direction table) and v1
 (round robin, no evidence). Metric: distinct candidates a controller gates until one of them has a
 full mean latency at or below random search's final best (``None`` = not reached within budget).
+A ``dispatch`` decision (bands disagree on their best solution) is composed by the platform as the campaign
+composes it (:func:`kernelopt.generators.dispatch.compose_dispatch`); in the modeled and tabled modes it
+measures, per workload, what its band's specialist measures there (:class:`DispatchRouting`).
 
 Modes:
 
@@ -47,11 +50,13 @@ from _common import RESULTS, stamp
 
 from kernelopt.analysis.campaign_analysis import analyse_operator
 from kernelopt.controller import Budget, Rules, decide
+from kernelopt.controller.specialise import DISPATCH
 from kernelopt.controller.workloads import representative
 from kernelopt.data.records import CampaignState, CandidateRecord, ChampionInfo
 from kernelopt.data.solution import Solution
 from kernelopt.generators import GenerationContext, OfflineGenerator, load_seeds
 from kernelopt.generators.base import kernelopt_extra
+from kernelopt.generators.dispatch import DispatchError, compose_dispatch
 from kernelopt.operators import load_operator
 
 SM, H200_BW = 132, 4.3e12
@@ -87,16 +92,39 @@ def rmsnorm_model_ms(p: dict[str, Any], batch: int, hidden: int = 4096) -> float
 MODELS = {"rmsnorm_h4096": rmsnorm_model_ms}
 
 
-class SyntheticEval:
+class DispatchRouting:
+    """The controller's dispatch candidates in the modeled and tabled modes: a composed dispatch runs, per
+    workload, exactly the kernels of the specialist its band routes to (and the official timing spans first
+    kernel start to last kernel end, so its host-side branch is outside the timed span), so its latency on a
+    workload is that specialist's. (``--mode gpu`` evaluates the composed solution itself.)"""
+
+    op: Any
+    plans: dict[str, tuple[list[Solution], list[int], str]]
+
+    def add_dispatch(self, sol: Solution, specialists: list[Solution], uppers: list[int], axis: str) -> None:
+        self.plans[sol.hash()] = (specialists, list(uppers), axis)
+
+    def resolve(self, sol: Solution, uuid: str) -> Solution:
+        """``sol`` itself, or for a dispatch the point that runs on workload ``uuid`` (a specialist may be a
+        dispatch itself)."""
+        while (plan := self.plans.get(sol.hash())) is not None:
+            specialists, uppers, axis = plan
+            value = next(w.axes[axis] for w in self.op.workloads if w.uuid == uuid)
+            sol = next((s for s, up in zip(specialists, uppers) if value <= up), specialists[-1])
+        return sol
+
+
+class SyntheticEval(DispatchRouting):
     """Per-workload latencies from the analytic model, ±1 % noise keyed by (solution, workload, run)."""
 
     def __init__(self, operator: str) -> None:
         self.op = load_operator(operator)
         self.model = MODELS[operator]
         self.axes = {w.uuid: w.axes for w in self.op.workloads}
+        self.plans = {}
 
     def true_ms(self, sol: Solution, uuid: str) -> float:
-        return self.model(kernelopt_extra(sol)["params"], self.axes[uuid]["batch_size"])
+        return self.model(kernelopt_extra(self.resolve(sol, uuid))["params"], self.axes[uuid]["batch_size"])
 
     def evaluate(self, sol: Solution, uuids: list[str], run: int) -> dict[str, float]:
         out = {}
@@ -214,11 +242,12 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
     return data
 
 
-class TableEval:
+class TableEval(DispatchRouting):
     """Latencies looked up in a table written by ``--mode measure`` (the operator's workloads are cut to
     the table's)."""
 
     def __init__(self, table: Path) -> None:
+        self.plans = {}
         data = json.loads(table.read_text())
         op = load_operator(data["operator"])
         keep = set(data["workloads"])
@@ -233,10 +262,14 @@ class TableEval:
                              f"{missing[:3]}); finish it with --mode measure")
 
     def evaluate(self, sol: Solution, uuids: list[str], run: int) -> dict[str, float]:
-        row = self.table.get(sol.hash())
-        if row is None:
-            raise KeyError(f"{sol.name} ({sol.hash()[:12]}) is not in the table {self.source}")
-        return {u: math.inf if row[u] is None else float(row[u]) for u in uuids}
+        out = {}
+        for u in uuids:
+            point = self.resolve(sol, u)
+            row = self.table.get(point.hash())
+            if row is None:
+                raise KeyError(f"{point.name} ({point.hash()[:12]}) is not in the table {self.source}")
+            out[u] = math.inf if row[u] is None else float(row[u])
+        return out
 
     def true_mean(self, sol: Solution) -> float:
         return statistics.fmean(self.evaluate(sol, [w.uuid for w in self.op.workloads], 0).values())
@@ -287,12 +320,16 @@ def run_controller(operator: str, ev: Any, budget: int, seed: int, evidence: boo
             reason = d.reason
             break
         if d.action == "generate":
-            parent = sols.get(d.parent_run_id) if d.parent_run_id else None
-            ctx = GenerationContext(definition=op.definition, operator=operator, parent=parent,
-                                    direction=None if d.direction == "baseline" else d.direction, count=d.count,
-                                    history=list(cands), seed=seed, decision=d)
+            if d.direction == DISPATCH:  # composed by the platform, as the campaign does (campaign_steps)
+                proposals = compose(op.definition, d, sols, ev)
+            else:
+                parent = sols.get(d.parent_run_id) if d.parent_run_id else None
+                ctx = GenerationContext(definition=op.definition, operator=operator, parent=parent,
+                                        direction=None if d.direction == "baseline" else d.direction,
+                                        count=d.count, history=list(cands), seed=seed, decision=d)
+                proposals = gen.propose(ctx)[: d.count]
             seen = {c.solution_hash for c in cands}
-            for sol in gen.propose(ctx)[: d.count]:
+            for sol in proposals:
                 if sol.hash() in seen:
                     continue
                 seen.add(sol.hash())
@@ -319,6 +356,20 @@ def run_controller(operator: str, ev: Any, budget: int, seed: int, evidence: boo
                 analysis = analyse_operator(op.definition, op.workloads, op.path, sweeps[0].per_workload_ms,
                                             device or getattr(ev, "device", None))
     return order, reason
+
+
+def compose(definition: Any, d: Any, sols: dict[str, Solution], ev: Any) -> list[Solution]:
+    """The dispatch candidate of a ``dispatch`` decision (its specialists behind the band edges), told to the
+    evaluator when it routes dispatches itself; none when the specialists cannot be combined."""
+    plan = next(e for e in d.evidence if e.kind == "dispatch")
+    specialists = [sols[rid] for rid in d.candidate_run_ids]
+    try:
+        sol = compose_dispatch(definition, specialists, list(plan.detail["uppers"]), plan.detail["axis"])
+    except DispatchError:
+        return []
+    if hasattr(ev, "add_dispatch"):
+        ev.add_dispatch(sol, specialists, plan.detail["uppers"], plan.detail["axis"])
+    return [sol]
 
 
 def _record(rid: str, sol: Solution, stage: str, lat: dict[str, float], parent: str | None,
