@@ -47,9 +47,9 @@ from kernelopt.analysis.roofline import roofline_fraction
 from kernelopt.cli.build import executor_kind, gpu_available, harness_settings
 from kernelopt.cli.tasks import load_solution_arg
 from kernelopt.data import DataError, EvalRequest, HarnessSettings, Solution
-from kernelopt.data.loader import dump_jsonl, load_traces
+from kernelopt.data.loader import dump_jsonl, parse_jsonl
 from kernelopt.data.records import LatencyStats, WorkloadResult
-from kernelopt.data.trace import EvaluationStatus
+from kernelopt.data.trace import EvaluationStatus, Trace
 from kernelopt.executor import ExecutorError, WorkerStartError, make_executor
 from kernelopt.operators import CONTEST_OPERATORS, Operator, UnknownOperatorError, load_operator
 from kernelopt.solutions import SolutionFolderError
@@ -156,6 +156,24 @@ def _progress(op: str, i: int, n: int, c: Candidate, r: WorkloadResult, budget: 
           file=sys.stderr, flush=True)
 
 
+def read_traces(path: Path, repair: bool = False) -> list[Any]:
+    """The traces of one file. Its last record is unfinished when the run writing it was killed mid-write (a
+    device call cut at its limit; every record ends with a newline): it is dropped with a warning, and with
+    ``repair`` also from the file, so that workload is evaluated again. Any other malformed line is an error."""
+    text = path.read_text()
+    if text and not text.endswith("\n"):
+        cut = text.rfind("\n") + 1
+        print(f"contest.py: {path}: dropped an unfinished last record ({len(text) - cut} bytes, cut mid-write)"
+              + ("; its workload is evaluated again" if repair else ""), file=sys.stderr)
+        text = text[:cut]
+        if repair:
+            path.write_text(text)
+    try:
+        return parse_jsonl(Trace, text, str(path))
+    except DataError as exc:
+        raise UsageError(f"{path} is not a readable trace file: {exc}") from None
+
+
 def traced(folder: Path, op: Operator, c: Candidate, retry: frozenset[str] = frozenset()) -> list[Any]:
     """The traces of ``c`` that ``folder/<definition>/<label>.jsonl`` already holds; a file holding another solution under the same label (e.g. a retained kernel since replaced) is refused,
     so one table never mixes two kernels under one name. Traces whose status is in ``retry`` are dropped
@@ -163,10 +181,7 @@ def traced(folder: Path, op: Operator, c: Candidate, retry: frozenset[str] = fro
     path = folder / op.name / f"{c.label}.jsonl"
     if not path.is_file():
         return []
-    try:
-        traces = load_traces(path)
-    except DataError as exc:
-        raise UsageError(f"--resume: {path} is not a readable trace file: {exc}") from None
+    traces = read_traces(path, repair=True)
     other = sorted({t.solution for t in traces if t.solution != c.solution.name}, key=str)
     if other:
         raise UsageError(f"--resume: {path} holds traces of {other}, not of {c.solution.name!r} "
@@ -250,7 +265,7 @@ def runs_from_traces(op: Operator, candidates: list[Candidate], folder: Path) ->
     runs: dict[str, dict[str, Any]] = {}
     for c in candidates:
         path = folder / op.name / f"{c.label}.jsonl"
-        traces = load_traces(path) if path.is_file() else []
+        traces = read_traces(path) if path.is_file() else []
         results, timers = [], set()
         for t in traces:
             ev = t.evaluation

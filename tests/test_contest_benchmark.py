@@ -342,3 +342,20 @@ def test_progress_line_names_a_failures_reason(capsys: pytest.CaptureFixture[str
     err = capsys.readouterr().err.splitlines()
     assert "REJECTED (REJECTED: threads worked during timing)" in err[0]
     assert "RUNTIME_ERROR (KeyError: x)" in err[1] and "PASSED 0.5000 ms" in err[2]
+
+
+def test_a_record_cut_mid_write_is_dropped_and_evaluated_again(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A device call killed at its limit can leave the last trace line unfinished; resuming drops it (and
+    rewrites the file), a rebuild ignores it; a malformed line elsewhere is still an error."""
+    mod = _contest()
+    src = REPO / "benchmarks/results/traces_contest_h200/moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
+    lines = (src / "reference.jsonl").read_text().splitlines(keepends=True)[:3]
+    path = tmp_path / "reference.jsonl"
+    path.write_text("".join(lines[:2]) + lines[2][:150])
+    assert len(mod.read_traces(path)) == 2 and path.read_text().endswith(lines[2][:150])  # rebuild: untouched
+    assert len(mod.read_traces(path, repair=True)) == 2 and path.read_text() == "".join(lines[:2])
+    assert "unfinished last record" in capsys.readouterr().err
+    path.write_text(lines[0][:100] + "\n" + lines[1])
+    with pytest.raises(mod.UsageError, match="not a readable trace file"):
+        mod.read_traces(path, repair=True)
