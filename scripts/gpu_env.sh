@@ -20,13 +20,18 @@ step() {
 }
 # left: seconds left before END_BY (default 540 s after the calling script started), 10 s kept for packing.
 left() { echo $(( ${END_BY:-540} - SECONDS - 10 )); }
-# keep_packed NAME PATH...: until the call ends, pack PATH... into $OUT/NAME.tgz every 30 s (written aside,
-# then renamed): a call cut at the device tool's limit (which is the device time left when that is less than
-# timeout_s) still brings back the last whole pack. Calls M and O of 2026-11-30 lost their traces that way.
+# keep_packed NAME 'PATTERN'...: until the call ends, pack the paths PATTERN... match into $OUT/NAME.tgz every
+# 30 s (written aside, then renamed): a call cut at the device tool's limit (which is the device time left when
+# that is less than timeout_s) still brings back the last whole pack. Calls M and O of 2026-11-30 lost their
+# traces that way. Quote glob patterns: they are matched at each pack (files written later are picked up);
+# paths that do not exist yet are skipped.
 keep_packed() {
   local name=$1; shift
+  local patterns="$*"
   # tar exits 1 when a file grew while read (a trace being appended): that pack is still whole up to there
-  ( while sleep 30; do tar czf "$OUT/$name.partial" "$@" 2>/dev/null; [ $? -le 1 ] && mv -f "$OUT/$name.partial" "$OUT/$name.tgz"; done ) &
+  # shellcheck disable=SC2086  # word splitting and globbing of the patterns are wanted here
+  ( while sleep 30; do tar --ignore-failed-read -czf "$OUT/$name.partial" $patterns 2>/dev/null
+      [ $? -le 1 ] && mv -f "$OUT/$name.partial" "$OUT/$name.tgz"; done ) &
   PACKER=$!
 }
 # stop_packing: end keep_packed's loop (before the call's own final pack under the same name)

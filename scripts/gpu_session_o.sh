@@ -5,16 +5,20 @@
 # champion against flash-linear-attention on all 54 decode workloads side by side (own trace folder: the
 # champion is another kernel than the one traced under `retained` in traces_contest_h200); then the decode
 # reference sweep resumed with what is left.
-# Usage (carry .whl):  bash scripts/gpu_session_o.sh [CAMPAIGN_S]
+# Usage (carry .whl):  END_BY=<limit - 60> bash scripts/gpu_session_o.sh [CAMPAIGN_S]
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 END_BY=${END_BY:-530}
 CAMP_S=${1:-200}
 GD=gdn_decode_qk4_v8_d128_k_last
+# (added after call O, which was cut before packing: what the call measured comes back even when cut)
+keep_packed results_o benchmarks/results/traces_contest_h200 'benchmarks/results/campaign_gdn_decode_bands_h200.*' \
+  'benchmarks/results/contest_gdn_decode_bands_h200.*' /tmp/champ /tmp/tr_bands mlruns
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_o_gpu0.log"
   step "$(left)" bash scripts/contest_resume.sh dsa_indexer
   SUFFIX=_gpu0 EXTRA="--baselines torch_compile fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill ) &
+P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_o_gpu1.log"
   step $((CAMP_S + 40)) python3 -m kernelopt.cli.main optimize operator=$GD operator.workload_sample=14 \
     controller.max_candidates=16 controller.max_rounds=8 controller.wall_clock_s=$CAMP_S \
@@ -28,7 +32,9 @@ GD=gdn_decode_qk4_v8_d128_k_last
     --traces /tmp/tr_bands
   RETRY=" " EXTRA="--baselines reference --no-retained" SUFFIX=_gpu1 step "$(left)" \
     bash scripts/contest_resume.sh gdn_decode ) &
-wait
+P1=$!
+wait $P0 $P1
+stop_packing
 cp /tmp/champ/solution.json "$OUT/champion_solution.json" 2>/dev/null
 tar czf "$OUT/results_o.tgz" benchmarks/results/traces_contest_h200 benchmarks/results/contest_*_resumed*.* \
   benchmarks/results/contest_gdn_decode_bands_h200.* benchmarks/results/campaign_gdn_decode_bands_h200.* \
