@@ -76,3 +76,20 @@ def test_probe_candidates_reach_the_controller_rules(override, probe) -> None:
 
     cfg = _compose("optimize", override)
     assert campaign_config(cfg, on_gpu=False).rules.probe_candidates == probe
+
+
+def test_workload_sample_on_the_cpu_stays_within_the_smallest_workloads() -> None:
+    """On the CPU (Triton interpreter) a spread sample is drawn from the smallest `cpu_workload_limit`
+    workloads, as the banner says; on a GPU from all of them."""
+    from kernelopt.cli.optimize import campaign_config
+    from kernelopt.controller.workloads import by_size
+    from kernelopt.operators import load_operator
+
+    op = "gdn_decode_qk4_v8_d128_k_last"
+    cfg = _compose("optimize", [f"operator={op}", "operator.workload_sample=3"])
+    sizes = {w.uuid: w.axes["batch_size"] for w in load_operator(op).workloads}
+    smallest = {w.uuid for w in by_size(load_operator(op).workloads)[:cfg.operator.cpu_workload_limit]}
+    cpu = campaign_config(cfg, on_gpu=False).workloads
+    assert len(cpu) == 3 and set(cpu) <= smallest
+    gpu = campaign_config(cfg, on_gpu=True).workloads
+    assert len(gpu) == 3 and max(sizes[u] for u in gpu) == 64

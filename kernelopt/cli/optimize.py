@@ -32,7 +32,9 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
         from kernelopt.controller.workloads import representative, select_workloads
         from kernelopt.operators import load_operator
 
-        pool = select_workloads(load_operator(cfg.operator.name).workloads, wanted)
+        # on the CPU the sample is spread over the smallest `cpu_workload_limit` workloads (the interpreter
+        # times out on the large ones: GDN decode batch 32/64 took > 300 s a workload); null lifts the limit
+        pool = select_workloads(load_operator(cfg.operator.name).workloads, wanted, limit)
         wanted = [w.uuid for w in representative(pool, int(cfg.operator.workload_sample))]
     return CampaignConfig(
         operator=cfg.operator.name, harness=build.harness_settings(cfg.harness, cfg.operator.name, on_gpu),
