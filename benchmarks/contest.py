@@ -174,10 +174,18 @@ def read_traces(path: Path, repair: bool = False) -> list[Any]:
         raise UsageError(f"{path} is not a readable trace file: {exc}") from None
 
 
+def solution_record(folder: Path, op: Operator, c: Candidate) -> Path:
+    """``folder/<definition>/<label>.solution.json``: the exact solution whose traces ``<label>.jsonl`` holds
+    (a trace names its solution but a seed's name does not change with its code, so resuming checks content)."""
+    return folder / op.name / f"{c.label}.solution.json"
+
+
 def traced(folder: Path, op: Operator, c: Candidate, retry: frozenset[str] = frozenset()) -> list[Any]:
-    """The traces of ``c`` that ``folder/<definition>/<label>.jsonl`` already holds; a file holding another solution under the same label (e.g. a retained kernel since replaced) is refused,
-    so one table never mixes two kernels under one name. Traces whose status is in ``retry`` are dropped
-    from the file (rewritten without them), so those workloads are evaluated again."""
+    """The traces of ``c`` that ``folder/<definition>/<label>.jsonl`` already holds; a file holding another solution
+    under the same label (e.g. a retained kernel since replaced), or another version of the same one (its
+    :func:`solution_record` differs), is refused, so one table never mixes two kernels under one name.
+    Traces whose status is in ``retry`` are dropped from the file (rewritten without them), so those
+    workloads are evaluated again."""
     path = folder / op.name / f"{c.label}.jsonl"
     if not path.is_file():
         return []
@@ -186,6 +194,19 @@ def traced(folder: Path, op: Operator, c: Candidate, retry: frozenset[str] = fro
     if other:
         raise UsageError(f"--resume: {path} holds traces of {other}, not of {c.solution.name!r} "
                          f"({c.source}); resume into another --traces folder")
+    record = solution_record(folder, op, c)
+    if record.is_file():
+        try:
+            was = Solution.model_validate_json(record.read_text()).hash()
+        except ValueError as exc:
+            raise UsageError(f"--resume: {record} is not a readable Solution: {exc}") from None
+        if was != c.solution.hash():
+            raise UsageError(f"--resume: {path} holds traces of another version of {c.solution.name!r} (content "
+                             f"hash {was[:12]}, now {c.solution.hash()[:12]} from {c.source}); resume into another "
+                             "--traces folder, or move the old traces away")
+    else:
+        print(f"contest.py: {path} has no {record.name} (written before records were kept): taking its traces as "
+              f"this {c.solution.name!r} and recording it now", file=sys.stderr)
     keep = [t for t in traces if t.evaluation is None or t.evaluation.status.value not in retry]
     if len(keep) < len(traces):
         dump_jsonl(keep, path)
@@ -229,6 +250,7 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
                                       if t.evaluation and t.evaluation.status == EvaluationStatus.TIMEOUT}
             else:
                 (traces / op.name / f"{c.label}.jsonl").write_text("")
+            solution_record(traces, op, c).write_text(c.solution.model_dump_json(indent=1) + "\n")
     for i, w in enumerate(order):
         k = i % len(candidates)
         live = [c for c in candidates[k:] + candidates[:k]

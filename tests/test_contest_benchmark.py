@@ -174,6 +174,15 @@ def test_sweep_resume_skips_traced_pairs_and_keeps_the_files(tmp_path: Path) -> 
     renamed = [mod.Candidate("a", "baseline", "a2", cands[0].solution.model_copy(update={"name": "a2"}))]
     with pytest.raises(mod.UsageError, match="holds traces of \\['a'\\], not of 'a2'"):
         mod.sweep(_FakeExecutor(), op, renamed, HarnessSettings(), order, 1e9, tmp_path, resume=True)
+    # so is another version of the same kernel (same name, other code: a seed edited since)
+    assert (tmp_path / RMSNORM / "a.solution.json").is_file()
+    sol = cands[0].solution
+    edited = sol.model_copy(update={"sources": [src.model_copy(update={"content": src.content + "\n# edited\n"})
+                                                for src in sol.sources]})
+    assert edited.name == sol.name and edited.hash() != sol.hash()
+    with pytest.raises(mod.UsageError, match="another version of"):
+        mod.sweep(_FakeExecutor(), op, [mod.Candidate("a", "baseline", "a", edited)], HarnessSettings(), order,
+                  1e9, tmp_path, resume=True)
     # without --resume the files start afresh
     mod.sweep(_FakeExecutor(), op, cands, HarnessSettings(), order[:1], 1e9, tmp_path)
     assert len(load_traces(tmp_path / RMSNORM / "a.jsonl")) == 1
