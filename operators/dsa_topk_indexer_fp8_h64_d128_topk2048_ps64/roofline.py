@@ -9,6 +9,10 @@ Bytes: touched pages, their block-table entries (int32), q_index_fp8 [B,64,128] 
 fp32, seq_lens [B] int32 read; topk_indices [B,2048] int32 written. FLOPs: every token of a touched
 page is scored, Σ_h relu(q_h·k)·w_h = 2·64·128 + 2·64 per token; the top-k selection does no
 floating-point multiply-adds and is not counted. Scoring runs at the fp8 rate (``mma_dtype`` "fp8").
+
+Short rows: when ``P·64 <= topk`` (P <= 32) no row holds more than 2048 tokens, so every row's answer is all of
+its tokens whatever their scores: the minimum work is reading ``seq_lens`` and the block table and writing
+``topk_indices`` — no page, query or weight byte and no FLOP (the pass-through path).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ def roofline(axes: dict[str, int]) -> dict[str, object]:
     b, p = axes["batch_size"], axes["max_num_pages"]
     heads, dim = axes.get("num_index_heads", 64), axes.get("index_head_dim", 128)
     page, row_bytes, topk = axes.get("page_size", 64), axes.get("head_dim_with_scale", 132), axes.get("topk", 2048)
+    if p * page <= topk:  # pass-through: the answer does not depend on any score
+        return {"bytes": b * p * 4 + b * 4 + b * topk * 4, "flops": 0, "mma_dtype": "fp8"}
     pages = p + (b - 1) * (p + 1) / 2
     nbytes = pages * (page * row_bytes + 4) + b * heads * dim + b * heads * 4 + b * 4 + b * topk * 4
     flops = pages * page * (2 * heads * dim + 2 * heads)

@@ -58,9 +58,9 @@ CASES = [
     #   14107*1024 = 14,445,568; bias 512; hidden 14107*7168 = 101,118,976; scale 14107*224 =
     #   3,159,968; out 14107*14336 = 202,237,952 -> 1,730,593,184; flops 14107 * 88,080,384
     (MOE, {"seq_len": 14107}, 1_730_593_184, 1_242_549_977_088, "fp8"),
-    # indexer B=1,P=1: 1 page * (64*132 + 4) = 8452 + q 64*128 = 8192 + weights 256 + seq_lens 4 +
-    #   out 2048*4 = 8192 -> 25,096; flops 64 tokens * (2*64*128 + 2*64) = 64*16,512 = 1,056,768
-    (IDX, {"batch_size": 1, "max_num_pages": 1, "num_pages": 11923}, 25_096, 1_056_768, "fp8"),
+    # indexer B=1,P=1 (64 tokens <= topk: pass-through, no score needed): block table 1*1*4 = 4 + seq_lens 4
+    #   + out 2048*4 = 8192 -> 8,200; no flops
+    (IDX, {"batch_size": 1, "max_num_pages": 1, "num_pages": 11923}, 8_200, 0, "fp8"),
     # B=30,P=91: pages 91 + 29*(92/2) = 1425 -> 1425*8452 = 12,044,100; q 30*8192 = 245,760;
     #   weights 30*256 = 7680; seq_lens 120; out 245,760 -> 12,543,420; flops 1425*64*16,512
     (IDX, {"batch_size": 30, "max_num_pages": 91, "num_pages": 11923}, 12_543_420, 1_505_894_400, "fp8"),
@@ -89,7 +89,9 @@ def test_every_operator_has_a_roofline_for_every_workload():
         assert roof is not None, f"{name} has no roofline.py"
         const = {a: s.value for a, s in op.definition.axes.items() if s.type == "const"}
         rows = workload_bounds(roof, const, {w.uuid: w.axes for w in op.workloads}, None)
-        assert all(r["bytes"] > 0 and r["flops"] > 0 for r in rows.values()), name
+        # a workload may need no FLOP (the indexer's pass-through rows), never no byte
+        assert all(r["bytes"] > 0 and r["flops"] >= 0 for r in rows.values()), name
+        assert any(r["flops"] > 0 for r in rows.values()), name
 
 
 def test_ceilings_by_device_name():
