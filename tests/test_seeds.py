@@ -132,7 +132,7 @@ def test_seed_json_validates(seed_dir: Path) -> None:
     for k, v in defaults.items():
         assert v in space[k], f"default {k}={v!r} not in space {space[k]}"
     assert not _violated(spec, defaults), "defaults violate constraints"
-    assert 3 <= len(spec["directions"]) <= 6
+    assert 3 <= len(spec["directions"]) <= 8  # a short, reviewable list per seed (the indexer has 7)
     for dname, d in spec["directions"].items():
         assert d["description"].strip(), dname
         assert d["moves"], dname

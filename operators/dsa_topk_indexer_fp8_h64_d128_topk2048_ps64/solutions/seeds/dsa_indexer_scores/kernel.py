@@ -5,7 +5,8 @@ row can hold more than 2048 tokens, so the top-2048 of a row is all of its ``seq
 their scores (the reference's ``topk(min(2048, seq_len))`` selects every one, and the evaluator compares
 the selected scores as a set). One launch, ``_pass_through_kernel``, writes each row's global token ids
 ``block_table[b, p // 64] * 64 + p % 64`` for ``p < seq_len`` and ``-1`` after: nothing is scored.
-(The paper's "short-row pass-through" path, REFERENCE §2.) Longer contexts take three steps, each one launch:
+(The paper's "short-row pass-through" path, REFERENCE §2.) Longer contexts take three steps, each one launch
+(two with ``SELECT="radix"``, which fuses steps 2 and 3):
 
 1. ``_indexer_scores_kernel`` - one program per (batch row, span of BLOCKS * BN sequence positions).
    The row's 64x128 FP8 query is loaded once; for every tile of BN positions the program looks up
@@ -31,6 +32,18 @@ the selected scores as a set). One launch, ``_pass_through_kernel``, writes each
    ``min(2048, seq_len)`` valid, unique, reachable ids (the evaluator compares the selected scores as
    a set, so order and ties are free).
 
+``SELECT="radix"`` (seed direction ``fused_selection``) replaces steps 2 and 3 with one launch,
+``_radix_select_kernel`` - one program per row holding the row's scores (padded with -inf to NPAD, a
+power of two, <= 8192 for the contest's P <= 91; longer rows fall back to torch.topk): each fp32 score
+becomes an order-preserving uint32 key (negatives: all bits flipped; non-negatives: sign bit flipped;
+-inf below every finite score); a radix select, 4 passes of 8 bits from the top byte with
+``tl.histogram`` over the surviving candidates, finds the exact key of the k-th largest live score
+(k = min(2048, seq_len), live = positions < seq_len); every key above it and the first (lowest-position)
+``need`` keys equal to it (an inclusive ``tl.cumsum`` over the ties) are selected - exactly k - and an
+exclusive ``tl.cumsum`` compacts their global ids into the row's slots ``[0, k)``; ``-1`` fills the rest.
+Exact, so the selected scores are the reference's as a multiset (tests/test_indexer_select.py checks it
+against torch.topk on adversarial rows). ``SELECT="torch_topk"`` (default) is steps 2 and 3 as above.
+
 Bottlenecks: at long context (P >= 33 pages, up to ~180k tokens per call) the FP8 key bytes (132 B
 per token) and the 16 kFLOP per token of the dot, and the launches and the selection.
 All addressing is int64. Entry point:
@@ -41,12 +54,15 @@ import torch
 import triton
 import triton.language as tl
 
-PARAMS = {"BN": 64, "BLOCKS": 2, "DOT": "tf32", "num_warps": 4, "num_stages": 2}  # kernelopt:params
+PARAMS = {"BN": 64, "BLOCKS": 2, "DOT": "tf32", "num_warps": 4, "num_stages": 2, "SELECT": "torch_topk"}  # kernelopt:params
 
 NUM_HEADS = 64
 HEAD_DIM = 128
 PAGE_SIZE = 64
 TOPK = 2048
+#: Longest row the fused radix selection holds in one program (NPAD lanes); the contest's longest is
+#: 91 pages = 5,824 positions. Longer rows fall back to torch.topk.
+RADIX_MAX_POS = 8192
 ROW_BYTES = HEAD_DIM + 4  # fp8 key bytes + one fp32 scale per token
 
 
@@ -114,6 +130,76 @@ def _translate_kernel(
 
 
 @triton.jit
+def _radix_select_kernel(
+    scores_ptr, seq_lens_ptr, bt_ptr, out_ptr,
+    max_pages, max_pos,
+    NPAD: tl.constexpr, TOPK_C: tl.constexpr, PAGE: tl.constexpr,
+):
+    """Top-``min(TOPK_C, seq_len)`` of one score row, written as global token ids (SELECT="radix").
+
+    One program per batch row; replaces ``torch.topk`` + ``_translate_kernel``. Exact, in four steps:
+
+    1. Keys. The row's ``max_pos`` fp32 scores are loaded into NPAD (a power of two >= max_pos)
+       lanes. Each score's bits become an order-preserving uint32 key: negatives have every bit
+       flipped, non-negatives only the sign bit (so ``a < b`` as floats implies ``key(a) < key(b)``
+       as unsigned ints; -inf maps to 0x007FFFFF, below every finite score; -0.0 sorts just below
+       +0.0, which only refines the order). Live lanes are the positions ``< seq_len`` (clamped to
+       ``max_pos``), the reference's candidates; padding and positions past seq_len take no part.
+    2. Threshold by radix select, most significant byte first (4 passes of 8 bits). ``k`` =
+       min(TOPK_C, live count) elements are wanted. ``cand`` holds the live lanes whose key agrees
+       with the threshold's bytes found so far, ``need`` how many of the wanted elements must still
+       come from ``cand``. Per pass: ``hist`` = ``tl.histogram`` of the current byte over ``cand``
+       (256 bins); ``ge[d]`` = number of candidates whose byte is >= d (a suffix sum, written as
+       total - inclusive prefix + hist, since it is non-increasing in d); the threshold byte is
+       the largest d with ``ge[d] >= need``, i.e. ``(#d with ge[d] >= need) - 1``; the ``ge[d] -
+       hist[d]`` candidates above it are all selected, so ``need`` drops by that, and ``cand``
+       keeps the lanes whose byte equals d. After 4 passes ``thr`` is exactly the key of the k-th
+       largest live element, and ``need`` (1 <= need <= #live keys == thr) is how many of the
+       elements equal to it to take. (k = 0, an empty row, leaves ``thr`` = 0xFFFFFFFF, which no
+       finite or -inf score reaches, and need = 0: nothing is selected.)
+    3. Selection: every live lane with ``key > thr``, plus the first ``need`` lanes (lowest
+       positions, an inclusive ``tl.cumsum`` over the tie mask) with ``key == thr``; exactly k
+       lanes. Ties are free: the evaluator compares the selected scores as a multiset.
+    4. Compaction: an exclusive ``tl.cumsum`` over the selection gives each selected lane its output
+       slot in ``[0, k)``; the slot receives the global id ``block_table[b, p // PAGE] * PAGE + p %
+       PAGE``; slots ``[k, TOPK_C)`` receive -1.
+
+    Addressing is int64 (row offsets ``b * max_pos`` / ``b * TOPK_C`` / ``b * max_pages``, page ids).
+    """
+    b = tl.program_id(0).to(tl.int64)
+    pos = tl.arange(0, NPAD)
+    seq_len = tl.minimum(tl.load(seq_lens_ptr + b).to(tl.int32), max_pos)
+    live = pos < seq_len
+    score = tl.load(scores_ptr + b * max_pos + pos, mask=pos < max_pos, other=float("-inf"))
+    bits = score.to(tl.uint32, bitcast=True)
+    key = tl.where((bits >> 31) != 0, ~bits, bits | 0x80000000)
+
+    bins = tl.arange(0, 256)
+    need = tl.maximum(tl.minimum(seq_len, TOPK_C), 0)  # k; then the number still to take from `cand`
+    cand = live
+    thr = tl.zeros([], dtype=tl.uint32)
+    for i in tl.static_range(4):  # byte 3 (bits 31..24) down to byte 0; the shift is a constant
+        digit = (key >> (24 - 8 * i)) & 0xFF
+        hist = tl.histogram(digit.to(tl.int32), 256, mask=cand)
+        ge = tl.sum(hist) - tl.cumsum(hist, 0) + hist  # candidates with byte >= d
+        d = tl.sum((ge >= need).to(tl.int32)) - 1
+        need -= tl.sum(tl.where(bins == d, ge - hist, 0))
+        thr = thr | (d.to(tl.uint32) << (24 - 8 * i))
+        cand = cand & (digit == d.to(tl.uint32))
+
+    tie = live & (key == thr)
+    take = (live & (key > thr)) | (tie & (tl.cumsum(tie.to(tl.int32), 0) <= need))
+    take_i = take.to(tl.int32)
+    slot = tl.cumsum(take_i, 0) - take_i
+    n_sel = tl.sum(take_i)
+    page = tl.load(bt_ptr + b * max_pages + pos // PAGE, mask=take, other=0).to(tl.int64)
+    row_out = out_ptr + b * TOPK_C
+    tl.store(row_out + slot, (page * PAGE + pos % PAGE).to(tl.int32), mask=take)
+    offs = tl.arange(0, TOPK_C)
+    tl.store(row_out + offs, tl.full([TOPK_C], -1, tl.int32), mask=offs >= n_sel)
+
+
+@triton.jit
 def _pass_through_kernel(seq_lens_ptr, bt_ptr, out_ptr, max_pages, max_pos, TOPK_C: tl.constexpr,
                          PAGE: tl.constexpr):
     b = tl.program_id(0).to(tl.int64)
@@ -130,11 +216,31 @@ def _check(name: str, t: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
     return t.contiguous()
 
 
+def select_topk(scores: torch.Tensor, seq_lens: torch.Tensor, block_table: torch.Tensor,
+                topk_indices: torch.Tensor) -> None:
+    """SELECT="radix": ``_radix_select_kernel`` over fp32 ``scores`` [B, max_pos] (contiguous),
+    int32 ``seq_lens`` [B] and ``block_table`` [B, max_pages], writing int32 ``topk_indices`` [B, 2048].
+
+    num_warps: NPAD // 512, clamped to [4, 16] - 16 lanes per thread (16 warps at NPAD = 8192, 8 at
+    4096). Only B programs run (B <= 31 on 132 SMs), so occupancy is no concern; more warps shorten
+    each program's serial chain (loads, four histograms, the NPAD-long scans) and keep the per-thread
+    arrays (key, score, masks, scan values: ~16 lanes each) well inside the register file.
+    """
+    batch, max_pos = scores.shape
+    npad = max(triton.next_power_of_2(max_pos), 256)
+    _radix_select_kernel[(batch,)](
+        scores, seq_lens, block_table, topk_indices, block_table.shape[1], max_pos,
+        NPAD=npad, TOPK_C=TOPK, PAGE=PAGE_SIZE, num_warps=max(4, min(16, npad // 512)),
+    )
+
+
 def run(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, topk_indices) -> None:
     """Write the top-2048 global token ids per row ([B, 2048] int32, -1 padding) into ``topk_indices``."""
     bn, blocks = int(PARAMS["BN"]), int(PARAMS["BLOCKS"])
     if PARAMS["DOT"] not in ("tf32", "fp8"):
         raise ValueError(f"dsa_indexer_scores: DOT={PARAMS['DOT']!r} must be 'tf32' or 'fp8'")
+    if PARAMS["SELECT"] not in ("torch_topk", "radix"):
+        raise ValueError(f"dsa_indexer_scores: SELECT={PARAMS['SELECT']!r} must be 'torch_topk' or 'radix'")
     batch = q_index_fp8.shape[0]
     num_pages = k_index_cache_fp8.shape[0]
     max_pages = block_table.shape[1] if block_table.dim() == 2 else 0
@@ -169,6 +275,10 @@ def run(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, topk_ind
         H=NUM_HEADS, D=HEAD_DIM, PAGE=PAGE_SIZE, BN=bn, BLOCKS=blocks, FP8_DOT=PARAMS["DOT"] == "fp8",
         num_warps=int(PARAMS["num_warps"]), num_stages=int(PARAMS["num_stages"]),
     )
+
+    if PARAMS["SELECT"] == "radix" and max_pos <= RADIX_MAX_POS:
+        select_topk(scores, lens, table, topk_indices)
+        return
 
     k_sel = min(TOPK, max_pos)
     vals, pos = torch.topk(scores, k_sel, dim=1, largest=True, sorted=False)
