@@ -45,7 +45,7 @@ from benchmarks.contest_report import FLASHINFER, header, markdown, operator_mar
 from kernelopt.analysis.campaign_analysis import analyse_operator, band_roofline
 from kernelopt.analysis.roofline import roofline_fraction
 from kernelopt.cli.build import executor_kind, gpu_available, harness_settings
-from kernelopt.cli.tasks import load_solution_arg
+from kernelopt.cli.tasks import load_solution_arg, seed_point
 from kernelopt.data import DataError, EvalRequest, HarnessSettings, Solution
 from kernelopt.data.loader import dump_jsonl, parse_jsonl
 from kernelopt.data.records import LatencyStats, WorkloadResult
@@ -75,7 +75,8 @@ class Candidate:
 
 # --------------------------------------------------------------------------- inputs
 def parse_solution_overrides(items: list[str], operators: list[str]) -> dict[str, Path]:
-    """``DEF=PATH`` arguments as {definition: path}; the path must exist and DEF be swept."""
+    """``DEF=PATH`` arguments as {definition: path}; the path must exist and DEF be swept. A seed folder may
+    name a point of its space: ``DEF=FOLDER@KEY=VALUE,...`` (see :func:`kernelopt.cli.tasks.seed_point`)."""
     out: dict[str, Path] = {}
     for item in items:
         name, sep, path = item.partition("=")
@@ -83,7 +84,7 @@ def parse_solution_overrides(items: list[str], operators: list[str]) -> dict[str
             raise UsageError(f"--solution {item!r}: expected DEF=PATH")
         if name not in operators:
             raise UsageError(f"--solution {item!r}: {name} is not among --operators {operators}")
-        if not Path(path).exists():
+        if not Path(seed_point(path)[0]).exists():
             raise UsageError(f"--solution {item!r}: {path} does not exist (give a Solution JSON, a seed "
                              f"folder or a folder holding solution.json)")
         out[name] = Path(path)

@@ -5,7 +5,7 @@
 # kernel, torch.compile and fla; GPU 1 runs GDN decode, then GDN prefill's reference. A finished sweep is skipped
 # in a second, so the same script is rerun until both are done. Rebuild the table on the CPU (scripts/README.md).
 # Usage (carry .whl):  CALL=m END_BY=<limit - 60> bash scripts/gpu_session_m.sh   (limit: timeout_s, or the
-# device time left minus ~60 s of cold start when that is less)
+# device time left minus ~60 s of cold start when that is less); GPU0_FIRST="CMD" runs CMD on GPU 0 first.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
@@ -13,6 +13,7 @@ END_BY=${END_BY:-540}
 CALL=${CALL:-m}
 keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  [ -n "${GPU0_FIRST:-}" ] && step 240 bash -c "$GPU0_FIRST"  # e.g. GPU tests of a changed seed
   step "$(left)" bash scripts/contest_resume.sh dsa_indexer
   SUFFIX=_gpu0 EXTRA="--baselines torch_compile fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill ) &
 P0=$!

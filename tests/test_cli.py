@@ -108,3 +108,33 @@ def test_multirun_two_agent_modes_with_joblib(tmp_path: Path) -> None:
         "select value from tags where key = 'kernelopt.agent_mode'"))
     assert modes == ["agent_assisted", "full_agent"], modes
     assert (tmp_path / "multirun").is_dir()
+
+
+SEED = ROOT / "operators" / "rmsnorm_h4096" / "solutions" / "seeds" / "rmsnorm_rowwise"
+
+
+def test_a_seed_point_is_the_seed_at_those_parameters_over_its_defaults() -> None:
+    from kernelopt.cli.tasks import load_solution_arg
+    from kernelopt.data import DataError
+    from kernelopt.generators.base import kernelopt_extra
+
+    sol = load_solution_arg(f"{SEED}@num_warps=4,variant=two_pass", None)
+    assert kernelopt_extra(sol)["params"] == {"BLOCK_H": 4096, "ROWS_PER_PROGRAM": 1, "num_warps": 4,
+                                              "variant": "two_pass"}
+    assert sol.hash() != load_solution_arg(str(SEED), None).hash()
+    for bad, msg in [(f"{SEED}@num_warps=3", "outside its space"), (f"{SEED}@nope=1", "no parameter"),
+                     (f"{SEED}@num_warps", "is not KEY=VALUE"),
+                     (f"{FIX}/rmsnorm_py_value@num_warps=4", "apply to a seed folder")]:
+        with pytest.raises(DataError, match=msg):
+            load_solution_arg(bad, None)
+
+
+def test_evaluate_a_seed_point_from_the_command_line(tmp_path: Path) -> None:
+    r = _cli(["evaluate", "operator=rmsnorm_h4096", f"solution='{SEED}@num_warps=4,variant=two_pass'", "limit=1",
+              f"output={tmp_path / 't.jsonl'}", *TINY], tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    from kernelopt.cli.tasks import load_solution_arg
+
+    want = load_solution_arg(f"{SEED}@num_warps=4,variant=two_pass", None).name
+    trace = json.loads((tmp_path / "t.jsonl").read_text().splitlines()[0])
+    assert trace["solution"] == want and trace["evaluation"]["status"] == "PASSED"

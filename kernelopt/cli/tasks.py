@@ -24,10 +24,32 @@ def _progress(console: Console) -> Progress:
                     TimeElapsedColumn(), console=console, transient=False)
 
 
+def seed_point(text: str) -> tuple[str, dict[str, Any]]:
+    """``PATH@KEY=VALUE,KEY=VALUE`` -> (PATH, {KEY: VALUE}) (values parsed as JSON where they parse:
+    ``BN=128`` is an int, ``SELECT=radix`` a string); a plain PATH gives no parameters."""
+    import json
+
+    path, sep, spec = text.partition("@")
+    params: dict[str, Any] = {}
+    for item in spec.split(",") if sep else []:
+        key, eq, raw = item.partition("=")
+        if not eq or not key.strip():
+            raise DataError(f"{text}: '{item}' is not KEY=VALUE (a seed point is PATH@KEY=VALUE,KEY=VALUE)")
+        try:
+            params[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key.strip()] = raw
+    return path, params
+
+
 def load_solution_arg(path: str, cfg: Any) -> Solution:
-    """A Solution from a JSON file, a seed folder (instantiated at its defaults) or a source folder
+    """A Solution from a JSON file, a seed folder (instantiated at its defaults, or at another point of its
+    space with ``FOLDER@KEY=VALUE,...``: the given parameters over the defaults) or a source folder
     holding ``solution.json`` (whose ``sources`` may be omitted: the folder's files are used)."""
+    path, params = seed_point(path)
     p = Path(path)
+    if params and not (p / "seed.json").is_file():
+        raise DataError(f"{p}: '@KEY=VALUE' parameters apply to a seed folder (one with seed.json) only")
     if p.is_file():
         return load_solution(p)
     if not p.is_dir():
@@ -50,7 +72,15 @@ def load_solution_arg(path: str, cfg: Any) -> Solution:
     if (p / "seed.json").is_file():
         from kernelopt.generators.seeds import load_seed
 
-        return load_seed(p).instantiate(None)
+        seed = load_seed(p)
+        unknown = sorted(set(params) - set(seed.spec.space))
+        if unknown:
+            raise DataError(f"{p}: seed '{seed.name}' has no parameter(s) {unknown}; its space: "
+                            f"{sorted(seed.spec.space)}")
+        try:
+            return seed.instantiate({**seed.spec.defaults, **params} if params else None)
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
     raise DataError(f"{p}: folder holds neither solution.json nor seed.json")
 
 
