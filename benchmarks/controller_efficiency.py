@@ -49,9 +49,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS, stamp
 
 from kernelopt.analysis.campaign_analysis import analyse_operator
+from kernelopt.cli.tasks import assignments
 from kernelopt.controller import Budget, Rules, decide
 from kernelopt.controller.specialise import DISPATCH
 from kernelopt.controller.workloads import representative
+from kernelopt.data import DataError
 from kernelopt.data.records import CampaignState, CandidateRecord, ChampionInfo
 from kernelopt.data.solution import Solution
 from kernelopt.generators import GenerationContext, OfflineGenerator, load_seeds
@@ -171,16 +173,10 @@ class HarnessEval:
 
 def parse_fix(items: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` arguments as {key: value} (values parsed as JSON where they parse: 8 -> int)."""
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"--fix {item!r}: expected KEY=VALUE")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+    try:
+        return assignments(items, "--fix")
+    except DataError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def space_seed(operator: str, fix: dict[str, Any] | None = None) -> Any:

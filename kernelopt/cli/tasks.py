@@ -24,22 +24,29 @@ def _progress(console: Console) -> Progress:
                     TimeElapsedColumn(), console=console, transient=False)
 
 
-def seed_point(text: str) -> tuple[str, dict[str, Any]]:
-    """``PATH@KEY=VALUE,KEY=VALUE`` -> (PATH, {KEY: VALUE}) (values parsed as JSON where they parse:
-    ``BN=128`` is an int, ``SELECT=radix`` a string); a plain PATH gives no parameters."""
+def assignments(items: list[str], where: str) -> dict[str, Any]:
+    """``KEY=VALUE`` items as {KEY: VALUE}, values parsed as JSON where they parse (``BN=128`` is an int,
+    ``SELECT=radix`` a string). Raises :class:`DataError` naming ``where`` for an item without ``=``."""
     import json
 
-    path, sep, spec = text.partition("@")
-    params: dict[str, Any] = {}
-    for item in spec.split(",") if sep else []:
+    out: dict[str, Any] = {}
+    for item in items:
         key, eq, raw = item.partition("=")
         if not eq or not key.strip():
-            raise DataError(f"{text}: '{item}' is not KEY=VALUE (a seed point is PATH@KEY=VALUE,KEY=VALUE)")
+            raise DataError(f"{where}: '{item}' is not KEY=VALUE")
         try:
-            params[key.strip()] = json.loads(raw)
+            out[key.strip()] = json.loads(raw)
         except json.JSONDecodeError:
-            params[key.strip()] = raw
-    return path, params
+            out[key.strip()] = raw
+    return out
+
+
+def seed_point(text: str) -> tuple[str, dict[str, Any]]:
+    """``PATH@KEY=VALUE,KEY=VALUE`` -> (PATH, {KEY: VALUE}) (see :func:`assignments`); a plain PATH gives no
+    parameters."""
+    path, sep, spec = text.partition("@")
+    return path, (assignments(spec.split(","), f"{text} (a seed point is PATH@KEY=VALUE,KEY=VALUE)")
+                  if sep else {})
 
 
 def load_solution_arg(path: str, cfg: Any) -> Solution:
