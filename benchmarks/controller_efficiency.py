@@ -408,6 +408,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = ap.parse_args(argv)
     if args.mode in ("measure", "table") and args.table is None:
         ap.error(f"--mode {args.mode} needs --table FILE")
+    if args.mode == "table" and args.fix:
+        ap.error("--fix: --mode table searches the sub-space recorded in the table (set --fix when measuring it)")
     if args.mode == "measure":
         return measure_space(args.operator, args.table, args.workloads, parse_fix(args.fix))
     if args.mode == "synthetic" and args.operator not in MODELS:

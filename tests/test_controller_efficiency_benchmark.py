@@ -105,3 +105,13 @@ def test_dispatch_candidates_run_their_bands_specialist_per_workload() -> None:
     for u, b in wl.items():
         want = large if b <= 4 or b > 16 else small
         assert got[u] == ev.evaluate(want, [u], 0)[u]
+
+
+def test_fix_in_table_mode_is_refused_not_ignored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mod = _module()
+    table = tmp_path / "t.json"
+    _table(mod, table)
+    with pytest.raises(SystemExit):
+        mod.main(["--mode", "table", "--table", str(table), "--fix", "num_warps=4", "--out", str(tmp_path)])
+    assert "sub-space recorded in the table" in capsys.readouterr().err
+    assert not list(tmp_path.glob("controller_efficiency_*"))
