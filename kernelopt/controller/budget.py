@@ -10,9 +10,11 @@ class Budget(BaseModel):
 
     Attributes:
         max_candidates: Distinct candidate solutions that may be gated (the baseline seeds count).
-        max_rounds: Generation rounds after the baseline round.
+        max_rounds: Generation rounds after the baseline round (a generation asking for k candidates
+            counts min(1, k / candidates_per_round) rounds: one-candidate probes are a third of a round).
         wall_clock_s: Wall-clock seconds since the campaign started (a hard stop).
-        patience: Generation rounds in a row without a promotion before the campaign stops.
+        patience: Generation rounds in a row without a promotion before the campaign stops (counted as
+            for ``max_rounds``).
         candidates_per_round: Candidates the generator is asked for in one round.
     """
 

@@ -50,19 +50,25 @@ from kernelopt.data.records import CampaignState, ChampionInfo, Decision, Eviden
 BASELINE = "baseline"
 
 
-def _rounds(decisions: list[Decision]) -> tuple[int, int, int]:
-    """(generation rounds after the baseline, rounds since the last promotion, baseline tries)."""
-    rounds = since = baseline = 0
+def _rounds(decisions: list[Decision], round_size: int) -> tuple[int, float, float, int]:
+    """(generations after the baseline, their round equivalents, round equivalents since the last
+    promotion, baseline tries). A generation asking for ``k`` candidates counts ``min(1, k / round_size)``
+    rounds: a one-candidate probe is a third of a 3-candidate round, so ``max_rounds`` and ``patience`` bound
+    the search effort the same whether the controller probes or asks for full rounds."""
+    generations = baseline = 0
+    rounds = since = 0.0
     for d in decisions:
         if d.action == "promote":
-            since = 0
+            since = 0.0
         elif d.action == "generate":
             if d.direction == BASELINE:
                 baseline += 1
             else:
-                rounds += 1
-                since += 1
-    return rounds, since, baseline
+                generations += 1
+                w = min(1.0, d.count / round_size) if d.count > 0 else 1.0  # count unknown: a full round
+                rounds += w
+                since += w
+    return generations, rounds, since, baseline
 
 
 def _latency_ev(g: SolutionRuns, stage: str) -> Evidence:
@@ -135,11 +141,12 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
     champion = state.champion
     default_nf = champion.noise_floor if champion and champion.noise_floor is not None else rules.noise_floor_default
     nf, nf_ev = noise_floor(groups, default_nf)
-    rounds, since, baseline_tries = _rounds(state.decisions)
+    generations, rounds, since, baseline_tries = _rounds(state.decisions, budget.candidates_per_round)
     gated = sum(g.gate is not None for g in groups)
     counts = Evidence(kind="counts", subject=state.campaign_run_id, value=gated,
-                      detail={"gated": gated, "swept": sum(g.swept for g in groups), "rounds": rounds,
-                              "rounds_since_promotion": since, "elapsed_s": state.elapsed_s})
+                      detail={"gated": gated, "swept": sum(g.swept for g in groups), "generations": generations,
+                              "rounds": round(rounds, 3), "rounds_since_promotion": round(since, 3),
+                              "elapsed_s": state.elapsed_s})
     base = [nf_ev, counts]
 
     def stop(reason: str) -> Decision:
@@ -192,10 +199,10 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
 
     if gated >= budget.max_candidates:
         return stop(f"candidate budget spent ({gated} >= {budget.max_candidates})")
-    if rounds >= budget.max_rounds:
-        return stop(f"round budget spent ({rounds} >= {budget.max_rounds})")
-    if since >= budget.patience:
-        return stop(f"patience exceeded: {since} round(s) without a promotion (patience {budget.patience})")
+    if rounds >= budget.max_rounds - 1e-9:
+        return stop(f"round budget spent ({rounds:.3g} >= {budget.max_rounds})")
+    if since >= budget.patience - 1e-9:
+        return stop(f"patience exceeded: {since:.3g} round(s) without a promotion (patience {budget.patience})")
 
     if state.analysis and best is not None:
         plan = plan_dispatch(groups, state.analysis, list(state.all_workloads), nf, rules, state.decisions)
@@ -204,7 +211,7 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
             return Decision(action="generate", parent_run_id=best.run_id, direction=DISPATCH, count=1,
                             candidate_run_ids=list(d["specialists"]), workloads=list(state.gate_workloads),
                             evidence=base + [_latency_ev(best, "full"), plan],
-                            reason=f"round {rounds + 1}: bands disagree on the best solution — dispatch over "
+                            reason=f"round {generations + 1}: bands disagree on the best solution — dispatch over "
                                    f"{d['axis']} to " + ", ".join(d["names"]) + f" (edges {d['uppers']}; "
                                    f"estimated gain {plan.value:.1%} over {best.name})")
 
@@ -235,6 +242,6 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
     return Decision(action="generate", parent_run_id=parent.run_id, direction=direction, count=count, band=band,
                     workloads=workloads or list(state.gate_workloads),
                     evidence=base + [_latency_ev(parent, stage), *dir_evs],
-                    reason=f"round {rounds + 1}: {count} candidate(s) from {parent.name} "
+                    reason=f"round {generations + 1}: {count} candidate(s) from {parent.name} "
                            f"({stage} mean {(parent.full_mean if stage == 'full' else parent.gate_mean):.6g} ms) "
                            f"along direction {direction!r}{focus}")

@@ -198,3 +198,15 @@ def test_incomplete_runs_are_ignored():
     r = rec("g1", "a", "gate", 1.0).model_copy(update={"status": "RUNNING"})
     d = decide(state(r), BUDGET, RULES)
     assert d.action == "generate" and d.direction == "baseline"
+
+
+def test_a_probe_counts_as_its_share_of_a_round():
+    """One-candidate probes spend a third of a 3-candidate round of ``max_rounds`` and ``patience``: the
+    same search effort bounds a campaign whether the controller probes or asks for full rounds."""
+    b = Budget(max_candidates=50, max_rounds=10, patience=1, candidates_per_round=3)
+    probe = gen().model_copy(update={"count": 1})
+    assert decide(_settled(baseline(), promote(), probe, probe), b, RULES).action == "generate"
+    d = decide(_settled(baseline(), promote(), probe, probe, probe), b, RULES)
+    assert d.action == "stop" and "patience" in d.reason
+    full = gen().model_copy(update={"count": 3})
+    assert decide(_settled(baseline(), promote(), full), b, RULES).action == "stop"
