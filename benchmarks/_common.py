@@ -154,6 +154,12 @@ def verdict_line(log: str) -> str | None:
     return hits[-1] if hits else None
 
 
+def failure_reason(log: str) -> str:
+    """One line saying why a result failed: its verdict line, else its last non-empty log line ("" if none)."""
+    lines = [ln.strip() for ln in log.splitlines() if ln.strip()]
+    return verdict_line(log) or (lines[-1] if lines else "")
+
+
 def failure_log(r: Any) -> str:
     """A failed result's log tail (600 characters), its verdict line first when the tail cut it off (a
     library's warnings printed after the verdict, e.g. torch.compile's)."""

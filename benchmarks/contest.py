@@ -35,10 +35,10 @@ from benchmarks._common import (
     Budget,
     command_line,
     device_label,
+    failure_reason,
     percentile,
     summarize_results,
     sweep_order,
-    verdict_line,
     write_results,
 )
 from benchmarks.contest_report import FLASHINFER, header, markdown, operator_markdown
@@ -148,8 +148,7 @@ def _progress(op: str, i: int, n: int, c: Candidate, r: WorkloadResult, budget: 
     done = int(width * (i + 1) / n)
     ms = f" {r.latency.mean_ms:.4f} ms" if r.latency else ""
     if r.status is not EvaluationStatus.PASSED:  # the reason on the device log too, not only in the trace
-        lines = [ln.strip() for ln in (r.log or "").splitlines() if ln.strip()]
-        why = verdict_line(r.log or "") or (lines[-1] if lines else "")
+        why = failure_reason(r.log or "")
         ms = f" ({why[:200]})" if why else ""
     axes = ",".join(f"{k}={v}" for k, v in r.axes.items())
     print(f"[{op}] [{'#' * done}{'.' * (width - done)}] workload {i + 1}/{n} ({axes}) {c.label}: "
@@ -219,9 +218,9 @@ def shape_key(axes: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(axes.items()))
 
 
-def timed_out_shapes(results: list[WorkloadResult]) -> set[tuple[tuple[str, Any], ...]]:
-    """Shape keys of the workloads these results timed out on."""
-    return {shape_key(r.axes) for r in results if r.status == EvaluationStatus.TIMEOUT}
+def timed_out_shapes(outcomes: Any) -> set[tuple[tuple[str, Any], ...]]:
+    """Shape keys of the workloads that timed out, from (axes, status) pairs (of results or of traces)."""
+    return {shape_key(axes) for axes, status in outcomes if status == EvaluationStatus.TIMEOUT}
 
 
 def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessSettings, order: list[Any],
@@ -247,8 +246,8 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
             if resume:
                 kept = traced(traces, op, c, retry)
                 done[c.label] = {t.workload.uuid for t in kept}
-                timed_out[c.label] = {shape_key(t.workload.axes) for t in kept
-                                      if t.evaluation and t.evaluation.status == EvaluationStatus.TIMEOUT}
+                timed_out[c.label] = timed_out_shapes((t.workload.axes, t.evaluation.status)
+                                                      for t in kept if t.evaluation)
             else:
                 (traces / op.name / f"{c.label}.jsonl").write_text("")
             solution_record(traces, op, c).write_text(c.solution.model_dump_json(indent=1) + "\n")
@@ -268,7 +267,7 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
             run["results"].extend(res.results)
             run["timer"] = res.timer or run["timer"]
             run["environment"] = res.environment or run["environment"]
-            timed_out[c.label] |= timed_out_shapes(res.results)
+            timed_out[c.label] |= timed_out_shapes((r.axes, r.status) for r in res.results)
             for r in res.results:
                 _progress(op.name, i, len(order), c, r, budget)
             if traces is not None:
@@ -395,7 +394,7 @@ def compare(op: Operator, candidates: list[Candidate], runs: dict[str, dict[str,
         m = lat[c.label]
         on_common = [m[u] for u in common] if m else []
         results = runs[c.label]["results"]
-        seen, slow = {r.uuid for r in results}, timed_out_shapes(results)
+        seen, slow = {r.uuid for r in results}, timed_out_shapes((r.axes, r.status) for r in results)
         speed, n_speed = mean_speedup(ref, m)
         rows[c.label] = {
             "role": c.role, "source": c.source, "solution": c.solution.name, "solution_hash": c.solution.hash(),

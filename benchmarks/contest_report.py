@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks._common import fmt, md_table, verdict_line
+from benchmarks._common import failure_reason, fmt, md_table
 
 FLASHINFER = "flashinfer"
 
@@ -84,13 +84,11 @@ def _failures(cands: dict[str, Any]) -> list[str]:
     """One line per candidate that failed somewhere: its first failure's verdict line (else last log line)."""
     lines = []
     for label, c in cands.items():
-        text = c.get("first_error") or ""
-        log = [ln for ln in text.splitlines() if ln.strip()]
         if c["role"] != FLASHINFER and c["passed"] < c["evaluated"]:
             skipped = c.get("skipped_same_shape_as_timeout") or 0
             more = (f" — and {skipped} workload(s) sharing the axes of a TIMEOUT not evaluated (they would time out too)"
                     if skipped else "")
-            lines.append(f"- {label}: {verdict_line(text) or (log[-1].strip() if log else 'no log')}{more}")
+            lines.append(f"- {label}: {failure_reason(c.get('first_error') or '') or 'no log'}{more}")
     return ["", "First failure per candidate (verdict or last log line; full tail in the JSON):", "",
             *lines] if lines else []
 
