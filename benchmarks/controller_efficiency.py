@@ -58,7 +58,7 @@ from kernelopt.data.records import CampaignState, CandidateRecord, ChampionInfo
 from kernelopt.data.solution import Solution
 from kernelopt.generators import GenerationContext, OfflineGenerator, load_seeds
 from kernelopt.generators.base import kernelopt_extra
-from kernelopt.generators.dispatch import DispatchError, compose_dispatch
+from kernelopt.generators.dispatch import DispatchError, band_index, compose_planned
 from kernelopt.operators import load_operator
 
 SM, H200_BW = 132, 4.3e12
@@ -101,18 +101,18 @@ class DispatchRouting:
     workload is that specialist's. (``--mode gpu`` evaluates the composed solution itself.)"""
 
     op: Any
-    plans: dict[str, tuple[list[Solution], list[int], str]]
+    plans: dict[str, list[Solution]]
 
-    def add_dispatch(self, sol: Solution, specialists: list[Solution], uppers: list[int], axis: str) -> None:
-        self.plans[sol.hash()] = (specialists, list(uppers), axis)
+    def add_dispatch(self, sol: Solution, specialists: list[Solution]) -> None:
+        self.plans[sol.hash()] = specialists
 
     def resolve(self, sol: Solution, uuid: str) -> Solution:
         """``sol`` itself, or for a dispatch the point that runs on workload ``uuid`` (a specialist may be a
-        dispatch itself)."""
-        while (plan := self.plans.get(sol.hash())) is not None:
-            specialists, uppers, axis = plan
-            value = next(w.axes[axis] for w in self.op.workloads if w.uuid == uuid)
-            sol = next((s for s, up in zip(specialists, uppers) if value <= up), specialists[-1])
+        dispatch itself); the axis and edges are the ones the composed solution records."""
+        while (specialists := self.plans.get(sol.hash())) is not None:
+            plan = kernelopt_extra(sol)["dispatch"]
+            value = next(w.axes[plan["axis"]] for w in self.op.workloads if w.uuid == uuid)
+            sol = specialists[band_index(value, plan["uppers"])]
         return sol
 
 
@@ -357,14 +357,13 @@ def run_controller(operator: str, ev: Any, budget: int, seed: int, evidence: boo
 def compose(definition: Any, d: Any, sols: dict[str, Solution], ev: Any) -> list[Solution]:
     """The dispatch candidate of a ``dispatch`` decision (its specialists behind the band edges), told to the
     evaluator when it routes dispatches itself; none when the specialists cannot be combined."""
-    plan = next(e for e in d.evidence if e.kind == "dispatch")
     specialists = [sols[rid] for rid in d.candidate_run_ids]
     try:
-        sol = compose_dispatch(definition, specialists, list(plan.detail["uppers"]), plan.detail["axis"])
+        sol = compose_planned(definition, d, specialists)
     except DispatchError:
         return []
     if hasattr(ev, "add_dispatch"):
-        ev.add_dispatch(sol, specialists, plan.detail["uppers"], plan.detail["axis"])
+        ev.add_dispatch(sol, specialists)
     return [sol]
 
 

@@ -21,7 +21,7 @@ from kernelopt.data.solution import Solution
 from kernelopt.data.workload import Workload
 from kernelopt.controller.specialise import DISPATCH
 from kernelopt.generators.base import GenerationContext, Generator, kernelopt_extra
-from kernelopt.generators.dispatch import DispatchError, compose_dispatch
+from kernelopt.generators.dispatch import DispatchError, compose_planned
 from kernelopt.generators.llm_base import archive_failures, take_log
 
 
@@ -109,12 +109,9 @@ class _Loop:
     def compose(self, decision: Decision) -> list[Solution]:
         """The dispatch candidate of a ``dispatch`` decision (platform code, not the generator): the
         specialists' solutions from the store behind a dispatch on the band axis."""
-        plan = next((e for e in decision.evidence if e.kind == "dispatch"), None)
-        if plan is None:
-            raise ValueError("a dispatch decision without its 'dispatch' evidence row")
         specialists = [self.store.download_solution(rid) for rid in decision.candidate_run_ids]
         try:
-            sol = compose_dispatch(self.definition, specialists, list(plan.detail["uppers"]), plan.detail["axis"])
+            sol = compose_planned(self.definition, decision, specialists)
         except DispatchError as exc:
             self.emit("proposal_failed", reason=f"dispatch: {exc}")
             return []

@@ -88,19 +88,21 @@ def test_fixed_sub_space_is_the_only_space_every_arm_searches(tmp_path: Path) ->
 def test_dispatch_candidates_run_their_bands_specialist_per_workload() -> None:
     """In table mode the controller's dispatch is composed as the campaign composes it, and measures on each
     workload what its band's specialist measured there (nested dispatches resolve to a point)."""
+    from kernelopt.generators.dispatch import compose_dispatch
+
     mod = _module()
     ev = mod.TableEval(REPO / "benchmarks" / "results" / "controller_space_gdn_decode_h200.json")
     pts = mod.space_points(ev.op.name)
     small, large = pts[0], pts[-1]
     wl = {w.uuid: w.axes["batch_size"] for w in ev.op.workloads}
-    d = mod.compose_dispatch(ev.op.definition, [small, large], [16], "batch_size")
-    ev.add_dispatch(d, [small, large], [16], "batch_size")
+    d = compose_dispatch(ev.op.definition, [small, large], [16], "batch_size")
+    ev.add_dispatch(d, [small, large])
     got = ev.evaluate(d, list(wl), 0)
     for u, b in wl.items():
         assert got[u] == ev.evaluate(small if b <= 16 else large, [u], 0)[u]
     assert ev.true_mean(d) == pytest.approx(sum(got.values()) / len(got))
-    outer = mod.compose_dispatch(ev.op.definition, [large, d], [4], "batch_size")
-    ev.add_dispatch(outer, [large, d], [4], "batch_size")
+    outer = compose_dispatch(ev.op.definition, [large, d], [4], "batch_size")
+    ev.add_dispatch(outer, [large, d])
     got = ev.evaluate(outer, list(wl), 0)
     for u, b in wl.items():
         want = large if b <= 4 or b > 16 else small

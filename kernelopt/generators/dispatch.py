@@ -16,6 +16,7 @@ import hashlib
 from pathlib import PurePosixPath
 
 from kernelopt.data.definition import Definition
+from kernelopt.data.records import Decision
 from kernelopt.data.solution import Solution
 
 ENTRY_FILE = "dispatch.py"
@@ -56,6 +57,26 @@ def _check(definition: Definition, specialists: list[Solution]) -> bool:
     if len(styles) != 1:
         raise DispatchError("specialists mix destination-passing and value-returning entry points")
     return styles.pop()
+
+
+def band_index(value: int, uppers: list[int]) -> int:
+    """The specialist that runs for ``value`` of the band axis: the first whose band's upper edge is at least
+    ``value``, else the last (the rule of the composed ``run``)."""
+    return next((i for i, up in enumerate(uppers) if value <= up), len(uppers))
+
+
+def compose_planned(definition: Definition, decision: Decision, specialists: list[Solution]) -> Solution:
+    """The dispatch candidate of a ``dispatch`` decision: ``specialists`` (the solutions of its
+    ``candidate_run_ids``, in order) behind the axis and band edges of its ``dispatch`` evidence row.
+
+    Raises:
+        ValueError: The decision carries no ``dispatch`` evidence row.
+        DispatchError: As :func:`compose_dispatch`.
+    """
+    plan = next((e for e in decision.evidence if e.kind == "dispatch"), None)
+    if plan is None:
+        raise ValueError("a dispatch decision without its 'dispatch' evidence row")
+    return compose_dispatch(definition, specialists, list(plan.detail["uppers"]), plan.detail["axis"])
 
 
 def compose_dispatch(definition: Definition, specialists: list[Solution], uppers: list[int], axis: str,
