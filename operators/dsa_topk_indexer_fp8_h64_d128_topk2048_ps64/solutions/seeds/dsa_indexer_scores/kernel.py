@@ -113,6 +113,14 @@ def _indexer_scores_kernel(
 
 
 @triton.jit
+def _token_ids(bt_ptr, b, max_pages, pos, live, PAGE: tl.constexpr):
+    """Global token ids of row ``b``'s sequence positions ``pos`` where ``live`` (``-1`` elsewhere), int32:
+    ``block_table[b, pos // PAGE] * PAGE + pos % PAGE`` (the reference's convention)."""
+    page = tl.load(bt_ptr + b * max_pages + pos // PAGE, mask=live, other=0).to(tl.int64)
+    return tl.where(live, page * PAGE + pos % PAGE, -1).to(tl.int32)
+
+
+@triton.jit
 def _translate_kernel(
     pos_ptr, val_ptr, bt_ptr, out_ptr,
     k_sel, max_pages,
@@ -124,9 +132,7 @@ def _translate_kernel(
     pos = tl.load(pos_ptr + b * k_sel + offs, mask=sel, other=0).to(tl.int64)
     val = tl.load(val_ptr + b * k_sel + offs, mask=sel, other=float("-inf"))
     live = sel & (val != float("-inf"))
-    page = tl.load(bt_ptr + b * max_pages + pos // PAGE, mask=live, other=0).to(tl.int64)
-    tok = page * PAGE + pos % PAGE
-    tl.store(out_ptr + b * TOPK_C + offs, tl.where(live, tok, -1).to(tl.int32))
+    tl.store(out_ptr + b * TOPK_C + offs, _token_ids(bt_ptr, b, max_pages, pos, live, PAGE))
 
 
 @triton.jit
@@ -192,9 +198,8 @@ def _radix_select_kernel(
     take_i = take.to(tl.int32)
     slot = tl.cumsum(take_i, 0) - take_i
     n_sel = tl.sum(take_i)
-    page = tl.load(bt_ptr + b * max_pages + pos // PAGE, mask=take, other=0).to(tl.int64)
     row_out = out_ptr + b * TOPK_C
-    tl.store(row_out + slot, (page * PAGE + pos % PAGE).to(tl.int32), mask=take)
+    tl.store(row_out + slot, _token_ids(bt_ptr, b, max_pages, pos, take, PAGE), mask=take)
     offs = tl.arange(0, TOPK_C)
     tl.store(row_out + offs, tl.full([TOPK_C], -1, tl.int32), mask=offs >= n_sel)
 
@@ -205,9 +210,7 @@ def _pass_through_kernel(seq_lens_ptr, bt_ptr, out_ptr, max_pages, max_pos, TOPK
     b = tl.program_id(0).to(tl.int64)
     seq_len = tl.minimum(tl.load(seq_lens_ptr + b).to(tl.int64), max_pos)
     pos = tl.arange(0, TOPK_C).to(tl.int64)
-    live = pos < seq_len
-    page = tl.load(bt_ptr + b * max_pages + pos // PAGE, mask=live, other=0).to(tl.int64)
-    tl.store(out_ptr + b * TOPK_C + pos, tl.where(live, page * PAGE + pos % PAGE, -1).to(tl.int32))
+    tl.store(out_ptr + b * TOPK_C + pos, _token_ids(bt_ptr, b, max_pages, pos, pos < seq_len, PAGE))
 
 
 def _check(name: str, t: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
