@@ -26,13 +26,31 @@ left() { echo $(( ${END_BY:-540} - SECONDS - 10 )); }
 # traces that way. Quote glob patterns: they are matched at each pack (files written later are picked up);
 # paths that do not exist yet are skipped.
 keep_packed() {
-  local name=$1; shift
-  local patterns="$*"
-  # tar exits 1 when a file grew while read (a trace being appended): that pack is still whole up to there
-  # shellcheck disable=SC2086  # word splitting and globbing of the patterns are wanted here
-  ( while sleep 30; do tar --ignore-failed-read -czf "$OUT/$name.partial" $patterns 2>/dev/null
-      [ $? -le 1 ] && mv -f "$OUT/$name.partial" "$OUT/$name.tgz"; done ) &
+  PACK_NAME=$1; shift
+  PACK_PATTERNS="$*"
+  ( while sleep 30; do pack_once; done ) &
   PACKER=$!
 }
-# stop_packing: end keep_packed's loop (before the call's own final pack under the same name)
-stop_packing() { [ -n "${PACKER:-}" ] && kill "$PACKER" 2>/dev/null; wait "$PACKER" 2>/dev/null; rm -f "$OUT"/*.partial; }
+# pack_once: one pack of keep_packed's patterns into $OUT/<name>.tgz. tar exits 1 when a file grew while read
+# (a trace being appended): that pack is still whole up to there.
+pack_once() {
+  # shellcheck disable=SC2086  # word splitting and globbing of the patterns are wanted here
+  tar --ignore-failed-read -czf "$OUT/$PACK_NAME.partial" $PACK_PATTERNS 2>/dev/null
+  [ $? -le 1 ] && mv -f "$OUT/$PACK_NAME.partial" "$OUT/$PACK_NAME.tgz"
+}
+# finish_packing: end keep_packed's loop and pack once more (the call's final results)
+finish_packing() {
+  [ -n "${PACKER:-}" ] && kill "$PACKER" 2>/dev/null; wait "$PACKER" 2>/dev/null
+  pack_once; rm -f "$OUT"/*.partial
+}
+# The contest sweeps still owed to issue 3, split over two GPUs (GDN prefill's ~2 s-a-call reference gets one
+# to itself): sweeps_gpu0 the DSA indexer, then GDN prefill's retained kernel, torch.compile and fla;
+# sweeps_gpu1 GDN decode, then GDN prefill's reference. Each resumes into benchmarks/results/traces_contest_h200.
+sweeps_gpu0() {
+  step "$(left)" bash scripts/contest_resume.sh dsa_indexer
+  SUFFIX=_gpu0 EXTRA="--baselines torch_compile fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
+}
+sweeps_gpu1() {
+  step "$(left)" bash scripts/contest_resume.sh gdn_decode
+  SUFFIX=_gpu1 EXTRA="--baselines reference --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
+}

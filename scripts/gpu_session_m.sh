@@ -11,17 +11,14 @@ cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 END_BY=${END_BY:-540}
 CALL=${CALL:-m}
-keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200
+keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*'
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   [ -n "${GPU0_FIRST:-}" ] && step 240 bash -c "$GPU0_FIRST"  # e.g. GPU tests of a changed seed
-  step "$(left)" bash scripts/contest_resume.sh dsa_indexer
-  SUFFIX=_gpu0 EXTRA="--baselines torch_compile fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill ) &
+  sweeps_gpu0 ) &
 P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"
-  step "$(left)" bash scripts/contest_resume.sh gdn_decode
-  SUFFIX=_gpu1 EXTRA="--baselines reference --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill ) &
+  sweeps_gpu1 ) &
 P1=$!
 wait $P0 $P1
-stop_packing
-tar czf "$OUT/results_${CALL}.tgz" benchmarks/results/traces_contest_h200 benchmarks/results/contest_*_resumed*.* 2>/dev/null
+finish_packing
 ls -la "$OUT"

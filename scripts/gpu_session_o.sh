@@ -13,11 +13,11 @@ END_BY=${END_BY:-530}
 CAMP_S=${1:-200}
 GD=gdn_decode_qk4_v8_d128_k_last
 # (added after call O, which was cut before packing: what the call measured comes back even when cut)
-keep_packed results_o benchmarks/results/traces_contest_h200 'benchmarks/results/campaign_gdn_decode_bands_h200.*' \
-  'benchmarks/results/contest_gdn_decode_bands_h200.*' /tmp/champ /tmp/tr_bands mlruns
+keep_packed results_o benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' \
+  'benchmarks/results/campaign_gdn_decode_bands_h200.*' 'benchmarks/results/contest_gdn_decode_bands_h200.*' \
+  /tmp/champ /tmp/tr_bands mlruns
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_o_gpu0.log"
-  step "$(left)" bash scripts/contest_resume.sh dsa_indexer
-  SUFFIX=_gpu0 EXTRA="--baselines torch_compile fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill ) &
+  sweeps_gpu0 ) &
 P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_o_gpu1.log"
   step $((CAMP_S + 40)) python3 -m kernelopt.cli.main optimize operator=$GD operator.workload_sample=14 \
@@ -34,10 +34,5 @@ P0=$!
     bash scripts/contest_resume.sh gdn_decode ) &
 P1=$!
 wait $P0 $P1
-stop_packing
-cp /tmp/champ/solution.json "$OUT/champion_solution.json" 2>/dev/null
-tar czf "$OUT/results_o.tgz" benchmarks/results/traces_contest_h200 benchmarks/results/contest_*_resumed*.* \
-  benchmarks/results/contest_gdn_decode_bands_h200.* benchmarks/results/campaign_gdn_decode_bands_h200.* \
-  /tmp/tr_bands 2>/dev/null
-tar czf "$OUT/mlruns_o.tgz" mlruns 2>/dev/null
+finish_packing
 ls -la "$OUT"
