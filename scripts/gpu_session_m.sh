@@ -5,13 +5,15 @@
 # kernel, torch.compile and fla; GPU 1 runs GDN decode, then GDN prefill's reference. A finished sweep is skipped
 # in a second, so the same script is rerun until both are done. Rebuild the table on the CPU (scripts/README.md).
 # Usage (carry .whl):  CALL=m END_BY=<limit - 60> bash scripts/gpu_session_m.sh   (limit: timeout_s, or the
-# device time left minus ~60 s of cold start when that is less); GPU0_FIRST="CMD" runs CMD on GPU 0 first.
+# device time left minus ~60 s of cold start when that is less); GPU0_FIRST="CMD" runs CMD on GPU 0 first;
+# PACK_EXTRA='PATTERN ...' packs more result paths (e.g. a table GPU0_FIRST writes).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 END_BY=${END_BY:-540}
 CALL=${CALL:-m}
-keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*'
+keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' \
+  ${PACK_EXTRA:-}
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   [ -n "${GPU0_FIRST:-}" ] && step 240 bash -c "$GPU0_FIRST"  # e.g. GPU tests of a changed seed
   sweeps_gpu0 ) &
