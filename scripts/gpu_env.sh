@@ -44,13 +44,15 @@ finish_packing() {
   pack_once; rm -f "$OUT"/*.partial
 }
 # The contest sweeps still owed to issue 3, split over two GPUs (GDN prefill's ~2 s-a-call reference gets one
-# to itself): sweeps_gpu0 the DSA indexer, then GDN prefill's retained kernel, torch.compile and fla;
-# sweeps_gpu1 GDN decode, then GDN prefill's reference. Each resumes into benchmarks/results/traces_contest_h200.
+# to itself as early as it can): sweeps_gpu0 the DSA indexer, GDN decode's torch.compile (100-220 s of compilation
+# per batch size), then GDN prefill's retained kernel, torch.compile and fla; sweeps_gpu1 GDN decode's reference,
+# fla and retained kernel, then GDN prefill's reference. Each resumes into benchmarks/results/traces_contest_h200.
 sweeps_gpu0() {
   step "$(left)" bash scripts/contest_resume.sh dsa_indexer
+  SUFFIX=_gpu0 EXTRA="--baselines torch_compile --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_decode
   SUFFIX=_gpu0 EXTRA="--baselines torch_compile fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
 }
 sweeps_gpu1() {
-  step "$(left)" bash scripts/contest_resume.sh gdn_decode
+  SUFFIX=_gpu1 EXTRA="--baselines reference fla" step "$(left)" bash scripts/contest_resume.sh gdn_decode
   SUFFIX=_gpu1 EXTRA="--baselines reference --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
 }
