@@ -54,7 +54,7 @@ import torch
 import triton
 import triton.language as tl
 
-PARAMS = {"BN": 64, "BLOCKS": 2, "DOT": "tf32", "num_warps": 4, "num_stages": 2, "SELECT": "torch_topk"}  # kernelopt:params
+PARAMS = {"BN": 64, "BLOCKS": 2, "DOT": "tf32", "num_warps": 4, "num_stages": 2, "SELECT": "radix"}  # kernelopt:params
 
 NUM_HEADS = 64
 HEAD_DIM = 128
