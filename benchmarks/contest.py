@@ -91,7 +91,7 @@ def parse_solution_overrides(items: list[str], operators: list[str]) -> dict[str
     return out
 
 
-def _rel(path: Path) -> str:
+def rel_path(path: Path) -> str:
     """A path relative to the repository when it lies inside it."""
     try:
         return Path(path).resolve().relative_to(REPO).as_posix()
@@ -99,7 +99,8 @@ def _rel(path: Path) -> str:
         return str(path)
 
 
-def _load(path: Path, op: Operator) -> Solution:
+def load_solution_for(path: Path, op: Operator) -> Solution:
+    """The solution at ``path`` (JSON, seed folder or solution folder), checked to be for ``op``."""
     try:
         sol = load_solution_arg(str(path), None)
     except (DataError, SolutionFolderError, ValueError) as exc:
@@ -117,14 +118,14 @@ def load_candidates(op: Operator, override: Path | None, baselines: list[str] | 
     retained = override or (op.path / "retained" if (op.path / "retained" / "solution.json").is_file()
                             else None)
     if retained is not None and with_retained:
-        out.append(Candidate(RETAINED, "retained", _rel(retained), _load(retained, op)))
+        out.append(Candidate(RETAINED, "retained", rel_path(retained), load_solution_for(retained, op)))
     files = sorted((op.path / "solutions" / "baselines").glob("*.json"))
     unknown = sorted(set(baselines or []) - {f.stem for f in files})
     if unknown:
         raise UsageError(f"{op.name}: no baseline(s) {unknown}; have {[f.stem for f in files]}")
     for f in files:
         if baselines is None or f.stem in baselines:
-            out.append(Candidate(f.stem, "baseline", _rel(f), _load(f, op)))
+            out.append(Candidate(f.stem, "baseline", rel_path(f), load_solution_for(f, op)))
     return out
 
 
@@ -309,7 +310,7 @@ def runs_from_traces(op: Operator, candidates: list[Candidate], folder: Path) ->
         first = traces[0].evaluation.environment if traces else None
         env = {"hardware": first.hardware, "libs": dict(first.libs)} if first else {}
         runs[c.label] = {"results": results, "timer": "+".join(sorted(timers)) or None, "environment": env,
-                         "spent_s": None, "source_traces": _rel(path)}
+                         "spent_s": None, "source_traces": rel_path(path)}
     return runs
 
 
@@ -476,22 +477,29 @@ def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any)
             print(operator_markdown(name, payload["operators"][name]) + "\n", flush=True)
 
 
+def traced_comparison(op: Operator, candidates: list[Candidate], folder: Path, probe: dict[str, Any],
+                      max_workloads: int | None = None) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """One operator's runs rebuilt from ``folder/<definition>/<label>.jsonl`` (:func:`runs_from_traces`) and
+    their comparison (:func:`compare`) with the coverage fields :func:`operator_markdown` reads."""
+    runs = runs_from_traces(op, candidates, folder)
+    order = [w.uuid for w in sweep_order(op.workloads, max_workloads)]
+    evaluated = {r.uuid for run in runs.values() for r in run["results"]}
+    return runs, {"workloads": len(op.workloads), "swept": len(evaluated), "settings": None,
+                  "settings_line": f"figures read from traces in {rel_path(folder / op.name)}",
+                  **compare(op, candidates, runs, order, probe)}
+
+
 def rebuild(args: argparse.Namespace, ops: dict[str, Operator], cands: dict[str, list[Candidate]],
             payload: dict[str, Any], save: Any) -> None:
     """``--from-traces``: the comparison from saved traces, no evaluation (the flashinfer row keeps the
     probe of this interpreter)."""
     payload["flashinfer"] = probe = probe_flashinfer()
-    payload.update(from_traces=_rel(args.from_traces), executor="none (figures from saved traces)",
+    payload.update(from_traces=rel_path(args.from_traces), executor="none (figures from saved traces)",
                    preset="as recorded in the traces", budget_s=None)
     all_runs = {}
     for name, op in ops.items():
-        all_runs[name] = runs = runs_from_traces(op, cands[name], args.from_traces)
-        order = [w.uuid for w in sweep_order(op.workloads, args.max_workloads)]
-        evaluated = {r.uuid for run in runs.values() for r in run["results"]}
-        payload["operators"][name] = {
-            "workloads": len(op.workloads), "swept": len(evaluated), "settings": None,
-            "settings_line": f"figures read from traces in {_rel(args.from_traces / name)}",
-            **compare(op, cands[name], runs, order, probe)}
+        all_runs[name], payload["operators"][name] = traced_comparison(
+            op, cands[name], args.from_traces, probe, args.max_workloads)
         payload["environment"] = environment_of(all_runs, payload["executor"])
         save(payload)
         print(operator_markdown(name, payload["operators"][name]) + "\n", flush=True)

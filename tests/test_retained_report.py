@@ -1,0 +1,165 @@
+"""benchmarks/retained_report.py: an operator's retained/ folder written from the committed contest traces
+(CPU only, no GPU, no network)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from kernelopt.operators import load_operator
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "benchmarks" / "retained_report.py"
+TRACES = REPO / "benchmarks" / "results" / "traces_contest_h200"
+INDEXER = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
+GDN = "gdn_decode_qk4_v8_d128_k_last"
+
+
+@pytest.fixture(scope="module")
+def rr() -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location("kopt_retained_report", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses resolve their module by name
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _run(rr: types.ModuleType, out: Path, *extra: str, op: str = INDEXER, traces: Path = TRACES) -> int:
+    return rr.main(["--operator", op, "--traces", str(traces), "--out", str(out), *extra])
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
+
+
+def test_indexer_folder_from_the_committed_traces(rr: types.ModuleType, tmp_path: Path) -> None:
+    out = tmp_path / "retained"
+    assert _run(rr, out) == 0
+    record = json.loads((TRACES / INDEXER / "retained.solution.json").read_text())
+    assert json.loads((out / "solution.json").read_text()) == record
+    traces = _lines(out / "traces.jsonl")
+    assert len(traces) == 128
+    assert all(t["evaluation"]["status"] == "PASSED" and t["solution"] == record["name"] for t in traces)
+    assert [t["workload"]["uuid"] for t in traces] == [w.uuid for w in load_operator(INDEXER).workloads]
+    md = (out / "summary.md").read_text()
+    assert md.startswith(f"# {INDEXER} — retained kernel (status: provisional, H200)\n")
+    assert md.count(rr.BEGIN) == 1 and md.count(rr.END) == 1 and md.index(rr.BEGIN) < md.index(rr.END)
+    assert "speedup vs reference: 234.20x (mean-latency ratio over the 128 workloads both passed)" in md
+    assert "speedup vs torch_compile: 206.56x" in md
+    assert "Workloads PASSED: 128 / 128" in md and "not a full sweep" not in md
+    assert "mean 0.0272 ms · median 0.0020 ms · p95 0.0722 ms" in md
+    assert f"`{record['name']}`" in md and "timer cupti" in md and "NVIDIA H200" in md
+    assert "python benchmarks/retained_report.py --operator " + INDEXER in md
+    for band in ("max_num_pages 1-32", "max_num_pages 33-36", "max_num_pages 38-45", "max_num_pages 82-91"):
+        assert md.count(f"| {band} |") == 2  # the latency and the roofline-fraction rows
+    assert "| max_num_pages 82-91 | memory | 0.03 (133 GB/s, n=20) |" in md
+    assert md.rstrip().endswith("are met and which are not, and what comes next._")  # the History stub
+
+
+def test_rerun_keeps_hand_written_text_and_refreshes_the_block(rr: types.ModuleType, tmp_path: Path) -> None:
+    out = tmp_path / "retained"
+    assert _run(rr, out) == 0
+    summary = out / "summary.md"
+    text = summary.read_text().replace("## History\n", "## History\n\nHand-written: tried BLOCKS=4.\n")
+    text = text.replace("- Status: provisional", "- Status: provisional\n- STALE LINE")
+    summary.write_text("Preamble kept.\n" + text)
+    (out / "traces.jsonl").write_text("")
+    assert _run(rr, out) == 0
+    md = summary.read_text()
+    assert md.startswith("Preamble kept.\n# ")
+    assert "Hand-written: tried BLOCKS=4." in md and "STALE LINE" not in md
+    assert md.count(rr.BEGIN) == 1 and "234.20x" in md
+    assert len(_lines(out / "traces.jsonl")) == 128
+
+
+def test_block_goes_after_the_first_heading_of_a_file_without_markers(rr: types.ModuleType,
+                                                                       tmp_path: Path) -> None:
+    out = tmp_path / "retained"
+    out.mkdir()
+    (out / "summary.md").write_text("# My title\n\nIntro paragraph.\n\n## Notes\n\nkeep me\n")
+    assert _run(rr, out) == 0
+    md = (out / "summary.md").read_text()
+    assert md.startswith("# My title\n\n" + rr.BEGIN)
+    assert md.endswith(rr.END + "\n\nIntro paragraph.\n\n## Notes\n\nkeep me\n")
+
+
+def test_a_different_solution_is_refused_unless_replace(rr: types.ModuleType, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "retained"
+    out.mkdir()
+    other = (TRACES / INDEXER / "reference.solution.json").read_text()
+    (out / "solution.json").write_text(other)
+    assert _run(rr, out) == 2
+    err = capsys.readouterr().err
+    assert json.loads(other)["name"] in err and "dsa_indexer_scores_1288a3a5" in err and "--replace" in err
+    assert sorted(p.name for p in out.iterdir()) == ["solution.json"]  # nothing written
+    assert (out / "solution.json").read_text() == other
+    assert _run(rr, out, "--replace") == 0
+    assert (out / "solution.json").read_text() == (TRACES / INDEXER / "retained.solution.json").read_text()
+
+
+def test_the_same_kernel_spelt_differently_is_kept(rr: types.ModuleType, tmp_path: Path) -> None:
+    out = tmp_path / "retained"
+    out.mkdir()
+    record = json.loads((TRACES / INDEXER / "retained.solution.json").read_text())
+    record["spec"].pop("binding", None)  # absent instead of an explicit null: the same Solution
+    kept = json.dumps(record)
+    (out / "solution.json").write_text(kept)
+    assert _run(rr, out) == 0
+    assert (out / "solution.json").read_text() == kept
+
+
+def test_bad_input_exits_2(rr: types.ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(rr, tmp_path / "a", op="no_such_operator") == 2
+    assert "unknown operator 'no_such_operator'" in capsys.readouterr().err
+    assert _run(rr, tmp_path / "b", "--label", "nope") == 2
+    assert "no traces of label 'nope'" in capsys.readouterr().err
+    folder = tmp_path / "tr" / INDEXER
+    folder.mkdir(parents=True)
+    for name in ("retained.jsonl", "reference.jsonl", "reference.solution.json"):
+        shutil.copy(TRACES / INDEXER / name, folder / name)
+    assert _run(rr, tmp_path / "c", traces=tmp_path / "tr") == 2
+    assert "retained.solution.json: no solution record" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
+    record = TRACES / INDEXER / "retained.solution.json"
+    assert _run(rr, tmp_path / "c", "--solution", str(record), traces=tmp_path / "tr") == 0
+    assert "speedup vs reference: 234.20x" in (tmp_path / "c" / "summary.md").read_text()
+    wrong = TRACES / INDEXER / "torch_compile.solution.json"
+    assert _run(rr, tmp_path / "d", "--solution", str(wrong), traces=tmp_path / "tr") == 2
+    assert "holds traces of ['dsa_indexer_scores_1288a3a5']" in capsys.readouterr().err
+    first = (folder / "retained.jsonl").read_text().splitlines(keepends=True)[0]
+    with (folder / "retained.jsonl").open("a") as fh:
+        fh.write(first)
+    assert _run(rr, tmp_path / "e", "--solution", str(record), traces=tmp_path / "tr") == 2
+    assert "traced more than once" in capsys.readouterr().err
+
+
+def test_a_partial_sweep_is_flagged_and_cannot_be_final(rr: types.ModuleType, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "tr" / INDEXER
+    shutil.copytree(TRACES / INDEXER, folder, ignore=shutil.ignore_patterns("superseded"))
+    lines = (folder / "retained.jsonl").read_text().splitlines(keepends=True)
+    (folder / "retained.jsonl").write_text("".join(lines[:100]))
+    assert _run(rr, tmp_path / "final", "--status", "final", traces=tmp_path / "tr") == 2
+    assert "--status final needs every workload PASSED" in capsys.readouterr().err
+    assert _run(rr, tmp_path / "out", traces=tmp_path / "tr") == 0
+    md = (tmp_path / "out" / "summary.md").read_text()
+    assert "not a full sweep: 100 of 128" in md and "Workloads PASSED: 100 / 128 (100 evaluated)" in md
+    assert "speedup vs reference" in md and "over the 100 workloads both passed" in md
+
+
+def test_gdn_decode_with_an_incomplete_baseline(rr: types.ModuleType, tmp_path: Path) -> None:
+    out = tmp_path / "retained"
+    assert _run(rr, out, op=GDN) == 0
+    assert len(_lines(out / "traces.jsonl")) == 54
+    md = (out / "summary.md").read_text()
+    assert "Workloads PASSED: 54 / 54" in md and "not a full sweep" not in md
+    assert "speedup vs torch_compile:" in md and "over the 46 workloads both passed" in md
+    assert "speedup vs fla: 1.00x (mean-latency ratio over the 54 workloads both passed)" in md
+    assert "TIMEOUT" in md and "| batch_size 64 | memory |" in md
