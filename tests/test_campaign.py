@@ -24,7 +24,7 @@ from kernelopt.campaign import CampaignConfig, run_campaign, split_plan
 from kernelopt.controller import Budget, Rules
 from kernelopt.data import CandidateRecord, HarnessSettings
 from kernelopt.executor import make_executor
-from kernelopt.generators import GenerationContext, OfflineGenerator, load_seeds
+from kernelopt.generators import GenerationContext, OfflineGenerator, kernelopt_extra, load_seeds
 from kernelopt.operators import UnknownOperatorError, load_operator
 from kernelopt.tracking import TrackingStore
 
@@ -47,14 +47,17 @@ def store_at(root: Path) -> TrackingStore:
 
 def planned_gate_hashes() -> set[str]:
     """What the campaign must gate: the seed at its defaults, then round 1 from it along the first
-    direction (one seed, so the parent and direction do not depend on measured latencies)."""
+    direction that moves from there (one seed, so the parent and direction do not depend on measured
+    latencies)."""
     op = load_operator(OP)
     gen = OfflineGenerator(seed=0)
     (base,) = gen.propose(GenerationContext(definition=op.definition, operator=OP))
     (seed,) = load_seeds(OP)
+    live = kernelopt_extra(base)["directions"]
+    assert live and set(live) <= set(seed.direction_names)
     history = [CandidateRecord(run_id="x", name=base.name, solution_hash=base.hash(), stage="gate")]
     round1 = gen.propose(GenerationContext(definition=op.definition, operator=OP, parent=base,
-                                           direction=seed.direction_names[0], count=2, history=history))
+                                           direction=live[0], count=2, history=history))
     assert len(round1) == 2
     return {base.hash()} | {s.hash() for s in round1}
 

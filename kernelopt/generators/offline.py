@@ -3,8 +3,10 @@
 * No parent: one candidate per seed at its defaults (the baseline).
 * Parent + direction: apply the direction's moves to the parent's parameters (``"+1"``/``"-1"``
   step along the value list, clamped at its ends; a literal sets the value); when that point is
-  invalid or already seen, or more candidates are wanted, add neighbours reached by random
-  single-parameter steps from it. The random stream for attempt ``i`` comes from
+  invalid or already seen, or more candidates are wanted, the direction's partial moves come next
+  (a compound direction's moves on fewer of its parameters, most parameters first, declared order:
+  ``wider_tiles`` = BLOCK_M+1 and BLOCK_N+1 whose tile breaks a constraint still widens one side),
+  then neighbours reached by random single-parameter steps from the whole move. The random stream for attempt ``i`` comes from
   ``random.Random(sha256(seed, parent hash, direction, i))``, so proposals depend only on the
   generator seed, the parent, the direction and the campaign history. After every 16 fruitless
   attempts the walk takes one more step, widening the neighbourhood.
@@ -19,23 +21,10 @@ from typing import Any
 
 from kernelopt.data.solution import Solution
 from kernelopt.generators.base import GenerationContext, kernelopt_extra
-from kernelopt.generators.seeds import STEP_MOVES, Seed, load_seeds, read_params_line
+from kernelopt.generators.seeds import Seed, load_seeds, partial_moves, read_params_line
 
 ATTEMPTS_PER_CANDIDATE = 64
 ATTEMPTS_PER_RADIUS = 16
-
-
-def apply_moves(seed: Seed, params: dict[str, Any], moves: dict[str, Any]) -> dict[str, Any]:
-    """``params`` after a direction's moves (steps clamp at the ends of a value list)."""
-    out = dict(params)
-    for key, move in moves.items():
-        values = seed.spec.space[key]
-        if move in STEP_MOVES:
-            i = values.index(out[key]) + (1 if move == "+1" else -1)
-            out[key] = values[min(max(i, 0), len(values) - 1)]
-        else:
-            out[key] = move
-    return out
 
 
 def random_step(seed: Seed, params: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -131,9 +120,13 @@ class OfflineGenerator:
                 out.append(sol)
 
         d = seed.spec.directions.get(ctx.direction) if ctx.direction else None
-        base = apply_moves(seed, parent_params, d.moves) if d is not None else dict(parent_params)
+        base = seed.apply_moves(parent_params, d.moves) if d is not None else dict(parent_params)
         if d is not None:
             offer(base)
+            for sub in partial_moves(d.moves):
+                if len(out) >= ctx.count:
+                    break
+                offer(seed.apply_moves(parent_params, sub))
         for i in range(ATTEMPTS_PER_CANDIDATE * ctx.count):
             if len(out) >= ctx.count:
                 break

@@ -143,6 +143,32 @@ class Seed:
         """``params`` with keys in the space's order."""
         return {k: params[k] for k in self.spec.space}
 
+    def apply_moves(self, params: dict[str, Any], moves: dict[str, Any]) -> dict[str, Any]:
+        """``params`` after a direction's moves (steps clamp at the ends of a value list)."""
+        out = dict(params)
+        for key, move in moves.items():
+            values = self.spec.space[key]
+            if move in STEP_MOVES:
+                i = values.index(out[key]) + (1 if move == "+1" else -1)
+                out[key] = values[min(max(i, 0), len(values) - 1)]
+            else:
+                out[key] = move
+        return out
+
+    def live_directions(self, params: dict[str, Any]) -> list[str]:
+        """Declared directions (in order) whose move, or one of its partial moves, reaches another valid
+        point from ``params``; a direction clamped at the end of its value lists, or whose every
+        move breaks a constraint, is dead there (the offline generator would only offer random
+        neighbours under its name)."""
+        live = []
+        for name, d in self.spec.directions.items():
+            for moves in [d.moves, *partial_moves(d.moves)]:
+                point = self.apply_moves(params, moves)
+                if point != params and self.valid(point):
+                    live.append(name)
+                    break
+        return live
+
     def instantiate(self, params: dict[str, Any] | None = None) -> Solution:
         """The seed as a :class:`Solution` at ``params`` (its defaults when ``None``).
 
@@ -168,7 +194,15 @@ class Seed:
                         description=desc, spec=spec,
                         sources=[SourceFile(path=p, content=c) for p, c in sorted(sources.items())],
                         kernelopt={"seed": self.name, "params": params,
-                                   "directions": self.direction_names})
+                                   "directions": self.live_directions(params)})
+
+
+def partial_moves(moves: dict[str, Any]) -> list[dict[str, Any]]:
+    """A compound direction's moves on fewer of its parameters: every proper non-empty subset, larger
+    subsets first, each in declared order (none for a one-parameter direction)."""
+    keys = list(moves)
+    return [{k: moves[k] for k in combo} for r in range(len(keys) - 1, 0, -1)
+            for combo in itertools.combinations(keys, r)]
 
 
 def _validate(spec: SeedSpec, where: str) -> None:

@@ -49,7 +49,8 @@ def test_baseline_is_one_candidate_per_seed_at_defaults(gen):
     assert s.name.startswith("tiny_rowwise_") and len(s.name) == len("tiny_rowwise_") + 8
     assert s.author == "kernelopt-offline" and s.definition == "rmsnorm_h4096"
     assert s.spec.target_hardware == ["H200", "CPU-interpreter"] and s.spec.entry_point == "kernel.py::run"
-    assert kernelopt_extra(s)["directions"] == ["more_rows", "fewer_rows", "narrow", "wide_many_warps"]
+    # the directions that move from this point: fewer_rows is clamped at ROWS=1 (dead here)
+    assert kernelopt_extra(s)["directions"] == ["more_rows", "narrow", "wide_many_warps"]
     assert read_params_line(s.source("kernel.py"), "kernel.py") == params(s)
     assert "seed.json" not in [f.path for f in s.sources]
 
@@ -136,3 +137,36 @@ def test_count_zero_and_unknown_direction(gen, parent):
     assert gen.propose(ctx(parent=parent, direction="more_rows", count=0)) == []
     sols = gen.propose(ctx(parent=parent, direction="not_a_direction", count=2))
     assert len(sols) == 2  # neighbours of the parent
+
+
+@pytest.mark.parametrize("walk_seed", range(8))
+def test_invalid_compound_move_tries_its_partial_moves_before_neighbours(walk_seed):
+    """wide_many_warps from (2048, 4 rows, 4 warps): the whole move (4096, 4, 8) breaks ROWS*BLOCK_H <= 8192
+    and BLOCK_H=4096 alone breaks it too; the warps step alone, (2048, 4, 8), is the direction's valid
+    partial move, proposed before any random neighbour (whatever the walk's seed)."""
+    gen = OfflineGenerator(seed=walk_seed, root=ROOT)
+    seed = load_seeds("rmsnorm_h4096", ROOT)[0]
+    start = seed.instantiate({"BLOCK_H": 2048, "ROWS": 4, "num_warps": 4})
+    for n in (1, 3):
+        sols = gen.propose(ctx(parent=start, direction="wide_many_warps", count=n))
+        assert params(sols[0]) == {"BLOCK_H": 2048, "ROWS": 4, "num_warps": 8}, [params(s) for s in sols]
+    # seen already: the partial move is skipped like any other seen point
+    history = [CandidateRecord(run_id="r0", name="x", solution_hash=seed.instantiate(
+        {"BLOCK_H": 2048, "ROWS": 4, "num_warps": 8}).hash(), stage="gate")]
+    sols = gen.propose(ctx(parent=start, direction="wide_many_warps", count=1, history=history))
+    assert params(sols[0]) != {"BLOCK_H": 2048, "ROWS": 4, "num_warps": 8}
+
+
+def test_recorded_directions_are_the_live_ones():
+    """A solution records the declared directions that reach another valid point from it (whole or partial
+    move): clamped at a list's end, or every move breaking a constraint, a direction is dead there."""
+    seed = load_seeds("rmsnorm_h4096", ROOT)[0]
+    # (1024, 4, 4): ROWS and BLOCK_H clamp; wide_many_warps' moves break a constraint whole or in part
+    assert seed.live_directions({"BLOCK_H": 1024, "ROWS": 4, "num_warps": 4}) == ["fewer_rows"]
+    edge = {"BLOCK_H": 2048, "ROWS": 4, "num_warps": 8}  # ROWS*BLOCK_H = 8192, BLOCK_H = 256*num_warps
+    # more_rows: 16384 > 8192; fewer_rows -> ROWS 2; narrow -> 1024 < 256*8; wide_many_warps: (4096, 4, 8)
+    # breaks ROWS*BLOCK_H, warps clamp at 8 -> dead
+    assert seed.live_directions(edge) == ["fewer_rows"]
+    assert kernelopt_extra(seed.instantiate(edge))["directions"] == ["fewer_rows"]
+    mid = {"BLOCK_H": 2048, "ROWS": 2, "num_warps": 4}
+    assert seed.live_directions(mid) == ["more_rows", "fewer_rows", "narrow", "wide_many_warps"]

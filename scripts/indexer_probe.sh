@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# DSA indexer questions for the next device call (on a GPU, after `source scripts/gpu_env.sh`; results under
+# benchmarks/results/indexer_probe/). 1) Where the ~50 us of a long-context call go (scoring kernel vs
+# selection): profiles (torch.profiler + ncu) of the retained seed point with SELECT=radix and torch_topk on
+# the longest rows (batch 30, 89-91 pages) and a short one (batch 4, 34 pages). 2) Why contest.py read the
+# same kernel ~15 % slower (median per workload) than `controller_efficiency.py --mode measure` at >= 33 pages
+# (benchmarks/results/h200_session_2026-11-30d.md; the inputs are the same: seq_lens and block tables come
+# from the workload UUID): contest.py evaluates it right after the ~6 ms-a-call reference of the previous
+# workload — the seed timed alone, then after the reference, with SM clock / temperature / power read between.
+# Usage: GPU0_FIRST="bash scripts/indexer_probe.sh" PACK_EXTRA='benchmarks/results/indexer_probe' ... gpu_session_m.sh
+set -u
+cd "$(dirname "$0")/.." || exit 1
+D=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
+SEED=operators/$D/solutions/seeds/dsa_indexer_scores
+W="[dd728f92-98ba-5974-bcdc-e0e4d10c52d8,ead4d392-3071-53b8-9ed1-c5a081ae5f0e,1a594ddd-a4b6-5dfc-973b-435639b939dc,6e9056cc-914e-5d59-a96e-1d9a72176d93]"
+R=benchmarks/results/indexer_probe
+mkdir -p "$R"
+ev() { python3 -m kernelopt.cli.main evaluate operator=$D "workloads=$W" "$@"; }
+gpu() { nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv,noheader \
+  | sed "s/^/$1: /" | tee -a "$R/clocks.txt"; }
+for SEL in radix torch_topk; do
+  ev "solution='$SEED@SELECT=$SEL'" output=$R/profiled_$SEL.jsonl profile=$R/profile_$SEL.json
+done
+gpu "before alone"; ev "solution='$SEED'" output=$R/alone.jsonl
+gpu "before reference"; ev solution=operators/$D/solutions/baselines/reference.json output=$R/reference.jsonl
+gpu "after reference"; ev "solution='$SEED'" output=$R/after_reference.jsonl; gpu "end"
