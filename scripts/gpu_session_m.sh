@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Device call M and its repeats (2026-11-30, nvidia-h200-x2): the contest sweeps still owed to issue 3, resumed
-# into benchmarks/results/traces_contest_h200 (REJECTED pairs evaluated again). GDN prefill's slow reference
-# (~2 s a call at 8,192 tokens) gets a GPU to itself: GPU 0 runs the DSA indexer, then GDN prefill's retained
-# kernel, torch.compile and fla; GPU 1 runs GDN decode, then GDN prefill's reference. A finished sweep is skipped
-# in a second, so the same script is rerun until both are done. Rebuild the table on the CPU (scripts/README.md).
+# into benchmarks/results/traces_contest_h200 (REJECTED pairs evaluated again); the split over the two GPUs is
+# sweeps_gpu0 / sweeps_gpu1 in scripts/gpu_env.sh (GDN prefill's slow reference and the retained kernel on GPU 1,
+# its torch.compile and fla on GPU 0). A finished sweep is skipped in seconds, so the same script is rerun until
+# every sweep is done. Rebuild the table on the CPU (scripts/README.md).
 # Usage (carry .whl):  CALL=m END_BY=<limit - 60> bash scripts/gpu_session_m.sh   (limit: timeout_s, or the
-# device time left minus ~60 s of cold start when that is less); GPU0_FIRST="CMD" runs CMD on GPU 0 first;
+# device time left minus ~60 s of cold start when that is less); GPU0_FIRST="CMD" runs CMD on GPU 0 first
+# (GPU0_FIRST_S seconds at most, default 240);
 # PACK_EXTRA='PATTERN ...' packs more result paths (e.g. a table GPU0_FIRST writes).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -15,7 +16,7 @@ CALL=${CALL:-m}
 keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' \
   ${PACK_EXTRA:-}
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  [ -n "${GPU0_FIRST:-}" ] && step 240 bash -c "$GPU0_FIRST"  # e.g. GPU tests of a changed seed
+  [ -n "${GPU0_FIRST:-}" ] && step "${GPU0_FIRST_S:-240}" bash -c "$GPU0_FIRST"  # e.g. GPU tests of a changed seed
   sweeps_gpu0 ) &
 P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"

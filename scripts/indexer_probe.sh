@@ -7,7 +7,8 @@
 # (benchmarks/results/h200_session_2026-11-30d.md; the inputs are the same: seq_lens and block tables come
 # from the workload UUID): contest.py evaluates it right after the ~6 ms-a-call reference of the previous
 # workload — the seed timed alone, then after the reference, with SM clock / temperature / power read between.
-# Usage: GPU0_FIRST="bash scripts/indexer_probe.sh" PACK_EXTRA='benchmarks/results/indexer_probe' ... gpu_session_m.sh
+# 3) below: issue 8's 100-trial replay. Usage (about 5 minutes): GPU0_FIRST="bash scripts/indexer_probe.sh"
+# GPU0_FIRST_S=360 PACK_EXTRA='benchmarks/results/indexer_probe' CALL=<x> END_BY=<limit-60> bash scripts/gpu_session_m.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 D=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
@@ -24,3 +25,16 @@ done
 gpu "before alone"; ev "solution='$SEED'" output=$R/alone.jsonl
 gpu "before reference"; ev solution=operators/$D/solutions/baselines/reference.json output=$R/reference.jsonl
 gpu "after reference"; ev "solution='$SEED'" output=$R/after_reference.jsonl; gpu "end"
+# 3) Issue 8's 100-trial replay on the near-tie-prone workloads: rows of 33-36 pages (2,049-2,304 tokens, where
+# the 2,048th score sits among the row's lowest — ReLU zeros tie) and the two longest; 100 fresh inputs each,
+# every trial checked by the indexer's evaluator (reachable, unique ids, sorted recomputed scores).
+NEAR=$(python3 - <<'PY'
+import json
+ws = [json.loads(l)["workload"] for l in open("operators/dsa_topk_indexer_fp8_h64_d128_topk2048_ps64/workloads.jsonl")]
+near = [w["uuid"] for w in ws if 33 <= w["axes"]["max_num_pages"] <= 36]
+longest = sorted(ws, key=lambda w: -w["axes"]["batch_size"] * w["axes"]["max_num_pages"])[:2]
+print("[" + ",".join(near + [w["uuid"] for w in longest]) + "]")
+PY
+)
+python3 -m kernelopt.cli.main evaluate operator=$D "solution='$SEED'" "workloads=$NEAR" harness.trials=100 \
+  harness.warmup=0 harness.iterations=1 harness.time_reference=false output=$R/replay100.jsonl
