@@ -8,7 +8,9 @@ in one executor run on one device with the official harness settings.
 Candidates per operator: ``retained`` (``operators/<def>/retained/solution.json``, or a
 ``--solution DEF=PATH`` override: a Solution JSON, a seed folder or a folder holding
 ``solution.json``), every ``operators/<def>/solutions/baselines/*.json`` (reference, torch_compile,
-fla...) and a ``flashinfer`` row that records whether the ``flashinfer`` package imports here.
+fla...) and one row per external implementation that would serve the definition (``EXTERNAL``:
+``flashinfer`` everywhere, ``deep_gemm`` for the DSA indexer, ``flash_mla`` for DSA attention) recording
+whether its package imports here.
 
 Workloads are taken in an order that spreads over the size range; for each workload every candidate
 that still has budget left is evaluated (the candidate order rotates per workload), so all
@@ -41,7 +43,7 @@ from benchmarks._common import (
     sweep_order,
     write_results,
 )
-from benchmarks.contest_report import FLASHINFER, header, markdown, operator_markdown
+from benchmarks.contest_report import EXTERNAL_ROLE, header, markdown, operator_markdown
 from kernelopt.analysis.campaign_analysis import analyse_operator, band_roofline
 from kernelopt.analysis.roofline import roofline_fraction
 from kernelopt.cli.build import executor_kind, gpu_available, harness_settings
@@ -129,18 +131,35 @@ def load_candidates(op: Operator, override: Path | None, baselines: list[str] | 
     return out
 
 
-def probe_flashinfer() -> dict[str, Any]:
-    """Whether ``import flashinfer`` works in this interpreter (checked in a child process)."""
-    code = "import flashinfer; print(getattr(flashinfer, '__version__', 'unknown'))"
+#: External implementations the contest rows record (REFERENCE / issues 7-9): package -> (the definitions it
+#: would serve, None = every one; what it provides). Each is probed by import in a child process; a package
+#: that imports but has no ``solutions/baselines/<package>.json`` is noted, not timed.
+EXTERNAL: dict[str, tuple[tuple[str, ...] | None, str]] = {
+    "flashinfer": (None, "FlashInfer kernels"),
+    "deep_gemm": (("dsa_topk_indexer_fp8_h64_d128_topk2048_ps64",),
+                  "DeepGEMM fp8_paged_mqa_logits (the DSA indexer's FP8 scoring)"),
+    "flash_mla": (("dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64",), "FlashMLA sparse MLA decoding"),
+}
+
+
+def probe_package(name: str) -> dict[str, Any]:
+    """Whether ``import <name>`` works in this interpreter (checked in a child process)."""
+    code = f"import {name}; print(getattr({name}, '__version__', 'unknown'))"
     try:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                               check=False)
     except subprocess.TimeoutExpired:
-        return {"importable": False, "error": "flashinfer not importable: import timed out after 300 s"}
+        return {"importable": False, "error": f"{name} not importable: import timed out after 300 s"}
     if proc.returncode == 0:
         return {"importable": True, "version": proc.stdout.strip().splitlines()[-1]}
     lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-    return {"importable": False, "error": f"flashinfer not importable: {lines[-1] if lines else proc.returncode}"}
+    return {"importable": False, "error": f"{name} not importable: {lines[-1] if lines else proc.returncode}"}
+
+
+def probe_externals(operators: list[str]) -> dict[str, dict[str, Any]]:
+    """The import probe of every external package that serves one of ``operators``."""
+    return {pkg: probe_package(pkg) for pkg, (defs, _) in EXTERNAL.items()
+            if defs is None or any(o in defs for o in operators)}
 
 
 # --------------------------------------------------------------------------- the sweep
@@ -376,17 +395,24 @@ def band_breakdown(op: Operator, lat: dict[str, dict[str, float]], common: list[
             "ceilings": ceilings["device"] if ceilings else None, "notes": analysis["notes"], "bands": bands}
 
 
-def flashinfer_row(probe: dict[str, Any]) -> dict[str, Any]:
-    """The ``flashinfer`` row: the import probe's outcome instead of numbers."""
-    note = (f"flashinfer {probe['version']} importable; no FlashInfer-backed solution in solutions/baselines "
-            f"(add flashinfer.json there to time it)" if probe["importable"] else probe["error"])
-    return {"role": FLASHINFER, **probe, "note": note}
+def external_rows(definition: str, probes: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """One row per probed external package that serves ``definition``: the probe's outcome instead of
+    numbers."""
+    rows = {}
+    for pkg, probe in probes.items():
+        defs, what = EXTERNAL.get(pkg, (None, pkg))
+        if defs is not None and definition not in defs:
+            continue
+        note = (f"{pkg} {probe['version']} importable ({what}); no {pkg}-backed solution in solutions/baselines "
+                f"(add {pkg}.json there to time it)" if probe["importable"] else f"{probe['error']} ({what})")
+        rows[pkg] = {"role": EXTERNAL_ROLE, "package": pkg, **probe, "note": note}
+    return rows
 
 
 def compare(op: Operator, candidates: list[Candidate], runs: dict[str, dict[str, Any]],
-            order: list[str], probe: dict[str, Any]) -> dict[str, Any]:
-    """Per-candidate summaries, speedups vs reference, pairwise ratios, the flashinfer row and the
-    band breakdown."""
+            order: list[str], probes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Per-candidate summaries, speedups vs reference, pairwise ratios, the external packages' rows
+    (``probes``: package -> import probe) and the band breakdown."""
     lat = {c.label: passed_latencies(runs[c.label]["results"]) for c in candidates}
     common, over = common_workloads(lat, order)
     ref = lat.get(REFERENCE, {})
@@ -409,8 +435,8 @@ def compare(op: Operator, candidates: list[Candidate], runs: dict[str, dict[str,
                                                  for w in op.workloads),
             "ratios": {o.label: dict(zip(("ratio", "workloads"), mean_ratio(m, lat[o.label]), strict=True))
                        for o in candidates if o.label != c.label}}
-    if FLASHINFER not in rows:
-        rows[FLASHINFER] = flashinfer_row(probe)
+    for pkg, row in external_rows(op.name, probes).items():
+        rows.setdefault(pkg, row)
     hardware = next((runs[c.label]["environment"].get("hardware") for c in candidates
                      if runs[c.label]["environment"]), None)
     return {"candidates": rows, "common_workloads": common, "common_over": over,
@@ -456,8 +482,9 @@ def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any)
     if args.from_traces is not None:
         rebuild(args, ops, cands, payload, save)
         return
-    payload["flashinfer"] = probe = probe_flashinfer()
-    print(f"flashinfer: {probe.get('version') or probe.get('error')}", file=sys.stderr)
+    payload["external"] = probes = probe_externals(list(ops))
+    for pkg, probe in probes.items():
+        print(f"{pkg}: {probe.get('version') or probe.get('error')}", file=sys.stderr)
     all_runs: dict[str, dict[str, dict[str, Any]]] = {}
     with make_executor(kind, devices=None if kind == "cpu" else [0]) as ex:
         for name, op in ops.items():
@@ -471,13 +498,13 @@ def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any)
             payload["operators"][name] = {
                 "workloads": len(op.workloads), "swept": len(order), "settings": settings.model_dump(),
                 "settings_line": _settings_line(settings, args.preset),
-                **compare(op, cands[name], runs, [w.uuid for w in order], probe)}
+                **compare(op, cands[name], runs, [w.uuid for w in order], probes)}
             payload["environment"] = environment_of(all_runs, kind)
             save(payload)
             print(operator_markdown(name, payload["operators"][name]) + "\n", flush=True)
 
 
-def traced_comparison(op: Operator, candidates: list[Candidate], folder: Path, probe: dict[str, Any],
+def traced_comparison(op: Operator, candidates: list[Candidate], folder: Path, probes: dict[str, dict[str, Any]],
                       max_workloads: int | None = None) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     """One operator's runs rebuilt from ``folder/<definition>/<label>.jsonl`` (:func:`runs_from_traces`) and
     their comparison (:func:`compare`) with the coverage fields :func:`operator_markdown` reads."""
@@ -486,20 +513,20 @@ def traced_comparison(op: Operator, candidates: list[Candidate], folder: Path, p
     evaluated = {r.uuid for run in runs.values() for r in run["results"]}
     return runs, {"workloads": len(op.workloads), "swept": len(evaluated), "settings": None,
                   "settings_line": f"figures read from traces in {rel_path(folder / op.name)}",
-                  **compare(op, candidates, runs, order, probe)}
+                  **compare(op, candidates, runs, order, probes)}
 
 
 def rebuild(args: argparse.Namespace, ops: dict[str, Operator], cands: dict[str, list[Candidate]],
             payload: dict[str, Any], save: Any) -> None:
-    """``--from-traces``: the comparison from saved traces, no evaluation (the flashinfer row keeps the
-    probe of this interpreter)."""
-    payload["flashinfer"] = probe = probe_flashinfer()
+    """``--from-traces``: the comparison from saved traces, no evaluation (the external rows keep the
+    probes of this interpreter)."""
+    payload["external"] = probes = probe_externals(list(ops))
     payload.update(from_traces=rel_path(args.from_traces), executor="none (figures from saved traces)",
                    preset="as recorded in the traces", budget_s=None)
     all_runs = {}
     for name, op in ops.items():
         all_runs[name], payload["operators"][name] = traced_comparison(
-            op, cands[name], args.from_traces, probe, args.max_workloads)
+            op, cands[name], args.from_traces, probes, args.max_workloads)
         payload["environment"] = environment_of(all_runs, payload["executor"])
         save(payload)
         print(operator_markdown(name, payload["operators"][name]) + "\n", flush=True)
@@ -538,7 +565,7 @@ def main(argv: list[str] | None = None) -> int:
     payload: dict[str, Any] = {"command": command_line("contest.py", argv), "device_label": label,
                                "preset": a.preset, "executor": a.executor, "budget_s": a.budget_s,
                                "max_workloads": a.max_workloads,
-                               "flashinfer": None, "environment": {}, "operators": {}}
+                               "external": {}, "environment": {}, "operators": {}}
     written: list[Path] = []
 
     def save(data: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from benchmarks._common import failure_reason, fmt, md_table
 
-FLASHINFER = "flashinfer"
+EXTERNAL_ROLE = "external"  #: role of a row that records an external package's import probe, not timed
 
 
 def _x(value: float | None, n: int | None = None) -> str:
@@ -34,7 +34,7 @@ def _roof_cell(rf: dict[str, Any]) -> str:
 
 
 def _candidate_row(label: str, c: dict[str, Any]) -> list[Any]:
-    if c["role"] == FLASHINFER:
+    if c["role"] == EXTERNAL_ROLE:
         return [label, "-", "-", "-", c["note"]] + ["-"] * 7
     failed = ", ".join(f"{s}:{k}" for s, k in c["status_counts"].items() if s != "PASSED") or "-"
     return [label, c["source"], f"{c['evaluated']}/{c['total']}", c["passed"], failed,
@@ -63,7 +63,7 @@ def _band_tables(bands: dict[str, Any], labels: list[str]) -> list[str]:
 def operator_markdown(name: str, data: dict[str, Any]) -> str:
     """The side-by-side tables of one operator."""
     cands = data["candidates"]
-    timed = [lb for lb, c in cands.items() if c["role"] != FLASHINFER]
+    timed = [lb for lb, c in cands.items() if c["role"] != EXTERNAL_ROLE]
     intro = (f"Workloads: {data['swept']} of {data['workloads']} swept ({data['settings_line']}); common "
              f"workloads (passed by {', '.join(data['common_over']) or 'none'}): {len(data['common_workloads'])}.")
     out = [f"## {name}", "", intro, "",
@@ -84,7 +84,7 @@ def _failures(cands: dict[str, Any]) -> list[str]:
     """One line per candidate that failed somewhere: its first failure's verdict line (else last log line)."""
     lines = []
     for label, c in cands.items():
-        if c["role"] != FLASHINFER and c["passed"] < c["evaluated"]:
+        if c["role"] != EXTERNAL_ROLE and c["passed"] < c["evaluated"]:
             skipped = c.get("skipped_same_shape_as_timeout") or 0
             more = (f" — and {skipped} workload(s) sharing the axes of a TIMEOUT not evaluated (they would time out too)"
                     if skipped else "")
@@ -103,7 +103,11 @@ def header(payload: dict[str, Any]) -> list[str]:
              f"{payload['preset']} · "
              + (f"budget {payload['budget_s']:g} s per (operator, candidate)" if payload["budget_s"] is not None
                 else f"figures from {payload.get('from_traces')}"))
-    return [f"Command: `{payload['command']}`", "", where]
+    lines = [f"Command: `{payload['command']}`", "", where]
+    if payload.get("from_traces"):
+        lines += ["", "Rows of external packages (flashinfer, deep_gemm, flash_mla) record import probes of the "
+                      "interpreter that rebuilt this table, not of the machine that measured the traces."]
+    return lines
 
 
 def markdown(payload: dict[str, Any]) -> str:

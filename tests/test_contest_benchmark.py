@@ -215,7 +215,7 @@ def test_compare_uses_common_workloads_and_the_roofline_analysis() -> None:
     for r in runs.values():
         r.update(timer="cupti", environment=env, spent_s=1.0)
     probe = {"importable": False, "error": "flashinfer not importable: ModuleNotFoundError: x"}
-    out = mod.compare(op, cands, runs, [w.uuid for w in ws], probe)
+    out = mod.compare(op, cands, runs, [w.uuid for w in ws], {"flashinfer": probe, "deep_gemm": probe})
     assert out["common_over"] == ["retained", "reference"]
     assert out["common_workloads"] == [w.uuid for w in ws[:3]]
     ret, ref = out["candidates"]["retained"], out["candidates"]["reference"]
@@ -225,7 +225,9 @@ def test_compare_uses_common_workloads_and_the_roofline_analysis() -> None:
     assert ret["ratios"]["broken"] == {"ratio": None, "workloads": 0}
     assert ref["mean_ms"] == pytest.approx(0.05 * 7.5) and ref["common_mean_ms"] == pytest.approx(0.1)
     assert out["candidates"]["broken"]["status_counts"] == {"RUNTIME_ERROR": 14}
-    assert out["candidates"]["flashinfer"]["note"] == probe["error"]
+    assert out["candidates"]["flashinfer"]["note"] == probe["error"] + " (FlashInfer kernels)"
+    assert out["candidates"]["flashinfer"]["role"] == "external"
+    assert "deep_gemm" not in out["candidates"]  # DeepGEMM serves the DSA indexer only, not rmsnorm
     bands = out["bands"]
     assert bands["ceilings"] == "NVIDIA H200"
     lat = {w.uuid: 0.01 * (i + 1) for i, w in enumerate(ws[:3])}
@@ -329,7 +331,7 @@ def test_a_timed_out_shape_is_not_evaluated_again_and_is_counted(tmp_path: Path)
     by_uuid = {w.uuid: w for w in op.workloads}
     assert sum(by_uuid[u].axes["batch_size"] == slow for u in called) == 1  # one TIMEOUT, the rest skipped
     assert len(called) == len(op.workloads) - (n - 1)
-    row = mod.compare(op, cands, runs, [w.uuid for w in order], {"importable": False, "error": "x"})
+    row = mod.compare(op, cands, runs, [w.uuid for w in order], {"flashinfer": {"importable": False, "error": "x"}})
     assert row["candidates"]["a"]["skipped_same_shape_as_timeout"] == n - 1
     # resumed from the traces: the timed-out shape is still skipped
     ex2 = _TimeoutExecutor(slow)
