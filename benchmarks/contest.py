@@ -460,6 +460,36 @@ def _settings_line(s: HarnessSettings, preset: str) -> str:
             f"atol {s.atol:g}, rtol {s.rtol:g}")
 
 
+def wanted_of(args: argparse.Namespace) -> set[str] | None:
+    """``--workloads`` as a set (``None``: every workload)."""
+    return None if args.workloads is None else set(args.workloads)
+
+
+def ordered(op: Operator, max_workloads: int | None = None, wanted: set[str] | None = None) -> list[Any]:
+    """The operator's workloads cut to ``wanted`` (``--workloads``), then to the smallest ``max_workloads``, in
+    sweep order."""
+    return sweep_order([w for w in op.workloads if wanted is None or w.uuid in wanted], max_workloads)
+
+
+def selected(op: Operator, args: argparse.Namespace) -> list[Any]:
+    """``ordered`` with the command line's ``--workloads`` and ``--max-workloads``."""
+    return ordered(op, args.max_workloads, wanted_of(args))
+
+
+def check_workloads(args: argparse.Namespace, ops: dict[str, Operator]) -> None:
+    """Every ``--workloads`` UUID names a workload of a selected operator, and each operator gets one."""
+    wanted = wanted_of(args)
+    if wanted is None:
+        return
+    known = {w.uuid: name for name, op in ops.items() for w in op.workloads}
+    unknown = sorted(wanted - set(known))
+    if unknown:
+        raise UsageError(f"--workloads: {unknown} name no workload of {sorted(ops)}")
+    empty = sorted(name for name in ops if name not in set(known[u] for u in wanted))
+    if empty:
+        raise UsageError(f"--workloads names none of the workloads of {empty} (drop it from --operators)")
+
+
 def prepare(args: argparse.Namespace) -> tuple[dict[str, Operator], dict[str, list[Candidate]]]:
     """Every operator and its candidates, checked before any work starts."""
     overrides = parse_solution_overrides(args.solution, args.operators)
@@ -472,6 +502,7 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Operator], dict[str, li
         cands[name] = load_candidates(ops[name], overrides.get(name), args.baselines, not args.no_retained)
         if not cands[name]:
             raise UsageError(f"{name}: no candidates (no retained kernel and no baseline selected)")
+    check_workloads(args, ops)
     return ops, cands
 
 
@@ -490,7 +521,7 @@ def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any)
         for name, op in ops.items():
             settings = harness_settings({"preset": args.preset}, name, kind != "cpu").model_copy(
                 update={"time_reference": False})
-            order = sweep_order(op.workloads, args.max_workloads)
+            order = selected(op, args)
             all_runs[name] = runs = sweep(ex, op, cands[name], settings, order, args.budget_s, args.traces,
                                           args.resume, frozenset(args.retry))
             if args.resume:  # the table covers every traced workload, this run's and earlier runs'
@@ -505,11 +536,12 @@ def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any)
 
 
 def traced_comparison(op: Operator, candidates: list[Candidate], folder: Path, probes: dict[str, dict[str, Any]],
-                      max_workloads: int | None = None) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+                      max_workloads: int | None = None, wanted: set[str] | None = None,
+                      ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     """One operator's runs rebuilt from ``folder/<definition>/<label>.jsonl`` (:func:`runs_from_traces`) and
     their comparison (:func:`compare`) with the coverage fields :func:`operator_markdown` reads."""
     runs = runs_from_traces(op, candidates, folder)
-    order = [w.uuid for w in sweep_order(op.workloads, max_workloads)]
+    order = [w.uuid for w in ordered(op, max_workloads, wanted)]
     evaluated = {r.uuid for run in runs.values() for r in run["results"]}
     return runs, {"workloads": len(op.workloads), "swept": len(evaluated), "settings": None,
                   "settings_line": f"figures read from traces in {rel_path(folder / op.name)}",
@@ -526,7 +558,7 @@ def rebuild(args: argparse.Namespace, ops: dict[str, Operator], cands: dict[str,
     all_runs = {}
     for name, op in ops.items():
         all_runs[name], payload["operators"][name] = traced_comparison(
-            op, cands[name], args.from_traces, probes, args.max_workloads)
+            op, cands[name], args.from_traces, probes, args.max_workloads, wanted_of(args))
         payload["environment"] = environment_of(all_runs, payload["executor"])
         save(payload)
         print(operator_markdown(name, payload["operators"][name]) + "\n", flush=True)
@@ -544,6 +576,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--budget-s", type=float, default=90.0, help="seconds per (operator, candidate)")
     p.add_argument("--max-workloads", type=int, default=None,
                    help="at most N workloads per operator (the smallest N)")
+    p.add_argument("--workloads", nargs="*", default=None, metavar="UUID",
+                   help="only these workloads (each operator must hold at least one of them)")
     p.add_argument("--preset", default="official", choices=["official", "quick"])
     p.add_argument("--executor", default="auto", choices=["auto", "local", "isolated", "cpu"],
                    help="auto: local on a GPU, else cpu")

@@ -6,14 +6,17 @@
 # same kernel ~15 % slower (median per workload) than `controller_efficiency.py --mode measure` at >= 33 pages
 # (benchmarks/results/h200_session_2026-11-30d.md; the inputs are the same: seq_lens and block tables come
 # from the workload UUID): contest.py evaluates it right after the ~6 ms-a-call reference of the previous
-# workload — the seed timed alone, then after the reference, with SM clock / temperature / power read between.
+# workload — the seed timed alone, then by contest.py on the same workloads (interleaved with the reference), with
+# SM clock / temperature / power read between.
 # 3) below: issue 8's 100-trial replay. Usage (about 5 minutes): GPU0_FIRST="bash scripts/indexer_probe.sh"
 # GPU0_FIRST_S=360 PACK_EXTRA='benchmarks/results/indexer_probe' CALL=<x> END_BY=<limit-60> bash scripts/gpu_session_m.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 D=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
 SEED=operators/$D/solutions/seeds/dsa_indexer_scores
-W="[dd728f92-98ba-5974-bcdc-e0e4d10c52d8,ead4d392-3071-53b8-9ed1-c5a081ae5f0e,1a594ddd-a4b6-5dfc-973b-435639b939dc,6e9056cc-914e-5d59-a96e-1d9a72176d93]"
+UU="dd728f92-98ba-5974-bcdc-e0e4d10c52d8 ead4d392-3071-53b8-9ed1-c5a081ae5f0e 1a594ddd-a4b6-5dfc-973b-435639b939dc
+6e9056cc-914e-5d59-a96e-1d9a72176d93"
+W="[$(echo $UU | tr ' ' ',')]"
 R=benchmarks/results/indexer_probe
 mkdir -p "$R"
 ev() { python3 -m kernelopt.cli.main evaluate operator=$D "workloads=$W" "$@"; }
@@ -23,8 +26,11 @@ for SEL in radix torch_topk; do
   ev "solution='$SEED@SELECT=$SEL'" output=$R/profiled_$SEL.jsonl profile=$R/profile_$SEL.json
 done
 gpu "before alone"; ev "solution='$SEED'" output=$R/alone.jsonl
-gpu "before reference"; ev solution=operators/$D/solutions/baselines/reference.json output=$R/reference.jsonl
-gpu "after reference"; ev "solution='$SEED'" output=$R/after_reference.jsonl; gpu "end"
+gpu "before contest"
+# shellcheck disable=SC2086  # one argument per UUID
+python3 benchmarks/contest.py --operators $D --solution $D=$SEED --baselines reference --workloads $UU \
+  --budget-s 100000 --name indexer_probe --out $R
+gpu "after contest"
 # 3) Issue 8's 100-trial replay on the near-tie-prone workloads: rows of 33-36 pages (2,049-2,304 tokens, where
 # the 2,048th score sits among the row's lowest — ReLU zeros tie) and the two longest; 100 fresh inputs each,
 # every trial checked by the indexer's evaluator (reachable, unique ids, sorted recomputed scores).

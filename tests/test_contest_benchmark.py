@@ -19,6 +19,7 @@ import pytest
 
 from kernelopt.data.loader import load_traces
 
+from kernelopt.controller.workloads import workload_size
 from kernelopt.analysis.roofline import load_roofline
 from kernelopt.data import EvalResult, HarnessSettings, load_solution
 from kernelopt.data.records import LatencyStats, WorkloadResult
@@ -370,3 +371,23 @@ def test_a_record_cut_mid_write_is_dropped_and_evaluated_again(tmp_path: Path,
     path.write_text(lines[0][:100] + "\n" + lines[1])
     with pytest.raises(mod.UsageError, match="not a readable trace file"):
         mod.read_traces(path, repair=True)
+
+
+def test_workloads_option_cuts_the_sweep_and_checks_its_uuids(tmp_path: Path) -> None:
+    """--workloads UUID...: only those workloads are swept or rebuilt (here from the committed H200 traces of
+    the indexer); a UUID of no selected operator, or an operator left with none, is a usage error."""
+    mod = _contest()
+    idx = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
+    op = load_operator(idx)
+    pick = [w.uuid for w in op.workloads[3:6]]
+    base = ["--operators", idx, "--solution", f"{idx}=operators/{idx}/solutions/seeds/dsa_indexer_scores",
+            "--from-traces", str(REPO / "benchmarks" / "results" / "traces_contest_h200"), "--out", str(tmp_path),
+            "--name", "w"]
+    assert mod.main(base + ["--workloads", pick[0], "not-a-uuid"]) == 2
+    assert mod.main(base + ["--operators", idx, RMSNORM, "--workloads", *pick]) == 2
+    args = mod.argparse.Namespace(workloads=pick, max_workloads=None)
+    assert {w.uuid for w in mod.selected(op, args)} == set(pick)
+    assert [w.uuid for w in mod.ordered(op, 1, set(pick))] == [min(op.workloads[3:6], key=workload_size).uuid]
+    assert mod.main(base + ["--workloads", *pick]) == 0
+    data = json.loads((tmp_path / "contest_w.json").read_text())
+    assert sorted(data["operators"][idx]["common_workloads"]) == sorted(pick)
