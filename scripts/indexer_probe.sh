@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # DSA indexer questions for the next device call (on a GPU, after `source scripts/gpu_env.sh`; results under
-# benchmarks/results/indexer_probe/). 1) Where the ~50 us of a long-context call go (scoring kernel vs
-# selection): profiles (torch.profiler + ncu) of the retained seed point with SELECT=radix and torch_topk on
-# the longest rows (batch 30, 89-91 pages) and a short one (batch 4, 34 pages). 2) Why contest.py read the
-# same kernel ~15 % slower (median per workload) than `controller_efficiency.py --mode measure` at >= 33 pages
-# (benchmarks/results/h200_session_2026-11-30d.md; the inputs are the same: seq_lens and block tables come
-# from the workload UUID): contest.py evaluates it right after the ~6 ms-a-call reference of the previous
-# workload — the seed timed alone, then by contest.py on the same workloads (interleaved with the reference), with
-# SM clock / temperature / power read between.
-# 3) below: issue 8's 100-trial replay. Usage (about 5 minutes): GPU0_FIRST="bash scripts/indexer_probe.sh"
-# GPU0_FIRST_S=360 PACK_EXTRA='benchmarks/results/indexer_probe' CALL=<x> END_BY=<limit-60> bash scripts/gpu_session_m.sh
+# benchmarks/results/indexer_probe/), quickest and acceptance-relevant first, so a step cut at its limit keeps them:
+# 1) Why contest.py read the same kernel ~15 % slower (median per workload) than `controller_efficiency.py --mode
+#    measure` at >= 33 pages (benchmarks/results/h200_session_2026-11-30d.md; the inputs are the same: seq_lens and
+#    block tables come from the workload UUID): the seed timed alone, then by contest.py on the same four workloads
+#    (interleaved with the ~6 ms-a-call reference, as the sweep did), SM clock / temperature / power read between.
+# 2) Issue 8's 100-trial replay on the near-tie-prone workloads: rows of 33-36 pages (2,049-2,304 tokens, where the
+#    2,048th score sits among the row's lowest — ReLU zeros tie) and the two longest; 100 fresh inputs each, every
+#    trial checked by the indexer's evaluator (reachable, unique ids, sorted recomputed scores).
+# 3) Where the ~50 us of a long-context call go (scoring kernel vs selection): profiles (torch.profiler + ncu) of
+#    the seed with SELECT=radix and torch_topk on the longest row set (batch 30, 91 pages) and a short one (batch
+#    4, 34 pages).
+# Usage (about 5 minutes): GPU0_FIRST="bash scripts/indexer_probe.sh" GPU0_FIRST_S=360
+#   PACK_EXTRA='benchmarks/results/indexer_probe' CALL=<x> END_BY=<limit-60> bash scripts/gpu_session_m.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 D=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
@@ -19,21 +22,17 @@ UU="dd728f92-98ba-5974-bcdc-e0e4d10c52d8 ead4d392-3071-53b8-9ed1-c5a081ae5f0e 1a
 W="[$(echo $UU | tr ' ' ',')]"
 R=benchmarks/results/indexer_probe
 mkdir -p "$R"
-ev() { python3 -m kernelopt.cli.main evaluate operator=$D "workloads=$W" "$@"; }
-gpu() { nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv,noheader \
-  | sed "s/^/$1: /" | tee -a "$R/clocks.txt"; }
-for SEL in radix torch_topk; do
-  ev "solution='$SEED@SELECT=$SEL'" output=$R/profiled_$SEL.jsonl profile=$R/profile_$SEL.json
-done
-gpu "before alone"; ev "solution='$SEED'" output=$R/alone.jsonl
+ev() { python3 -m kernelopt.cli.main evaluate operator=$D "$@"; }
+gpu() { nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=clocks.sm,temperature.gpu,power.draw \
+  --format=csv,noheader | sed "s/^/$1: /" | tee -a "$R/clocks.txt"; }
+# 1)
+gpu "before alone"; ev "workloads=$W" "solution='$SEED'" output=$R/alone.jsonl
 gpu "before contest"
 # shellcheck disable=SC2086  # one argument per UUID
 python3 benchmarks/contest.py --operators $D --solution $D=$SEED --baselines reference --workloads $UU \
   --budget-s 100000 --name indexer_probe --out $R
 gpu "after contest"
-# 3) Issue 8's 100-trial replay on the near-tie-prone workloads: rows of 33-36 pages (2,049-2,304 tokens, where
-# the 2,048th score sits among the row's lowest — ReLU zeros tie) and the two longest; 100 fresh inputs each,
-# every trial checked by the indexer's evaluator (reachable, unique ids, sorted recomputed scores).
+# 2)
 NEAR=$(python3 - <<'PY'
 import json
 ws = [json.loads(l)["workload"] for l in open("operators/dsa_topk_indexer_fp8_h64_d128_topk2048_ps64/workloads.jsonl")]
@@ -42,5 +41,10 @@ longest = sorted(ws, key=lambda w: -w["axes"]["batch_size"] * w["axes"]["max_num
 print("[" + ",".join(near + [w["uuid"] for w in longest]) + "]")
 PY
 )
-python3 -m kernelopt.cli.main evaluate operator=$D "solution='$SEED'" "workloads=$NEAR" harness.trials=100 \
-  harness.warmup=0 harness.iterations=1 harness.time_reference=false output=$R/replay100.jsonl
+ev "workloads=$NEAR" "solution='$SEED'" harness.trials=100 harness.warmup=0 harness.iterations=1 \
+  harness.time_reference=false output=$R/replay100.jsonl
+# 3)
+for SEL in radix torch_topk; do
+  ev "workloads=[dd728f92-98ba-5974-bcdc-e0e4d10c52d8,6e9056cc-914e-5d59-a96e-1d9a72176d93]" \
+    "solution='$SEED@SELECT=$SEL'" output=$R/profiled_$SEL.jsonl profile=$R/profile_$SEL.json
+done
