@@ -6,10 +6,10 @@
   invalid or already seen, or more candidates are wanted, the direction's partial moves come next
   (a compound direction's moves on fewer of its parameters, most parameters first, declared order:
   ``wider_tiles`` = BLOCK_M+1 and BLOCK_N+1 whose tile breaks a constraint still widens one side),
-  then neighbours reached by random single-parameter steps from the whole move. The random stream for attempt ``i`` comes from
-  ``random.Random(sha256(seed, parent hash, direction, i))``, so proposals depend only on the
-  generator seed, the parent, the direction and the campaign history. After every 16 fruitless
-  attempts the walk takes one more step, widening the neighbourhood.
+  then neighbours reached by random single-parameter steps from the whole move. The random stream
+  for attempt ``i`` comes from ``random.Random(sha256(seed, parent hash, direction, i))``, so
+  proposals depend only on the generator seed, the parent, the direction and the campaign history.
+  After every 16 fruitless attempts the walk takes one more step, widening the neighbourhood.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 from kernelopt.data.solution import Solution
 from kernelopt.generators.base import GenerationContext, kernelopt_extra
-from kernelopt.generators.seeds import Seed, load_seeds, partial_moves, read_params_line
+from kernelopt.generators.seeds import Seed, load_seeds, read_params_line
 
 ATTEMPTS_PER_CANDIDATE = 64
 ATTEMPTS_PER_RADIUS = 16
@@ -120,13 +120,12 @@ class OfflineGenerator:
                 out.append(sol)
 
         d = seed.spec.directions.get(ctx.direction) if ctx.direction else None
-        base = seed.apply_moves(parent_params, d.moves) if d is not None else dict(parent_params)
-        if d is not None:
-            offer(base)
-            for sub in partial_moves(d.moves):
-                if len(out) >= ctx.count:
-                    break
-                offer(seed.apply_moves(parent_params, sub))
+        moved = seed.move_points(parent_params, d.moves) if d is not None else []
+        base = moved[0] if moved else dict(parent_params)
+        for point in moved:  # the whole move, then its partial moves
+            if len(out) >= ctx.count:
+                break
+            offer(point)
         for i in range(ATTEMPTS_PER_CANDIDATE * ctx.count):
             if len(out) >= ctx.count:
                 break

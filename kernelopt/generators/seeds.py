@@ -155,19 +155,18 @@ class Seed:
                 out[key] = move
         return out
 
+    def move_points(self, params: dict[str, Any], moves: dict[str, Any]) -> list[dict[str, Any]]:
+        """Where a direction's ``moves`` lead from ``params``, in the order they are tried: the whole move,
+        then its partial moves (:func:`partial_moves`). Points may be invalid or equal to ``params``."""
+        return [self.apply_moves(params, m) for m in [moves, *partial_moves(moves)]]
+
     def live_directions(self, params: dict[str, Any]) -> list[str]:
         """Declared directions (in order) whose move, or one of its partial moves, reaches another valid
         point from ``params``; a direction clamped at the end of its value lists, or whose every
         move breaks a constraint, is dead there (the offline generator would only offer random
         neighbours under its name)."""
-        live = []
-        for name, d in self.spec.directions.items():
-            for moves in [d.moves, *partial_moves(d.moves)]:
-                point = self.apply_moves(params, moves)
-                if point != params and self.valid(point):
-                    live.append(name)
-                    break
-        return live
+        return [name for name, d in self.spec.directions.items()
+                if any(p != params and self.valid(p) for p in self.move_points(params, d.moves))]
 
     def instantiate(self, params: dict[str, Any] | None = None) -> Solution:
         """The seed as a :class:`Solution` at ``params`` (its defaults when ``None``).
