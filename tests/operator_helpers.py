@@ -1,7 +1,10 @@
-"""Shared by the operator-library tests: cached operators, their smallest workload, free host memory."""
+"""Shared by the tests: cached operators, their smallest workload, free host memory, script modules."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+import types
 from functools import cache
 from pathlib import Path
 
@@ -35,3 +38,13 @@ def available_gib() -> float:
     except OSError:
         pass
     return 0.0
+
+
+def load_script(name: str, path: Path) -> types.ModuleType:
+    """A script that is not an importable module (``benchmarks/*.py``, ``scripts/*.py``) loaded as module
+    ``name``, registered in ``sys.modules`` (dataclasses resolve their module by name)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod

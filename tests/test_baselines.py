@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from kernelopt.data import Solution, load_definition, load_solution
+from operator_helpers import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 OPERATORS = REPO / "operators"
@@ -33,10 +34,7 @@ _cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA G
 
 
 def _make_baselines() -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location("kopt_make_baselines", OPERATORS / "make_baselines.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("kopt_make_baselines", OPERATORS / "make_baselines.py")
 
 
 def _import_solution(sol: Solution, register: bool = True) -> Any:

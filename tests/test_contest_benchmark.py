@@ -26,6 +26,7 @@ from kernelopt.data.records import LatencyStats, WorkloadResult
 from kernelopt.data.trace import EvaluationStatus
 from kernelopt.generators.seeds import load_seed
 from kernelopt.operators import load_operator
+from operator_helpers import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "contest.py"
@@ -34,11 +35,7 @@ SEED = "operators/rmsnorm_h4096/solutions/seeds/rmsnorm_rowwise"
 
 
 def _contest() -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location("kopt_contest_benchmark", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses resolve their module by name
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("kopt_contest_benchmark", SCRIPT)
 
 
 def _flashinfer_installed() -> bool:

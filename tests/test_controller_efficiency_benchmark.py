@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
+from operator_helpers import load_script
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _module():
     sys.path.insert(0, str(REPO / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("controller_efficiency", REPO / "benchmarks" / "controller_efficiency.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("controller_efficiency", REPO / "benchmarks" / "controller_efficiency.py")
 
 
 def _table(mod, path: Path, drop: int = 0) -> list:

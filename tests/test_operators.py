@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from kernelopt.operators import (
     load_operator,
     operator_settings,
 )
+from operator_helpers import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path("/work/shared/flashinfer-defs")
@@ -131,10 +131,7 @@ def test_prefill_length_bands() -> None:
 
 def _generator_module():
     path = REPO / "scripts" / "generate_workloads.py"
-    spec = importlib.util.spec_from_file_location("generate_workloads", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("generate_workloads", path)
 
 
 def test_generated_workloads_reproduce_from_seed(tmp_path: Path) -> None:

@@ -3,16 +3,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 import types
 from pathlib import Path
 
 import pytest
 
 from kernelopt.operators import load_operator
+from operator_helpers import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "retained_report.py"
@@ -23,11 +22,7 @@ GDN = "gdn_decode_qk4_v8_d128_k_last"
 
 @pytest.fixture(scope="module")
 def rr() -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location("kopt_retained_report", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses resolve their module by name
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("kopt_retained_report", SCRIPT)
 
 
 def _run(rr: types.ModuleType, out: Path, *extra: str, op: str = INDEXER, traces: Path = TRACES) -> int:
