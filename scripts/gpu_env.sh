@@ -44,8 +44,11 @@ finish_packing() {
   pack_once; rm -f "$OUT"/*.partial
 }
 # The contest sweeps still owed to issue 3, split over two GPUs: sweeps_gpu0 the DSA indexer, GDN decode's
-# torch.compile (100-220 s of compilation per batch size), then GDN prefill's torch.compile and fla; sweeps_gpu1
-# GDN decode's reference, fla and retained kernel, then GDN prefill's reference and retained kernel. Each resumes
+# torch.compile (100-220 s of compilation per batch size), then GDN prefill's torch.compile (alone: at 1-3 s a
+# call on long rows it would hold fla back, contest.py interleaves candidates per workload); sweeps_gpu1 GDN
+# decode's reference, fla and retained kernel, then GDN prefill's reference, fla and retained kernel.
+# Between calls, unpack each call's results into the checkout before the next (the device copies the checkout's
+# tracked traces over the machine's: 2026-11-30 call T redid call S's pairs). Each resumes
 # into benchmarks/results/traces_contest_h200 (a finished sweep is skipped in seconds). GDN prefill as of
 # 2026-11-30 call R: about 16 GPU-minutes left for its reference (31 workloads of 139-8,192 tokens at ~0.34 ms a
 # token a call, 24 calls each), ~19 for torch.compile (slower than the reference there), ~4 each for fla and the
@@ -53,9 +56,9 @@ finish_packing() {
 sweeps_gpu0() {
   step "$(left)" bash scripts/contest_resume.sh dsa_indexer
   SUFFIX=_gpu0 EXTRA="--baselines torch_compile --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_decode
-  SUFFIX=_gpu0 EXTRA="--baselines torch_compile fla --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
+  SUFFIX=_gpu0 EXTRA="--baselines torch_compile --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
 }
 sweeps_gpu1() {
   SUFFIX=_gpu1 EXTRA="--baselines reference fla" step "$(left)" bash scripts/contest_resume.sh gdn_decode
-  SUFFIX=_gpu1 EXTRA="--baselines reference" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
+  SUFFIX=_gpu1 EXTRA="--baselines reference fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
 }

@@ -11,6 +11,7 @@
 # 3) Where the ~50 us of a long-context call go (scoring kernel vs selection): profiles (torch.profiler + ncu) of
 #    the seed with SELECT=radix and torch_topk on the longest row set (batch 30, 91 pages) and a short one (batch
 #    4, 34 pages).
+# PARTS=13 (say) runs only parts 1 and 3 (default: all three).
 # Usage (about 5 minutes): GPU0_FIRST="bash scripts/indexer_probe.sh" GPU0_FIRST_S=360
 #   PACK_EXTRA='benchmarks/results/indexer_probe' CALL=<x> END_BY=<limit-60> bash scripts/gpu_session_m.sh
 set -u
@@ -22,17 +23,21 @@ UU="dd728f92-98ba-5974-bcdc-e0e4d10c52d8 ead4d392-3071-53b8-9ed1-c5a081ae5f0e 1a
 W="[$(echo $UU | tr ' ' ',')]"
 R=benchmarks/results/indexer_probe
 mkdir -p "$R"
+PARTS=${PARTS:-123}
 ev() { python3 -m kernelopt.cli.main evaluate operator=$D "$@"; }
 gpu() { nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=clocks.sm,temperature.gpu,power.draw \
   --format=csv,noheader | sed "s/^/$1: /" | tee -a "$R/clocks.txt"; }
 # 1)
+if [[ $PARTS == *1* ]]; then
 gpu "before alone"; ev "workloads=$W" "solution='$SEED'" output=$R/alone.jsonl
 gpu "before contest"
 # shellcheck disable=SC2086  # one argument per UUID
 python3 benchmarks/contest.py --operators $D --solution $D=$SEED --baselines reference --workloads $UU \
   --budget-s 100000 --name indexer_probe --out $R
 gpu "after contest"
+fi
 # 2)
+if [[ $PARTS == *2* ]]; then
 NEAR=$(python3 - <<'PY'
 import json
 ws = [json.loads(l)["workload"] for l in open("operators/dsa_topk_indexer_fp8_h64_d128_topk2048_ps64/workloads.jsonl")]
@@ -43,8 +48,11 @@ PY
 )
 ev "workloads=$NEAR" "solution='$SEED'" harness.trials=100 harness.warmup=0 harness.iterations=1 \
   harness.time_reference=false output=$R/replay100.jsonl
+fi
 # 3)
-for SEL in radix torch_topk; do
-  ev "workloads=[dd728f92-98ba-5974-bcdc-e0e4d10c52d8,6e9056cc-914e-5d59-a96e-1d9a72176d93]" \
-    "solution='$SEED@SELECT=$SEL'" output=$R/profiled_$SEL.jsonl profile=$R/profile_$SEL.json
-done
+if [[ $PARTS == *3* ]]; then
+  for SEL in radix torch_topk; do
+    ev "workloads=[dd728f92-98ba-5974-bcdc-e0e4d10c52d8,6e9056cc-914e-5d59-a96e-1d9a72176d93]" \
+      "solution='$SEED@SELECT=$SEL'" output=$R/profiled_$SEL.jsonl profile=$R/profile_$SEL.json
+  done
+fi
