@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Device call V and its repeats (prepared 2026-11-30 for the next x2 session): the profiles the fifth session
+# could not run, a measured MoE sub-space, then the last GDN prefill sweeps. Every step resumes or is cheap to
+# repeat, so the same script is rerun (CALL=w, x, ...) until done; unpack each call's $OUT/results_<call>.tgz into
+# the checkout (tar xzf) BEFORE the next call: the device copies the checkout's tracked traces over the
+# machine's (2026-11-30 call T redid call S's pairs because of that).
+#
+# GPU 0, in order (each bounded by what is left before END_BY):
+#   1. MoE seed profile at seq_len 1 and 14,107 (where do 1.74 ms at one token go: the ~40 routing and
+#      permutation torch ops and their host gaps, or the GEMMs?) -> benchmarks/results/profiles_v/profile_moe.json
+#   2. fla's GDN prefill profile on 30 tokens (1 sequence), 28 tokens (2 sequences) and 8,192 tokens (20
+#      sequences): 0.9 ms / 7.9 ms / 7.8 ms in the contest traces, whatever the length
+#      -> benchmarks/results/profiles_v/profile_fla_prefill.json
+#   3. DSA indexer probe part 3 (profiles of SELECT=radix and torch_topk on 4x34 and 30x91 pages)
+#      -> benchmarks/results/indexer_probe/profile_{radix,torch_topk}.json
+#   4. the MoE seed's sub-space COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 (25 points: BLOCK_M x
+#      BLOCK_N x num_warps) on 7 workloads spread over seq_len 1..14,107 -> controller_space_moe_h200.json
+#      (resumes point by point): the band question (BLOCK_M 16 for decode rows, 64-128 for the 3.5k-row
+#      experts at seq_len 14,107?) and a fourth measured space for issue 5's controller efficiency.
+# GPU 1: GDN prefill's reference, fla and retained kernel (sweeps_gpu1), then its torch.compile.
+# Usage (carry .whl):  CALL=v END_BY=<limit - 60> bash scripts/gpu_session_v.sh
+set -u
+cd "$(dirname "$0")/.." || exit 1
+source scripts/gpu_env.sh
+END_BY=${END_BY:-540}
+CALL=${CALL:-v}
+P=benchmarks/results/profiles_v
+mkdir -p "$P"
+MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
+PRE=gdn_prefill_qk4_v8_d128_k_last
+keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' \
+  "$P" benchmarks/results/indexer_probe 'benchmarks/results/controller_space_moe_h200.json'
+( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  [ -f "$P/profile_moe.json" ] || step 150 python3 -m kernelopt.cli.main evaluate operator=$MOE \
+    "solution='operators/$MOE/solutions/seeds/moe_grouped_fp8'" harness.time_reference=false \
+    "workloads=[e05c6c03-5603-4a1c-b34c-dcce0ecaeea4,5e8dc11c-f2a9-42d5-8dce-9419cbf34d5d]" \
+    output=$P/profiled_moe.jsonl profile=$P/profile_moe.json
+  [ -f "$P/profile_fla_prefill.json" ] || step 150 python3 -m kernelopt.cli.main evaluate operator=$PRE \
+    "solution='operators/$PRE/solutions/baselines/fla.json'" harness.time_reference=false \
+    "workloads=[f581a9c7-0ec9-5b47-b168-d2c37bed7426,f2a9a537-21a7-5ae1-8adc-615197b221da,546aba8e-e39a-590a-8949-b2a4b5e09890]" \
+    output=$P/profiled_fla_prefill.jsonl profile=$P/profile_fla_prefill.json
+  [ -f benchmarks/results/indexer_probe/profile_torch_topk.json ] || PARTS=3 step 200 bash scripts/indexer_probe.sh
+  step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator $MOE --workloads 7 \
+    --fix COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 \
+    --table benchmarks/results/controller_space_moe_h200.json ) &
+P0=$!
+( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"
+  SUFFIX=_gpu1 EXTRA="--baselines reference fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
+  SUFFIX=_gpu1 EXTRA="--baselines torch_compile --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
+) &
+P1=$!
+wait $P0 $P1
+finish_packing
+ls -la "$OUT"
