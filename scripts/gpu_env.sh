@@ -47,12 +47,10 @@ finish_packing() {
 # torch.compile (100-220 s of compilation per batch size), then GDN prefill's torch.compile (alone: at 1-3 s a
 # call on long rows it would hold fla back, contest.py interleaves candidates per workload); sweeps_gpu1 GDN
 # decode's reference, fla and retained kernel, then GDN prefill's reference, fla and retained kernel.
-# Between calls, unpack each call's results into the checkout before the next (the device copies the checkout's
-# tracked traces over the machine's: 2026-11-30 call T redid call S's pairs). Each resumes
-# into benchmarks/results/traces_contest_h200 (a finished sweep is skipped in seconds). GDN prefill as of
-# 2026-11-30 call R: about 16 GPU-minutes left for its reference (31 workloads of 139-8,192 tokens at ~0.34 ms a
-# token a call, 24 calls each), ~19 for torch.compile (slower than the reference there), ~4 each for fla and the
-# retained kernel (3 reference calls per workload for their correctness checks).
+# Each resumes into benchmarks/results/traces_contest_h200 (a finished sweep is skipped in seconds). Between
+# calls, unpack each call's results into the checkout with scripts/unpack_results.py (the device copies the
+# checkout's tracked traces over the machine's: 2026-11-30 call T redid call S's pairs). GDN prefill as of
+# 2026-11-30 call U: reference and retained 94/100, fla 95, torch.compile 81 (~10 GPU-minutes left).
 sweeps_gpu0() {
   step "$(left)" bash scripts/contest_resume.sh dsa_indexer
   SUFFIX=_gpu0 EXTRA="--baselines torch_compile --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_decode

@@ -18,7 +18,9 @@
 #      (resumes point by point): the band question (BLOCK_M 16 for decode rows, 64-128 for the 3.5k-row
 #      experts at seq_len 14,107?) and a fourth measured space for issue 5's controller efficiency.
 # GPU 1: GDN prefill's reference, fla and retained kernel (sweeps_gpu1), then its torch.compile.
-# Usage (carry .whl):  CALL=v END_BY=<limit - 60> bash scripts/gpu_session_v.sh
+# Usage (carry .whl):  CALL=v END_BY=<limit - 60> bash scripts/gpu_session_v.sh; then, here, before the next
+# call:  python scripts/unpack_results.py <files_at>/results_v.tgz  (merges traces per workload; plain tar
+# would drop pairs another unpacked call added)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh

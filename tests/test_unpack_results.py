@@ -1,0 +1,106 @@
+"""scripts/unpack_results.py: device-call archives merged into a checkout without losing traces."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+from operator_helpers import load_script
+
+ROOT = Path(__file__).resolve().parents[1]
+unpack_results = load_script("unpack_results", ROOT / "scripts" / "unpack_results.py")
+TR = "benchmarks/results/traces_contest_h200/op"
+SOL = (ROOT / "benchmarks/results/traces_contest_h200/gdn_prefill_qk4_v8_d128_k_last/retained.solution.json").read_text()
+
+
+def solution(code_suffix: str = "", note: str = "") -> str:
+    """The recorded GDN prefill kernel; ``code_suffix`` changes its code (another version), ``note`` only
+    its description (the same kernel)."""
+    sol = json.loads(SOL)
+    sol["sources"][0]["content"] += code_suffix
+    sol["description"] = sol.get("description", "") + note
+    return json.dumps(sol)
+
+
+def rec(uuid: str, status: str = "PASSED", ms: float = 1.0) -> str:
+    return json.dumps({"definition": "op", "workload": {"uuid": uuid, "axes": {}},
+                       "solution": "s", "evaluation": {"status": status, "performance": {"latency_ms": ms}}})
+
+
+def archive(path: Path, files: dict[str, str]) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def uuids(path: Path) -> list[str]:
+    return [json.loads(line)["workload"]["uuid"] for line in path.read_text().splitlines()]
+
+
+def test_two_calls_from_the_same_checkout_are_unioned(tmp_path: Path) -> None:
+    """Calls S and T both started from a checkout holding w1: each archive holds w1 plus its own new pairs;
+    unpacking both keeps every pair once (plain tar would keep only T's)."""
+    into = tmp_path / "repo"
+    (into / TR).mkdir(parents=True)
+    (into / TR / "reference.jsonl").write_text(rec("w1") + "\n")
+    (into / TR / "reference.solution.json").write_text(solution())
+    s = archive(tmp_path / "s.tgz", {f"{TR}/reference.jsonl": rec("w1") + "\n" + rec("w2") + "\n" + rec("w3") + "\n",
+                                     f"{TR}/reference.solution.json": solution(note=" S"),
+                                     "benchmarks/results/t.md": "S"})
+    t = archive(tmp_path / "t.tgz", {f"{TR}/reference.jsonl": rec("w1") + "\n" + rec("w2", ms=2.0) + "\n",
+                                     f"{TR}/reference.solution.json": solution(note=" T"),
+                                     "benchmarks/results/t.md": "T"})
+    assert unpack_results.main(["--into", str(into), str(s), str(t)]) == 0
+    assert uuids(into / TR / "reference.jsonl") == ["w1", "w2", "w3"]
+    # both passed on w2: the first record kept (the archive does not overwrite a passed pair)
+    assert json.loads((into / TR / "reference.jsonl").read_text().splitlines()[1])["evaluation"]["performance"][
+        "latency_ms"] == 1.0
+    assert (into / "benchmarks/results/t.md").read_text() == "T"  # other files: the last archive wins
+    assert (into / TR / "reference.solution.json").read_text() == solution(note=" T")  # same kernel: newer record
+
+
+def test_a_retried_failure_is_replaced_and_an_unfinished_line_dropped(tmp_path: Path) -> None:
+    into = tmp_path / "repo"
+    (into / TR).mkdir(parents=True)
+    (into / TR / "fla.jsonl").write_text(rec("w1", "REJECTED") + "\n" + rec("w2") + "\n")
+    a = archive(tmp_path / "a.tgz", {f"{TR}/fla.jsonl": rec("w2", "TIMEOUT") + "\n" + rec("w1") + "\n"
+                                     + rec("w3")[:20]})
+    assert unpack_results.main(["--into", str(into), str(a)]) == 0
+    lines = [json.loads(x) for x in (into / TR / "fla.jsonl").read_text().splitlines()]
+    assert [(r["workload"]["uuid"], r["evaluation"]["status"]) for r in lines] == [("w1", "PASSED"), ("w2", "PASSED")]
+
+
+def test_an_empty_archive_copy_never_wipes_traces(tmp_path: Path) -> None:
+    into = tmp_path / "repo"
+    (into / TR).mkdir(parents=True)
+    (into / TR / "tc.jsonl").write_text(rec("w1") + "\n")
+    a = archive(tmp_path / "a.tgz", {f"{TR}/tc.jsonl": ""})
+    assert unpack_results.main(["--into", str(into), str(a)]) == 0
+    assert uuids(into / TR / "tc.jsonl") == ["w1"]
+
+
+def test_another_kernel_version_is_refused(tmp_path: Path, capsys) -> None:
+    into = tmp_path / "repo"
+    (into / TR).mkdir(parents=True)
+    (into / TR / "retained.jsonl").write_text(rec("w1") + "\n")
+    (into / TR / "retained.solution.json").write_text(solution())
+    a = archive(tmp_path / "a.tgz", {f"{TR}/retained.jsonl": rec("w2") + "\n", f"{TR}/retained.solution.json": solution("\n# v2\n"),
+                                     "../escape.txt": "x"})
+    assert unpack_results.main(["--into", str(into), str(a)]) == 1
+    assert uuids(into / TR / "retained.jsonl") == ["w1"]
+    assert (into / TR / "retained.solution.json").read_text() == solution()
+    assert not (tmp_path / "escape.txt").exists()
+    out = capsys.readouterr().out
+    assert "another version of the kernel" in out and "unsafe path" in out
+
+
+def test_an_unreadable_archive_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.tgz"
+    bad.write_bytes(b"not a tar")
+    assert unpack_results.main(["--into", str(tmp_path), str(bad)]) == 2
