@@ -17,7 +17,10 @@
 #      BLOCK_N x num_warps) on 7 workloads spread over seq_len 1..14,107 -> controller_space_moe_h200.json
 #      (resumes point by point): the band question (BLOCK_M 16 for decode rows, 64-128 for the 3.5k-row
 #      experts at seq_len 14,107?) and a fourth measured space for issue 5's controller efficiency.
-# GPU 1: GDN prefill's reference, fla and retained kernel (sweeps_gpu1), then its torch.compile.
+# GPU 1: GDN prefill's reference, fla and retained kernel (sweeps_gpu1), then its torch.compile, then the gemm
+#   seed's sub-space GROUP_M=8 num_stages=4 BLOCK_K=64 with num_warps free (184 points, ~3 s each: ~9 min;
+#   resumes point by point) -> controller_space_gemm184_h200.json: a space where random search at 24 candidates
+#   sees 13 % of the points (the 64-point table: 37 %), for issue 5's controller efficiency.
 # Usage (carry .whl):  CALL=v END_BY=<limit - 60> bash scripts/gpu_session_v.sh; then, here, before the next
 # call:  python scripts/unpack_results.py <files_at>/results_v.tgz  (merges traces per workload; plain tar
 # would drop pairs another unpacked call added)
@@ -31,7 +34,8 @@ mkdir -p "$P"
 MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
 PRE=gdn_prefill_qk4_v8_d128_k_last
 keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' \
-  "$P" benchmarks/results/indexer_probe 'benchmarks/results/controller_space_moe_h200.json'
+  "$P" benchmarks/results/indexer_probe 'benchmarks/results/controller_space_moe_h200.json' \
+  'benchmarks/results/controller_space_gemm184_h200.json'
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   [ -f "$P/profile_moe.json" ] || step 150 python3 -m kernelopt.cli.main evaluate operator=$MOE \
     "solution='operators/$MOE/solutions/seeds/moe_grouped_fp8'" harness.time_reference=false \
@@ -49,6 +53,8 @@ P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"
   SUFFIX=_gpu1 EXTRA="--baselines reference fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
   SUFFIX=_gpu1 EXTRA="--baselines torch_compile --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
+  step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator gemm_n4096_k4096 --workloads 7 \
+    --fix GROUP_M=8 num_stages=4 BLOCK_K=64 --table benchmarks/results/controller_space_gemm184_h200.json
 ) &
 P1=$!
 wait $P0 $P1
