@@ -30,7 +30,7 @@ import tarfile
 from pathlib import Path, PurePosixPath
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from kernelopt.data import Solution  # noqa: E402  (no torch, no mlflow)
+from kernelopt.data import Solution  # (no torch, no mlflow)
 
 
 def _records(text: str, where: str, notes: list[str]) -> list[tuple[str | None, dict, str]]:

@@ -1,7 +1,9 @@
-"""The DSA indexer seed's fused radix top-2048 selection (``SELECT="radix"``), alone, against torch.topk.
+"""The DSA indexer seed's radix top-2048 selections, alone, against torch.topk.
 
-``_radix_select_kernel`` (via the seed's ``select_topk``) turns an fp32 score matrix [B, P*64] into
-the top-``min(2048, seq_len)`` global token ids per row. Checked on adversarial rows: massive exact ties
+``_radix_select_kernel`` (via the seed's ``select_topk``, ``SELECT="radix"``) and the streaming
+``_select_row_chunked`` (via ``select_topk_chunked``; the selection ``SELECT="fused"`` runs inside the
+scoring kernel) turn an fp32 score matrix [B, P*64] into the top-``min(2048, seq_len)`` global token ids
+per row. Checked on adversarial rows: massive exact ties
 at the threshold, mixed signs and signed zeros, values that differ only in their lowest bits (every
 radix pass decides), -inf tails, garbage past ``seq_len`` (must be ignored), rows shorter than 2048,
 exactly 2048 and 2049 live positions, an empty row, and ``seq_len > P*64`` (clamped). For each row the
@@ -10,7 +12,7 @@ followed by -1 padding, and their scores must equal torch.topk's selected scores
 
 The kernel runs in a subprocess with ``TRITON_INTERPRET=1`` set before triton is imported (as in
 tests/test_seeds.py); this file is also that subprocess's script: ``python tests/test_indexer_select.py
-[cpu|cuda]``.
+[cpu|cuda] [radix|chunked]``.
 """
 
 from __future__ import annotations
@@ -31,12 +33,12 @@ TOPK = 2048
 PAGE = 64
 
 
-def _run_script(device: str) -> dict:
+def _run_script(device: str, which: str = "radix") -> dict:
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env.update({"PYTHONPATH": os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]), "OMP_NUM_THREADS": "1"})
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"
-    proc = subprocess.run([sys.executable, __file__, device], check=False, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, __file__, device, which], check=False, capture_output=True, text=True,
                           env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -48,13 +50,20 @@ def test_radix_select_in_interpreter() -> None:
     assert res["rows"] >= 30
 
 
+def test_chunked_select_in_interpreter() -> None:
+    res = _run_script("cpu", "chunked")
+    assert res["failures"] == [], res["failures"][:10]
+    assert res["rows"] >= 30
+
+
 @pytest.mark.gpu
-def test_radix_select_on_gpu() -> None:
+@pytest.mark.parametrize("which", ["radix", "chunked"])
+def test_select_on_gpu(which: str) -> None:
     import torch
 
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA GPU")
-    res = _run_script("cuda")
+    res = _run_script("cuda", which)
     assert res["failures"] == [], res["failures"][:10]
 
 
@@ -114,10 +123,11 @@ def _rows(max_pos: int, gen):
     return [(label, s.float(), L) for label, s, L in rows]
 
 
-def _check(device: str) -> dict:
+def _check(device: str, which: str) -> dict:
     import torch
 
     mod = _load_kernel()
+    select = {"radix": mod.select_topk, "chunked": mod.select_topk_chunked}[which]
     gen = torch.Generator().manual_seed(20260)
     failures: list[str] = []
     n_rows = 0
@@ -132,7 +142,7 @@ def _check(device: str) -> dict:
         table = torch.stack([torch.randperm(pool, generator=gen)[:max_pages] for _ in range(batch)]).to(torch.int32)
         out = torch.full((batch, TOPK), 12345, dtype=torch.int32)
         d_out = out.to(device)
-        mod.select_topk(scores.to(device).contiguous(), lens.to(device), table.to(device), d_out)
+        select(scores.to(device).contiguous(), lens.to(device), table.to(device), d_out)
         out = d_out.cpu()
         for b, (label, s, seq_len) in enumerate(rows):
             n_rows += 1
@@ -170,4 +180,4 @@ def _check(device: str) -> dict:
 if __name__ == "__main__":
     _device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
     assert (_device == "cpu") == (os.environ.get("TRITON_INTERPRET") == "1"), "cpu runs need TRITON_INTERPRET=1"
-    print(json.dumps(_check(_device)))
+    print(json.dumps(_check(_device, sys.argv[2] if len(sys.argv) > 2 else "radix")))

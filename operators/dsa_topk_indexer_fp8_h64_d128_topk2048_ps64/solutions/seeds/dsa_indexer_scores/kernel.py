@@ -42,7 +42,17 @@ becomes an order-preserving uint32 key (negatives: all bits flipped; non-negativ
 ``need`` keys equal to it (an inclusive ``tl.cumsum`` over the ties) are selected - exactly k - and an
 exclusive ``tl.cumsum`` compacts their global ids into the row's slots ``[0, k)``; ``-1`` fills the rest.
 Exact, so the selected scores are the reference's as a multiset (tests/test_indexer_select.py checks it
-against torch.topk on adversarial rows). ``SELECT="torch_topk"`` (default) is steps 2 and 3 as above.
+against torch.topk on adversarial rows). ``SELECT="torch_topk"`` is steps 2 and 3 as above; ``"radix"`` is
+the default since the H200 measurement of 2026-11-30 (1.18x over torch_topk on the 59 workloads of >= 33 pages).
+
+``SELECT="fused"`` (seed direction ``single_launch``) makes the whole long-context call one launch,
+``_indexer_fused_kernel``: every program scores its span, then counts itself done on its row (a per-row
+int32 counter kept zeroed between calls; acq_rel atomic after a CTA barrier); the row's last program runs
+the same exact radix select, streamed over the row in 1024-lane pieces (``_select_row_chunked``: each of the
+4 passes re-reads the live scores from L2 and accumulates its histogram; the final pass carries the tie rank
+and output slot across pieces), then resets the counter. Why: on the H200 the two-launch call reads a
+~38 us floor at 33-45 pages whatever the batch, while one launch reads ~1.5 us on the pass-through rows -
+the span from the first kernel to the last includes the host's time to issue the second launch.
 
 Bottlenecks: at long context (P >= 33 pages, up to ~180k tokens per call) the FP8 key bytes (132 B
 per token) and the 16 kFLOP per token of the dot, and the launches and the selection.
@@ -64,18 +74,17 @@ TOPK = 2048
 #: 91 pages = 5,824 positions. Longer rows fall back to torch.topk.
 RADIX_MAX_POS = 8192
 ROW_BYTES = HEAD_DIM + 4  # fp8 key bytes + one fp32 scale per token
+#: Lanes per piece of the streaming selection (SELECT="fused"): 8 per thread at 4 warps.
+SELECT_CHUNK = 1024
 
 
 @triton.jit
-def _indexer_scores_kernel(
-    q_ptr, k_ptr, ks_ptr, w_ptr, seq_lens_ptr, bt_ptr, scores_ptr,
-    max_pages, max_pos,
+def _score_span(
+    q_ptr, k_ptr, ks_ptr, w_ptr, seq_lens_ptr, bt_ptr, scores_ptr, max_pages, max_pos, pid_n, b,
     H: tl.constexpr, D: tl.constexpr, PAGE: tl.constexpr, BN: tl.constexpr, BLOCKS: tl.constexpr,
     FP8_DOT: tl.constexpr,
 ):
-    pid_n = tl.program_id(0)
-    b = tl.program_id(1).to(tl.int64)
-
+    """Scores of row ``b``'s span ``pid_n`` (BLOCKS tiles of BN positions) into ``scores[b, :]``."""
     offs_h = tl.arange(0, H)
     offs_d = tl.arange(0, D)
     offs_n = tl.arange(0, BN)
@@ -113,6 +122,17 @@ def _indexer_scores_kernel(
 
 
 @triton.jit
+def _indexer_scores_kernel(
+    q_ptr, k_ptr, ks_ptr, w_ptr, seq_lens_ptr, bt_ptr, scores_ptr,
+    max_pages, max_pos,
+    H: tl.constexpr, D: tl.constexpr, PAGE: tl.constexpr, BN: tl.constexpr, BLOCKS: tl.constexpr,
+    FP8_DOT: tl.constexpr,
+):
+    _score_span(q_ptr, k_ptr, ks_ptr, w_ptr, seq_lens_ptr, bt_ptr, scores_ptr, max_pages, max_pos,
+                tl.program_id(0), tl.program_id(1).to(tl.int64), H, D, PAGE, BN, BLOCKS, FP8_DOT)
+
+
+@triton.jit
 def _token_ids(bt_ptr, b, max_pages, pos, live, PAGE: tl.constexpr):
     """Global token ids of row ``b``'s sequence positions ``pos`` where ``live`` (``-1`` elsewhere), int32:
     ``block_table[b, pos // PAGE] * PAGE + pos % PAGE`` (the reference's convention)."""
@@ -133,6 +153,14 @@ def _translate_kernel(
     val = tl.load(val_ptr + b * k_sel + offs, mask=sel, other=float("-inf"))
     live = sel & (val != float("-inf"))
     tl.store(out_ptr + b * TOPK_C + offs, _token_ids(bt_ptr, b, max_pages, pos, live, PAGE))
+
+
+@triton.jit
+def _score_key(score):
+    """Order-preserving uint32 key of an fp32 score: negatives have every bit flipped, non-negatives only
+    the sign bit (``a < b`` as floats implies ``key(a) < key(b)``; -inf maps to 0x007FFFFF)."""
+    bits = score.to(tl.uint32, bitcast=True)
+    return tl.where((bits >> 31) != 0, ~bits, bits | 0x80000000)
 
 
 @triton.jit
@@ -177,8 +205,7 @@ def _radix_select_kernel(
     seq_len = tl.minimum(tl.load(seq_lens_ptr + b).to(tl.int32), max_pos)
     live = pos < seq_len
     score = tl.load(scores_ptr + b * max_pos + pos, mask=pos < max_pos, other=float("-inf"))
-    bits = score.to(tl.uint32, bitcast=True)
-    key = tl.where((bits >> 31) != 0, ~bits, bits | 0x80000000)
+    key = _score_key(score)
 
     bins = tl.arange(0, 256)
     need = tl.maximum(tl.minimum(seq_len, TOPK_C), 0)  # k; then the number still to take from `cand`
@@ -202,6 +229,90 @@ def _radix_select_kernel(
     tl.store(row_out + slot, _token_ids(bt_ptr, b, max_pages, pos, take, PAGE), mask=take)
     offs = tl.arange(0, TOPK_C)
     tl.store(row_out + offs, tl.full([TOPK_C], -1, tl.int32), mask=offs >= n_sel)
+
+
+@triton.jit
+def _select_row_chunked(row_ptr, seq_len, b, bt_ptr, out_ptr, max_pages, max_pos,
+                        CHUNK: tl.constexpr, TOPK_C: tl.constexpr, PAGE: tl.constexpr):
+    """Top-``min(TOPK_C, seq_len)`` of the fp32 score row at ``row_ptr`` written as global token ids into
+    ``out[b]`` - the same exact radix select as ``_radix_select_kernel`` (4 passes of 8 bits, ties to the
+    lowest positions), but streaming the row in ``CHUNK``-lane pieces: each pass re-reads the live scores
+    (from L2; ``.cg`` loads, since other programs wrote them) and accumulates its 256-bin histogram over
+    the chunks, and the final pass carries the running tie rank and output slot from chunk to chunk.
+    Registers stay at CHUNK lanes whatever the row length (no NPAD limit), so it can run inside the
+    scoring kernel (``SELECT="fused"``)."""
+    L = tl.minimum(seq_len, max_pos)
+    n_chunks = tl.cdiv(L, CHUNK)
+    lane = tl.arange(0, CHUNK)
+    bins = tl.arange(0, 256)
+    need = tl.maximum(tl.minimum(L, TOPK_C), 0)  # k; then the number still to take from the candidates
+    thr = tl.zeros([], dtype=tl.uint32)
+    for i in tl.static_range(4):  # byte 3 (bits 31..24) down to byte 0
+        hist = tl.zeros([256], dtype=tl.int32)
+        for c in range(n_chunks):
+            pos = c * CHUNK + lane
+            live = pos < L
+            key = _score_key(tl.load(row_ptr + pos, mask=live, other=float("-inf"), cache_modifier=".cg"))
+            cand = live
+            if i > 0:  # keys agreeing with the threshold's bytes found so far
+                cand = cand & ((key >> (32 - 8 * i)) == (thr >> (32 - 8 * i)))
+            digit = (key >> (24 - 8 * i)) & 0xFF
+            hist += tl.histogram(digit.to(tl.int32), 256, mask=cand)
+        ge = tl.sum(hist) - tl.cumsum(hist, 0) + hist  # candidates with byte >= d
+        d = tl.sum((ge >= need).to(tl.int32)) - 1
+        need -= tl.sum(tl.where(bins == d, ge - hist, 0))
+        thr = thr | (d.to(tl.uint32) << (24 - 8 * i))
+
+    taken = tl.zeros([], dtype=tl.int32)
+    ties = tl.zeros([], dtype=tl.int32)
+    row_out = out_ptr + b * TOPK_C
+    for c in range(n_chunks):
+        pos = c * CHUNK + lane
+        live = pos < L
+        key = _score_key(tl.load(row_ptr + pos, mask=live, other=float("-inf"), cache_modifier=".cg"))
+        tie = live & (key == thr)
+        tie_i = tie.to(tl.int32)
+        take = (live & (key > thr)) | (tie & (tl.cumsum(tie_i, 0) + ties <= need))
+        take_i = take.to(tl.int32)
+        slot = taken + tl.cumsum(take_i, 0) - take_i
+        tl.store(row_out + slot, _token_ids(bt_ptr, b, max_pages, pos, take, PAGE), mask=take)
+        taken += tl.sum(take_i)
+        ties += tl.sum(tie_i)
+    offs = tl.arange(0, TOPK_C)
+    tl.store(row_out + offs, tl.full([TOPK_C], -1, tl.int32), mask=offs >= taken)
+
+
+@triton.jit
+def _chunked_select_kernel(scores_ptr, seq_lens_ptr, bt_ptr, out_ptr, max_pages, max_pos,
+                           CHUNK: tl.constexpr, TOPK_C: tl.constexpr, PAGE: tl.constexpr):
+    """``_select_row_chunked`` alone, one program per row (tests compare it with the radix kernel)."""
+    b = tl.program_id(0).to(tl.int64)
+    _select_row_chunked(scores_ptr + b * max_pos, tl.load(seq_lens_ptr + b), b, bt_ptr, out_ptr, max_pages,
+                        max_pos, CHUNK, TOPK_C, PAGE)
+
+
+@triton.jit
+def _indexer_fused_kernel(
+    q_ptr, k_ptr, ks_ptr, w_ptr, seq_lens_ptr, bt_ptr, scores_ptr, count_ptr, out_ptr,
+    max_pages, max_pos,
+    H: tl.constexpr, D: tl.constexpr, PAGE: tl.constexpr, BN: tl.constexpr, BLOCKS: tl.constexpr,
+    FP8_DOT: tl.constexpr, CHUNK: tl.constexpr, TOPK_C: tl.constexpr,
+):
+    """SELECT="fused": scoring and selection in one launch. Every program scores its span as
+    ``_indexer_scores_kernel`` does, then counts itself done on its row (``count[b]``, an acq_rel atomic
+    after a CTA barrier, so its score stores are visible to whoever reads the count after it); the last
+    program of a row to finish selects that row's top-2048 (``_select_row_chunked``) and resets the count
+    to 0 for the next call."""
+    pid_n = tl.program_id(0)
+    b = tl.program_id(1).to(tl.int64)
+    _score_span(q_ptr, k_ptr, ks_ptr, w_ptr, seq_lens_ptr, bt_ptr, scores_ptr, max_pages, max_pos, pid_n, b,
+                H, D, PAGE, BN, BLOCKS, FP8_DOT)
+    tl.debug_barrier()
+    done = tl.atomic_add(count_ptr + b, 1, sem="acq_rel")
+    if done == tl.num_programs(0) - 1:
+        _select_row_chunked(scores_ptr + b * max_pos, tl.load(seq_lens_ptr + b), b, bt_ptr, out_ptr, max_pages,
+                            max_pos, CHUNK, TOPK_C, PAGE)
+        tl.atomic_xchg(count_ptr + b, 0)
 
 
 @triton.jit
@@ -237,13 +348,34 @@ def select_topk(scores: torch.Tensor, seq_lens: torch.Tensor, block_table: torch
     )
 
 
+def select_topk_chunked(scores: torch.Tensor, seq_lens: torch.Tensor, block_table: torch.Tensor,
+                        topk_indices: torch.Tensor) -> None:
+    """``_select_row_chunked`` as its own launch (one program per row), arguments as :func:`select_topk`."""
+    batch, max_pos = scores.shape
+    _chunked_select_kernel[(batch,)](scores, seq_lens, block_table, topk_indices, block_table.shape[1], max_pos,
+                                     CHUNK=SELECT_CHUNK, TOPK_C=TOPK, PAGE=PAGE_SIZE, num_warps=4)
+
+
+#: Per-device row counters of SELECT="fused" (int32, zero between calls: the last program of each row resets
+#: its count). Allocated (zeroed) once per device and grown with the batch, outside any timed call after the
+#: first; one call at a time per device (the harness times one solution at a time per GPU).
+_ROW_COUNTS: dict = {}
+
+
+def _row_counts(batch: int, device: torch.device) -> torch.Tensor:
+    buf = _ROW_COUNTS.get(device)
+    if buf is None or buf.numel() < batch:
+        buf = _ROW_COUNTS[device] = torch.zeros(max(batch, 64), dtype=torch.int32, device=device)
+    return buf
+
+
 def run(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, topk_indices) -> None:
     """Write the top-2048 global token ids per row ([B, 2048] int32, -1 padding) into ``topk_indices``."""
     bn, blocks = int(PARAMS["BN"]), int(PARAMS["BLOCKS"])
     if PARAMS["DOT"] not in ("tf32", "fp8"):
         raise ValueError(f"dsa_indexer_scores: DOT={PARAMS['DOT']!r} must be 'tf32' or 'fp8'")
-    if PARAMS["SELECT"] not in ("torch_topk", "radix"):
-        raise ValueError(f"dsa_indexer_scores: SELECT={PARAMS['SELECT']!r} must be 'torch_topk' or 'radix'")
+    if PARAMS["SELECT"] not in ("torch_topk", "radix", "fused"):
+        raise ValueError(f"dsa_indexer_scores: SELECT={PARAMS['SELECT']!r} must be 'torch_topk', 'radix' or 'fused'")
     batch = q_index_fp8.shape[0]
     num_pages = k_index_cache_fp8.shape[0]
     max_pages = block_table.shape[1] if block_table.dim() == 2 else 0
@@ -273,6 +405,13 @@ def run(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, topk_ind
     k_scales = kc.view(torch.float32)  # [N, 64, 1, 33]: same bytes, 4-byte words
     scores = torch.empty(batch, max_pos, dtype=torch.float32, device=q.device)
     grid = (triton.cdiv(max_pos, bn * blocks), batch)
+    if PARAMS["SELECT"] == "fused":
+        _indexer_fused_kernel[grid](
+            q, k_bytes, k_scales, w, lens, table, scores, _row_counts(batch, q.device), topk_indices, max_pages,
+            max_pos, H=NUM_HEADS, D=HEAD_DIM, PAGE=PAGE_SIZE, BN=bn, BLOCKS=blocks, FP8_DOT=PARAMS["DOT"] == "fp8",
+            CHUNK=SELECT_CHUNK, TOPK_C=TOPK, num_warps=int(PARAMS["num_warps"]), num_stages=int(PARAMS["num_stages"]),
+        )
+        return
     _indexer_scores_kernel[grid](
         q, k_bytes, k_scales, w, lens, table, scores, max_pages, max_pos,
         H=NUM_HEADS, D=HEAD_DIM, PAGE=PAGE_SIZE, BN=bn, BLOCKS=blocks, FP8_DOT=PARAMS["DOT"] == "fp8",
