@@ -2,17 +2,22 @@
 # Device call V and its repeats (prepared 2026-11-30 for the next x2 session): the profiles the fifth session
 # could not run, a measured MoE sub-space, then the last GDN prefill sweeps. Every step resumes or is cheap to
 # repeat, so the same script is rerun (CALL=w, x, ...) until done; unpack each call's $OUT/results_<call>.tgz into
-# the checkout (tar xzf) BEFORE the next call: the device copies the checkout's tracked traces over the
-# machine's (2026-11-30 call T redid call S's pairs because of that).
+# the checkout (scripts/unpack_results.py) BEFORE the next call: the device copies the checkout's tracked traces
+# over the machine's (2026-11-30 call T redid call S's pairs because of that).
 #
 # GPU 0, in order (each bounded by what is left before END_BY):
+#   0. the indexer's SELECT=fused (one launch, added 2026-11-30 after call U): GPU tests, 100-trial replay on
+#      the near-tie workloads, then torch_topk / radix / fused on all 128 workloads at the default scoring
+#      point -> benchmarks/results/indexer_select3_all_h200.json (`indexer_probe.sh` part 4; skipped once the
+#      table holds the three points). If fused wins: make it the seed's default and resweep the indexer
+#      (contest_resume.sh dsa_indexer, after moving the radix traces under superseded/).
 #   1. MoE seed profile at seq_len 1 and 14,107 (where do 1.74 ms at one token go: the ~40 routing and
 #      permutation torch ops and their host gaps, or the GEMMs?) -> benchmarks/results/profiles_v/profile_moe.json
 #   2. fla's GDN prefill profile on 30 tokens (1 sequence), 28 tokens (2 sequences) and 8,192 tokens (20
 #      sequences): 0.9 ms / 7.9 ms / 7.8 ms in the contest traces, whatever the length
 #      -> benchmarks/results/profiles_v/profile_fla_prefill.json
-#   3. DSA indexer probe part 3 (profiles of SELECT=radix and torch_topk on 4x34 and 30x91 pages)
-#      -> benchmarks/results/indexer_probe/profile_{radix,torch_topk}.json
+#   3. DSA indexer probe part 3 (profiles of SELECT=radix, torch_topk and fused on 4x34 and 30x91 pages)
+#      -> benchmarks/results/indexer_probe/profile_{radix,torch_topk,fused}.json
 #   4. the MoE seed's sub-space COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 (25 points: BLOCK_M x
 #      BLOCK_N x num_warps) on 7 workloads spread over seq_len 1..14,107 -> controller_space_moe_h200.json
 #      (resumes point by point): the band question (BLOCK_M 16 for decode rows, 64-128 for the 3.5k-row
@@ -35,8 +40,11 @@ MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
 PRE=gdn_prefill_qk4_v8_d128_k_last
 keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' \
   "$P" benchmarks/results/indexer_probe 'benchmarks/results/controller_space_moe_h200.json' \
-  'benchmarks/results/controller_space_gemm184_h200.json'
+  'benchmarks/results/controller_space_gemm184_h200.json' 'benchmarks/results/indexer_select3_all_h200.json'
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  T3=benchmarks/results/indexer_select3_all_h200.json
+  python3 -c "import json,sys; sys.exit(len(json.load(open('$T3'))['latency_ms']) < 3)" 2>/dev/null \
+    || PARTS=4 step 420 bash scripts/indexer_probe.sh
   [ -f "$P/profile_moe.json" ] || step 150 python3 -m kernelopt.cli.main evaluate operator=$MOE \
     "solution='operators/$MOE/solutions/seeds/moe_grouped_fp8'" harness.time_reference=false \
     "workloads=[e05c6c03-5603-4a1c-b34c-dcce0ecaeea4,5e8dc11c-f2a9-42d5-8dce-9419cbf34d5d]" \
@@ -45,7 +53,7 @@ keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks
     "solution='operators/$PRE/solutions/baselines/fla.json'" harness.time_reference=false \
     "workloads=[f581a9c7-0ec9-5b47-b168-d2c37bed7426,f2a9a537-21a7-5ae1-8adc-615197b221da,546aba8e-e39a-590a-8949-b2a4b5e09890]" \
     output=$P/profiled_fla_prefill.jsonl profile=$P/profile_fla_prefill.json
-  [ -f benchmarks/results/indexer_probe/profile_torch_topk.json ] || PARTS=3 step 200 bash scripts/indexer_probe.sh
+  [ -f benchmarks/results/indexer_probe/profile_fused.json ] || PARTS=3 step 200 bash scripts/indexer_probe.sh
   step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator $MOE --workloads 7 \
     --fix COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 \
     --table benchmarks/results/controller_space_moe_h200.json ) &

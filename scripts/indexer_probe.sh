@@ -9,9 +9,12 @@
 #    2,048th score sits among the row's lowest — ReLU zeros tie) and the two longest; 100 fresh inputs each, every
 #    trial checked by the indexer's evaluator (reachable, unique ids, sorted recomputed scores).
 # 3) Where the ~50 us of a long-context call go (scoring kernel vs selection): profiles (torch.profiler + ncu) of
-#    the seed with SELECT=radix and torch_topk on the longest row set (batch 30, 91 pages) and a short one (batch
+#    the seed with SELECT=radix, torch_topk and fused on the longest row set (batch 30, 91 pages) and a short one (batch
 #    4, 34 pages).
-# PARTS=13 (say) runs only parts 1 and 3 (default: all three).
+# 4) SELECT=fused (one launch: the row's last scoring program selects): the GPU tests of both selections,
+#    the 100-trial replay of part 2 with SELECT=fused (its cross-program memory ordering under load), and
+#    the three SELECTs on all 128 workloads at the default scoring point (indexer_select3_all_h200.json).
+# PARTS=13 (say) runs only parts 1 and 3 (default: 1 2 3; part 4 only when named).
 # Usage (about 5 minutes): GPU0_FIRST="bash scripts/indexer_probe.sh" GPU0_FIRST_S=360
 #   PACK_EXTRA='benchmarks/results/indexer_probe' CALL=<x> END_BY=<limit-60> bash scripts/gpu_session_m.sh
 set -u
@@ -24,6 +27,15 @@ W="[$(echo $UU | tr ' ' ',')]"
 R=benchmarks/results/indexer_probe
 mkdir -p "$R"
 PARTS=${PARTS:-123}
+near_tie_workloads() {
+  python3 - <<'PY'
+import json
+ws = [json.loads(l)["workload"] for l in open("operators/dsa_topk_indexer_fp8_h64_d128_topk2048_ps64/workloads.jsonl")]
+near = [w["uuid"] for w in ws if 33 <= w["axes"]["max_num_pages"] <= 36]
+longest = sorted(ws, key=lambda w: -w["axes"]["batch_size"] * w["axes"]["max_num_pages"])[:2]
+print("[" + ",".join(near + [w["uuid"] for w in longest]) + "]")
+PY
+}
 ev() { python3 -m kernelopt.cli.main evaluate operator=$D "$@"; }
 gpu() { nvidia-smi -i "${CUDA_VISIBLE_DEVICES:-0}" --query-gpu=clocks.sm,temperature.gpu,power.draw \
   --format=csv,noheader | sed "s/^/$1: /" | tee -a "$R/clocks.txt"; }
@@ -38,21 +50,21 @@ gpu "after contest"
 fi
 # 2)
 if [[ $PARTS == *2* ]]; then
-NEAR=$(python3 - <<'PY'
-import json
-ws = [json.loads(l)["workload"] for l in open("operators/dsa_topk_indexer_fp8_h64_d128_topk2048_ps64/workloads.jsonl")]
-near = [w["uuid"] for w in ws if 33 <= w["axes"]["max_num_pages"] <= 36]
-longest = sorted(ws, key=lambda w: -w["axes"]["batch_size"] * w["axes"]["max_num_pages"])[:2]
-print("[" + ",".join(near + [w["uuid"] for w in longest]) + "]")
-PY
-)
-ev "workloads=$NEAR" "solution='$SEED'" harness.trials=100 harness.warmup=0 harness.iterations=1 \
+ev "workloads=$(near_tie_workloads)" "solution='$SEED'" harness.trials=100 harness.warmup=0 harness.iterations=1 \
   harness.time_reference=false output=$R/replay100.jsonl
 fi
 # 3)
 if [[ $PARTS == *3* ]]; then
-  for SEL in radix torch_topk; do
+  for SEL in radix torch_topk fused; do
     ev "workloads=[dd728f92-98ba-5974-bcdc-e0e4d10c52d8,6e9056cc-914e-5d59-a96e-1d9a72176d93]" \
       "solution='$SEED@SELECT=$SEL'" output=$R/profiled_$SEL.jsonl profile=$R/profile_$SEL.json
   done
+fi
+# 4)
+if [[ $PARTS == *4* ]]; then
+  python3 -m pytest -q -m gpu tests/test_indexer_select.py tests/test_seeds.py -k "select or indexer" 2>&1 | tail -5
+  ev "workloads=$(near_tie_workloads)" "solution='$SEED@SELECT=fused'" harness.trials=100 harness.warmup=0 \
+    harness.iterations=1 harness.time_reference=false output=$R/replay100_fused.jsonl
+  python3 benchmarks/controller_efficiency.py --mode measure --operator $D --workloads 0 \
+    --fix BN=64 BLOCKS=2 DOT=tf32 num_warps=4 num_stages=2 --table benchmarks/results/indexer_select3_all_h200.json
 fi
