@@ -9,8 +9,8 @@
 #    2,048th score sits among the row's lowest — ReLU zeros tie) and the two longest; 100 fresh inputs each, every
 #    trial checked by the indexer's evaluator (reachable, unique ids, sorted recomputed scores).
 # 3) Where the ~50 us of a long-context call go (scoring kernel vs selection): profiles (torch.profiler + ncu) of
-#    the seed with SELECT=radix, torch_topk and fused on the longest row set (batch 30, 91 pages) and a short one (batch
-#    4, 34 pages).
+#    the seed with SELECT=radix, torch_topk and fused on the longest row set (batch 30, 91 pages) and a short
+#    one (batch 4, 34 pages).
 # 4) SELECT=fused (one launch: the row's last scoring program selects): the GPU tests of both selections,
 #    the 100-trial replay of part 2 with SELECT=fused (its cross-program memory ordering under load), and
 #    the three SELECTs on all 128 workloads at the default scoring point (indexer_select3_all_h200.json).
