@@ -19,6 +19,14 @@ Split-K flash-decoding over the top-k axis:
 2. ``_dsa_combine_kernel``, grid (T * 16), a loop over the splits: ``M = max lse_s``,
    ``w_s = 2^(lse_s - M)``, ``out = sum w_s O_s / sum w_s``, ``lse = M + log2(sum w_s)``.
 
+``COMBINE="fused"`` (seed direction ``single_launch``) folds step 2 into step 1: every split program
+counts itself done on its token (a per-token int32 counter kept zeroed between calls; acq_rel atomic after
+a CTA barrier, so its partial stores are visible to whoever reads the count after it), and the token's last
+split program to finish merges all 16 heads' partials (``_combine_token``, the same arithmetic in the same
+order as ``_dsa_combine_kernel``) and resets the counter - one launch per call. Why: on the H200 the
+two-launch call reads ~28 us at 1-2 tokens, and the span from the first kernel to the last includes the
+host's time to issue the second launch. ``COMBINE="launch"`` (default) is step 2 as its own launch.
+
 ``lse`` is base 2 (the reference's natural logsumexp / ln 2). A token without any valid index gets
 output 0 and lse -inf, as in the reference. Every load is upcast to fp32 before arithmetic; on a
 GPU the fp32 dots run as tf32, which is exact for the bf16-valued q/K operands.
@@ -33,7 +41,7 @@ import torch
 import triton
 import triton.language as tl
 
-PARAMS = {"BK": 32, "NUM_SPLITS": 16, "num_warps": 8, "num_stages": 2}  # kernelopt:params
+PARAMS = {"BK": 32, "NUM_SPLITS": 16, "num_warps": 8, "num_stages": 2, "COMBINE": "launch"}  # kernelopt:params
 
 NUM_HEADS = 16
 D_CKV = 512
@@ -49,8 +57,9 @@ def _dsa_split_kernel(
     o_ptr, lse_ptr,  # final output/lse (NUM_SPLITS == 1) or fp32 split scratch [T, S, H, DC] / [T, S, H]
     qk_scale,  # sm_scale * log2(e)
     stride_ckv_p, stride_ckv_o, stride_kpe_p, stride_kpe_o,
+    count_ptr, out_ptr, out_lse_ptr,  # FUSED: per-token counters, final output [T, H, DC] and lse [T, H]
     H: tl.constexpr, DC: tl.constexpr, DP: tl.constexpr, PAGE: tl.constexpr, TOPK: tl.constexpr,
-    BK: tl.constexpr, NUM_SPLITS: tl.constexpr,
+    BK: tl.constexpr, NUM_SPLITS: tl.constexpr, FUSED: tl.constexpr,
 ):
     pid_t = tl.program_id(0)
     pid_s = tl.program_id(1)
@@ -103,6 +112,38 @@ def _dsa_split_kernel(
     row = (t64 * NUM_SPLITS + pid_s) * H + offs_h
     tl.store(o_ptr + row[:, None] * DC + offs_c[None, :], out.to(o_ptr.dtype.element_ty))
     tl.store(lse_ptr + row, lse)
+    if FUSED:  # the token's last split to finish merges them all (COMBINE="fused")
+        tl.debug_barrier()
+        done = tl.atomic_add(count_ptr + pid_t, 1, sem="acq_rel")
+        if done == NUM_SPLITS - 1:
+            _combine_token(o_ptr, lse_ptr, out_ptr, out_lse_ptr, t64, H, DC, NUM_SPLITS)
+            tl.atomic_xchg(count_ptr + pid_t, 0)
+
+
+@triton.jit
+def _combine_token(o_part_ptr, lse_part_ptr, out_ptr, lse_ptr, t64,
+                   H: tl.constexpr, DC: tl.constexpr, NUM_SPLITS: tl.constexpr):
+    """All heads of token ``t64``: ``_dsa_combine_kernel``'s merge ([H, DC] at once; ``.cg`` loads, since
+    other programs wrote the partials)."""
+    offs_h = tl.arange(0, H)
+    offs_c = tl.arange(0, DC)
+    offs_s = tl.arange(0, NUM_SPLITS)
+    base = t64 * NUM_SPLITS * H  # scratch row of (split 0, head 0); (s, h) is at base + s * H + h
+    lse_s = tl.load(lse_part_ptr + base + offs_s[:, None] * H + offs_h[None, :], cache_modifier=".cg")  # [S, H]
+    m = tl.max(lse_s, axis=0)
+    m_safe = tl.where(m == float("-inf"), 0.0, m)
+    w_sum = tl.sum(tl.exp2(lse_s - m_safe[None, :]), axis=0)  # empty splits (lse -inf) weigh 0
+    acc = tl.zeros([H, DC], dtype=tl.float32)
+    for s in tl.range(0, NUM_SPLITS):
+        row = base + s * H + offs_h
+        w = tl.exp2(tl.load(lse_part_ptr + row, cache_modifier=".cg") - m_safe)
+        acc += w[:, None] * tl.load(o_part_ptr + row[:, None] * DC + offs_c[None, :], cache_modifier=".cg")
+    has = w_sum > 0.0
+    out = acc / tl.where(has, w_sum, 1.0)[:, None]
+    lse = tl.where(has, m + tl.log2(tl.where(has, w_sum, 1.0)), float("-inf"))
+    dst = t64 * H + offs_h
+    tl.store(out_ptr + dst[:, None] * DC + offs_c[None, :], out.to(out_ptr.dtype.element_ty))
+    tl.store(lse_ptr + dst, lse)
 
 
 @triton.jit
@@ -150,9 +191,24 @@ def _check_cache(name: str, t: torch.Tensor, dim: int) -> torch.Tensor:
     return t
 
 
+#: Per-device token counters of COMBINE="fused" (int32, zero between calls: the last split program of each
+#: token resets its count). Allocated (zeroed) once per device and grown with T, outside any timed call after
+#: the first; one call at a time per device (the harness times one solution at a time per GPU).
+_TOKEN_COUNTS: dict = {}
+
+
+def _token_counts(t: int, device: torch.device) -> torch.Tensor:
+    buf = _TOKEN_COUNTS.get(device)
+    if buf is None or buf.numel() < t:
+        buf = _TOKEN_COUNTS[device] = torch.zeros(max(t, 64), dtype=torch.int32, device=device)
+    return buf
+
+
 def run(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, output, lse) -> None:
     """Write ``output`` ([T,16,512] bf16) and the base-2 ``lse`` ([T,16] fp32)."""
     bk, splits = int(PARAMS["BK"]), int(PARAMS["NUM_SPLITS"])
+    if PARAMS["COMBINE"] not in ("launch", "fused"):
+        raise ValueError(f"dsa_attn_splitk: COMBINE={PARAMS['COMBINE']!r} must be 'launch' or 'fused'")
     if TOPK % (bk * splits) != 0:
         raise ValueError(f"dsa_attn_splitk: BK * NUM_SPLITS = {bk * splits} must divide {TOPK}")
     t = q_nope.shape[0]
@@ -176,13 +232,15 @@ def run(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, output, ls
     else:
         o_dst = torch.empty((t, splits, NUM_HEADS, D_CKV), dtype=torch.float32, device=q_nope.device)
         lse_dst = torch.empty((t, splits, NUM_HEADS), dtype=torch.float32, device=q_nope.device)
+    fused = PARAMS["COMBINE"] == "fused" and splits > 1
     _dsa_split_kernel[(t, splits)](
         q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, o_dst, lse_dst, qk_scale,
         ckv_cache.stride(0), ckv_cache.stride(1), kpe_cache.stride(0), kpe_cache.stride(1),
-        H=NUM_HEADS, DC=D_CKV, DP=D_KPE, PAGE=PAGE_SIZE, TOPK=TOPK, BK=bk, NUM_SPLITS=splits,
+        _token_counts(t, q_nope.device) if fused else lse_dst, output, lse,
+        H=NUM_HEADS, DC=D_CKV, DP=D_KPE, PAGE=PAGE_SIZE, TOPK=TOPK, BK=bk, NUM_SPLITS=splits, FUSED=fused,
         num_warps=int(PARAMS["num_warps"]), num_stages=int(PARAMS["num_stages"]),
     )
-    if splits > 1:
+    if splits > 1 and not fused:
         _dsa_combine_kernel[(t * NUM_HEADS,)](
             o_dst, lse_dst, output, lse, H=NUM_HEADS, DC=D_CKV, NUM_SPLITS=splits, num_warps=4,
         )
