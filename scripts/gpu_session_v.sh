@@ -6,11 +6,9 @@
 # over the machine's (2026-11-30 call T redid call S's pairs because of that).
 #
 # GPU 0, in order (each bounded by what is left before END_BY):
-#   0. the indexer's SELECT=fused (one launch, added 2026-11-30 after call U): GPU tests, 100-trial replay on
-#      the near-tie workloads, then torch_topk / radix / fused on all 128 workloads at the default scoring
-#      point -> benchmarks/results/indexer_select3_all_h200.json (`indexer_probe.sh` part 4; skipped once the
-#      table holds the three points). If fused wins: make it the seed's default and resweep the indexer
-#      (contest_resume.sh dsa_indexer, after moving the radix traces under superseded/).
+#   0. the one-launch variants (scripts/single_launch_probe.sh: the indexer's SELECT=fused and DSA attention's
+#      COMBINE=fused: GPU tests, the indexer's 100-trial replay, side-by-side tables on every workload;
+#      skipped once both tables are complete).
 #   1. MoE seed profile at seq_len 1 and 14,107 (where do 1.74 ms at one token go: the ~40 routing and
 #      permutation torch ops and their host gaps, or the GEMMs?) -> benchmarks/results/profiles_v/profile_moe.json
 #   2. fla's GDN prefill profile on 30 tokens (1 sequence), 28 tokens (2 sequences) and 8,192 tokens (20
@@ -40,11 +38,18 @@ MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
 PRE=gdn_prefill_qk4_v8_d128_k_last
 keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' \
   "$P" benchmarks/results/indexer_probe 'benchmarks/results/controller_space_moe_h200.json' \
-  'benchmarks/results/controller_space_gemm184_h200.json' 'benchmarks/results/indexer_select3_all_h200.json'
+  'benchmarks/results/controller_space_gemm184_h200.json' 'benchmarks/results/indexer_select3_all_h200.json' \
+  'benchmarks/results/attn_combine_all_h200.json'
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  T3=benchmarks/results/indexer_select3_all_h200.json
-  python3 -c "import json,sys; sys.exit(len(json.load(open('$T3'))['latency_ms']) < 3)" 2>/dev/null \
-    || PARTS=4 step 420 bash scripts/indexer_probe.sh
+  python3 - <<'PY' || step 480 bash scripts/single_launch_probe.sh
+import json, sys
+try:
+    n = [len(json.load(open(f"benchmarks/results/{t}.json"))["latency_ms"])
+         for t in ("indexer_select3_all_h200", "attn_combine_all_h200")]
+except (OSError, ValueError, KeyError):
+    sys.exit(1)
+sys.exit(0 if n == [3, 2] else 1)
+PY
   [ -f "$P/profile_moe.json" ] || step 150 python3 -m kernelopt.cli.main evaluate operator=$MOE \
     "solution='operators/$MOE/solutions/seeds/moe_grouped_fp8'" harness.time_reference=false \
     "workloads=[e05c6c03-5603-4a1c-b34c-dcce0ecaeea4,5e8dc11c-f2a9-42d5-8dce-9419cbf34d5d]" \

@@ -11,10 +11,8 @@
 # 3) Where the ~50 us of a long-context call go (scoring kernel vs selection): profiles (torch.profiler + ncu) of
 #    the seed with SELECT=radix, torch_topk and fused on the longest row set (batch 30, 91 pages) and a short
 #    one (batch 4, 34 pages).
-# 4) SELECT=fused (one launch: the row's last scoring program selects): the GPU tests of both selections,
-#    the 100-trial replay of part 2 with SELECT=fused (its cross-program memory ordering under load), and
-#    the three SELECTs on all 128 workloads at the default scoring point (indexer_select3_all_h200.json).
-# PARTS=13 (say) runs only parts 1 and 3 (default: 1 2 3; part 4 only when named).
+# PARTS=13 (say) runs only parts 1 and 3 (default: all three). Part 2 at another seed point:
+# AT='@SELECT=fused' TAG=_fused (writes replay100_fused.jsonl; scripts/single_launch_probe.sh does that).
 # Usage (about 5 minutes): GPU0_FIRST="bash scripts/indexer_probe.sh" GPU0_FIRST_S=360
 #   PACK_EXTRA='benchmarks/results/indexer_probe' CALL=<x> END_BY=<limit-60> bash scripts/gpu_session_m.sh
 set -u
@@ -50,8 +48,8 @@ gpu "after contest"
 fi
 # 2)
 if [[ $PARTS == *2* ]]; then
-ev "workloads=$(near_tie_workloads)" "solution='$SEED'" harness.trials=100 harness.warmup=0 harness.iterations=1 \
-  harness.time_reference=false output=$R/replay100.jsonl
+ev "workloads=$(near_tie_workloads)" "solution='$SEED${AT:-}'" harness.trials=100 harness.warmup=0 \
+  harness.iterations=1 harness.time_reference=false output=$R/replay100${TAG:-}.jsonl
 fi
 # 3)
 if [[ $PARTS == *3* ]]; then
@@ -59,12 +57,4 @@ if [[ $PARTS == *3* ]]; then
     ev "workloads=[dd728f92-98ba-5974-bcdc-e0e4d10c52d8,6e9056cc-914e-5d59-a96e-1d9a72176d93]" \
       "solution='$SEED@SELECT=$SEL'" output=$R/profiled_$SEL.jsonl profile=$R/profile_$SEL.json
   done
-fi
-# 4)
-if [[ $PARTS == *4* ]]; then
-  python3 -m pytest -q -m gpu tests/test_indexer_select.py tests/test_seeds.py -k "select or indexer" 2>&1 | tail -5
-  ev "workloads=$(near_tie_workloads)" "solution='$SEED@SELECT=fused'" harness.trials=100 harness.warmup=0 \
-    harness.iterations=1 harness.time_reference=false output=$R/replay100_fused.jsonl
-  python3 benchmarks/controller_efficiency.py --mode measure --operator $D --workloads 0 \
-    --fix BN=64 BLOCKS=2 DOT=tf32 num_warps=4 num_stages=2 --table benchmarks/results/indexer_select3_all_h200.json
 fi
