@@ -6,9 +6,9 @@
 # over the machine's (2026-11-30 call T redid call S's pairs because of that).
 #
 # GPU 0, in order (each bounded by what is left before END_BY):
-#   0. the one-launch variants (scripts/single_launch_probe.sh: the indexer's SELECT=fused and DSA attention's
-#      COMBINE=fused: GPU tests, the indexer's 100-trial replay, side-by-side tables on every workload;
-#      skipped once both tables are complete).
+#   0. the fewer-launch variants (scripts/single_launch_probe.sh: the indexer's SELECT=fused, DSA attention's
+#      COMBINE=fused, the MoE's ROUTE=triton: GPU tests, the indexer's 100-trial replay, side-by-side tables on
+#      every workload; skipped once the three tables are complete).
 #   1. MoE seed profile at seq_len 1 and 14,107 (where do 1.74 ms at one token go: the ~40 routing and
 #      permutation torch ops and their host gaps, or the GEMMs?) -> benchmarks/results/profiles_v/profile_moe.json
 #   2. fla's GDN prefill profile on 30 tokens (1 sequence), 28 tokens (2 sequences) and 8,192 tokens (20
@@ -16,8 +16,8 @@
 #      -> benchmarks/results/profiles_v/profile_fla_prefill.json
 #   3. DSA indexer probe part 3 (profiles of SELECT=radix, torch_topk and fused on 4x34 and 30x91 pages)
 #      -> benchmarks/results/indexer_probe/profile_{radix,torch_topk,fused}.json
-#   4. the MoE seed's sub-space COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 (25 points: BLOCK_M x
-#      BLOCK_N x num_warps) on 7 workloads spread over seq_len 1..14,107 -> controller_space_moe_h200.json
+#   4. the MoE seed's sub-space COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 ROUTE=torch (25 points:
+#      BLOCK_M x BLOCK_N x num_warps) on 7 workloads spread over seq_len 1..14,107 -> controller_space_moe_h200.json
 #      (resumes point by point): the band question (BLOCK_M 16 for decode rows, 64-128 for the 3.5k-row
 #      experts at seq_len 14,107?) and a fourth measured space for issue 5's controller efficiency.
 # GPU 1: GDN prefill's reference, fla and retained kernel (sweeps_gpu1), then its torch.compile, then the gemm
@@ -39,16 +39,16 @@ PRE=gdn_prefill_qk4_v8_d128_k_last
 keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' \
   "$P" benchmarks/results/indexer_probe 'benchmarks/results/controller_space_moe_h200.json' \
   'benchmarks/results/controller_space_gemm184_h200.json' 'benchmarks/results/indexer_select3_all_h200.json' \
-  'benchmarks/results/attn_combine_all_h200.json'
+  'benchmarks/results/attn_combine_all_h200.json' 'benchmarks/results/moe_route_all_h200.json'
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  python3 - <<'PY' || step 480 bash scripts/single_launch_probe.sh
+  python3 - <<'PY' || step 540 bash scripts/single_launch_probe.sh
 import json, sys
 try:
     n = [len(json.load(open(f"benchmarks/results/{t}.json"))["latency_ms"])
-         for t in ("indexer_select3_all_h200", "attn_combine_all_h200")]
+         for t in ("indexer_select3_all_h200", "attn_combine_all_h200", "moe_route_all_h200")]
 except (OSError, ValueError, KeyError):
     sys.exit(1)
-sys.exit(0 if n == [3, 2] else 1)
+sys.exit(0 if n == [3, 2, 2] else 1)
 PY
   [ -f "$P/profile_moe.json" ] || step 150 python3 -m kernelopt.cli.main evaluate operator=$MOE \
     "solution='operators/$MOE/solutions/seeds/moe_grouped_fp8'" harness.time_reference=false \
@@ -60,7 +60,7 @@ PY
     output=$P/profiled_fla_prefill.jsonl profile=$P/profile_fla_prefill.json
   [ -f benchmarks/results/indexer_probe/profile_fused.json ] || PARTS=3 step 200 bash scripts/indexer_probe.sh
   step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator $MOE --workloads 7 \
-    --fix COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 \
+    --fix COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 ROUTE=torch \
     --table benchmarks/results/controller_space_moe_h200.json ) &
 P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"

@@ -34,6 +34,14 @@ Pipeline (entry ``run(<10 inputs>, output)``, destination-passing style):
    * ``"atomic"``: the epilogue multiplies by the routing weight and ``tl.atomic_add``s into an fp32
      ``[T, 7168]`` accumulator, cast into ``output`` at the end (order of the adds is not fixed).
 
+``ROUTE="triton"`` (seed direction ``fewer_launches``) replaces steps 1-2's ~55 small torch launches with
+two Triton launches: ``_route_kernel`` (one program per token: sigmoid, biased grouped top-k by repeated
+argmax, lowest index first on ties, normalised weights) and, when T * 8 <= 1024, ``_tile_table_kernel`` (one
+program: per local expert a ``tl.cumsum`` rank gives the stable sorted position of each pair, the same
+order, positions and tile table as the torch path). Why: the official span runs from a call's first kernel
+to its last, so the host's time to issue each of the ~60 launches counts; at decode sizes (T <= 80, 17 of
+the 19 workloads) the H200 reads a ~1.6 ms floor that no kernel of the pipeline explains.
+
 Small T (decode, T <= 80): at most a few rows per expert, the cost is streaming the routed experts'
 weights (44 MB per expert) - BLOCK_M 16 and narrow N tiles spread that over many programs. Large T
 (11948, 14107): ~3.5k rows per local expert, tensor-core bound - wider tiles and deeper pipelines.
@@ -49,7 +57,7 @@ import torch
 import triton
 import triton.language as tl
 
-PARAMS = {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "COMBINE": "gather", "INTER_DTYPE": "fp32", "num_warps": 4, "num_stages": 3}  # kernelopt:params
+PARAMS = {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "COMBINE": "gather", "INTER_DTYPE": "fp32", "num_warps": 4, "num_stages": 3, "ROUTE": "torch"}  # kernelopt:params
 
 HIDDEN = 7168
 INTER = 2048
@@ -60,6 +68,9 @@ N_GROUP = 8
 TOPK_GROUP = 4
 SCALE_BLOCK = 128  # = BLOCK_K of both GEMMs: one scale per K step
 COMBINE_BLOCK_H = 1024
+#: ROUTE="triton": the one-program tile-table kernel holds every (token, slot) pair in one block; longer
+#: calls (T * 8 > 1024) build the table with torch (their GEMMs dominate).
+TILES_MAX_PAIRS = 1024
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
 
 
@@ -193,6 +204,105 @@ def _combine_kernel(y_ptr, pos_ptr, rw_ptr, out_ptr, H: tl.constexpr, TOPK: tl.c
     tl.store(out_ptr + t * H + offs, acc.to(out_ptr.dtype.element_ty), mask=mask)
 
 
+@triton.jit
+def _route_kernel(logits_ptr, bias_ptr, idx_ptr, w_ptr, scale,
+                  E: tl.constexpr, NG: tl.constexpr, KG: tl.constexpr, TOPK: tl.constexpr):
+    """ROUTE="triton": ``_route`` for token ``program_id(0)``: global expert ids and combine weights of its
+    TOPK slots (in descending biased score; the slot order is free: the combine sums a token's slots)."""
+    t = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, E)
+    x = tl.load(logits_ptr + t * E + offs).to(tl.float32)
+    sc = 1.0 / (1.0 + tl.exp(-x))
+    biased = sc + tl.load(bias_ptr + offs).to(tl.float32)
+    GS: tl.constexpr = E // NG
+    g = tl.reshape(biased, (NG, GS))
+    col = tl.arange(0, GS)
+    first = tl.argmax(g, axis=1)  # [NG]; a group's score is the sum of its top two
+    top2 = tl.max(g, axis=1) + tl.max(tl.where(col[None, :] == first[:, None], float("-inf"), g), axis=1)
+    gid = tl.arange(0, NG)
+    keep = gid < 0
+    for _ in tl.static_range(KG):
+        j = tl.argmax(tl.where(keep, float("-inf"), top2), axis=0)
+        keep = keep | (gid == j)
+    kept = tl.sum(tl.where((offs // GS)[:, None] == gid[None, :], keep[None, :].to(tl.int32), 0), axis=1) > 0
+    pruned = tl.where(kept, biased, float("-inf"))
+    slot = tl.arange(0, TOPK)
+    ids = tl.zeros([TOPK], dtype=tl.int32)
+    wts = tl.zeros([TOPK], dtype=tl.float32)
+    for k in tl.static_range(TOPK):
+        j = tl.argmax(pruned, axis=0)
+        ids = tl.where(slot == k, j, ids)
+        wts = tl.where(slot == k, tl.sum(tl.where(offs == j, sc, 0.0)), wts)
+        pruned = tl.where(offs == j, float("-inf"), pruned)
+    wts = wts / (tl.sum(wts) + 1e-20) * scale
+    tl.store(idx_ptr + t * TOPK + slot, ids)
+    tl.store(w_ptr + t * TOPK + slot, wts)
+
+
+@triton.jit
+def _tile_table_kernel(idx_ptr, order_ptr, table_ptr, pos_ptr, offset, n_pairs, n_tiles,
+                       BLOCK_M: tl.constexpr, NUM_LOCAL_C: tl.constexpr, P_PAD: tl.constexpr,
+                       NT_PAD: tl.constexpr):
+    """ROUTE="triton": ``_tiles`` in one program (n_pairs <= P_PAD): pairs keyed by local expert (others
+    32) in stable order, each expert's segment cut into BLOCK_M-row tiles."""
+    p = tl.arange(0, P_PAD)
+    live = p < n_pairs
+    e = tl.load(idx_ptr + p, mask=live, other=0) - offset
+    local = live & (e >= 0) & (e < NUM_LOCAL_C)
+    key = tl.where(local, e, tl.where(live, NUM_LOCAL_C, NUM_LOCAL_C + 1))
+    ti = tl.arange(0, NT_PAD)
+    sorted_pos = tl.zeros([P_PAD], dtype=tl.int32)
+    t_exp = tl.full([NT_PAD], NUM_LOCAL_C - 1, tl.int32)
+    t_start = tl.zeros([NT_PAD], dtype=tl.int32)
+    t_rows = tl.zeros([NT_PAD], dtype=tl.int32)
+    seg = tl.zeros([], dtype=tl.int32)
+    cursor = tl.zeros([], dtype=tl.int32)
+    for x in range(0, NUM_LOCAL_C + 1):  # expert x's pairs, by pair index; x == 32: the other ranks' pairs
+        m = key == x
+        mi = m.to(tl.int32)
+        cnt = tl.sum(mi)
+        sorted_pos = tl.where(m, seg + tl.cumsum(mi, 0) - 1, sorted_pos)
+        if x < NUM_LOCAL_C:
+            ntile = (cnt + BLOCK_M - 1) // BLOCK_M
+            mine = (ti >= cursor) & (ti < cursor + ntile)
+            r0 = (ti - cursor) * BLOCK_M
+            t_exp = tl.where(mine, x, t_exp)
+            t_start = tl.where(mine, seg + r0, t_start)
+            t_rows = tl.where(mine, tl.minimum(cnt - r0, BLOCK_M), t_rows)
+            cursor += ntile
+        seg += cnt
+    tl.store(order_ptr + sorted_pos, p.to(tl.int32), mask=live)
+    tl.store(pos_ptr + p, tl.where(local, sorted_pos, -1), mask=live)
+    tv = ti < n_tiles
+    tl.store(table_ptr + ti * 3, t_exp, mask=tv)
+    tl.store(table_ptr + ti * 3 + 1, t_start, mask=tv)
+    tl.store(table_ptr + ti * 3 + 2, t_rows, mask=tv)
+
+
+def _route_triton(logits: torch.Tensor, bias: torch.Tensor, scale: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """``_route`` as one launch (``_route_kernel``): ids int32 [T, 8], weights fp32 [T, 8]."""
+    t = logits.shape[0]
+    ids = torch.empty((t, TOP_K), dtype=torch.int32, device=logits.device)
+    w = torch.empty((t, TOP_K), dtype=torch.float32, device=logits.device)
+    _route_kernel[(t,)](logits.contiguous(), bias.contiguous(), ids, w, scale,
+                        E=NUM_EXPERTS, NG=N_GROUP, KG=TOPK_GROUP, TOPK=TOP_K, num_warps=4)
+    return ids, w
+
+
+def _tiles_triton(topk_idx: torch.Tensor, offset: int, block_m: int):
+    """``_tiles`` as one launch (``_tile_table_kernel``; T * 8 <= TILES_MAX_PAIRS), same outputs."""
+    dev = topk_idx.device
+    n_pairs = topk_idx.numel()
+    n_tiles = min(n_pairs, triton.cdiv(n_pairs, block_m) + NUM_LOCAL)
+    order = torch.empty(n_pairs, dtype=torch.int32, device=dev)
+    pos = torch.empty(n_pairs, dtype=torch.int32, device=dev)
+    table = torch.empty((n_tiles, 3), dtype=torch.int32, device=dev)
+    _tile_table_kernel[(1,)](topk_idx, order, table, pos, offset, n_pairs, n_tiles, BLOCK_M=block_m,
+                             NUM_LOCAL_C=NUM_LOCAL, P_PAD=max(triton.next_power_of_2(n_pairs), 16),
+                             NT_PAD=max(triton.next_power_of_2(n_tiles), 16), num_warps=4)
+    return order, table, pos, n_tiles
+
+
 def _route(logits: torch.Tensor, bias: torch.Tensor, scale: float) -> tuple[torch.Tensor, torch.Tensor]:
     """DeepSeek-V3 no-aux routing: global expert ids [T, 8] and combine weights [T, 8] (fp32)."""
     t = logits.shape[0]
@@ -246,6 +356,8 @@ def run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_
     bm, bn1, bn2 = int(PARAMS["BLOCK_M"]), int(PARAMS["BLOCK_N"]), int(PARAMS["BLOCK_N2"])
     nw, ns = int(PARAMS["num_warps"]), int(PARAMS["num_stages"])
     atomic = PARAMS["COMBINE"] == "atomic"
+    if PARAMS["ROUTE"] not in ("torch", "triton"):
+        raise ValueError(f"moe_grouped_fp8: ROUTE={PARAMS['ROUTE']!r} must be 'torch' or 'triton'")
     split = PARAMS["INTER_DTYPE"] == "fp32"
     t = routing_logits.shape[0]
     if (hidden_states.shape != (t, HIDDEN) or gemm1_weights.shape != (NUM_LOCAL, 2 * INTER, HIDDEN)
@@ -262,8 +374,15 @@ def run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_
     w1, w1_s = gemm1_weights.contiguous(), gemm1_weights_scale.float().contiguous()
     w2, w2_s = gemm2_weights.contiguous(), gemm2_weights_scale.float().contiguous()
 
-    topk_idx, rw = _route(routing_logits, routing_bias, float(routed_scaling_factor))
-    order, table, pos, n_tiles = _tiles(topk_idx, offset, bm)
+    if PARAMS["ROUTE"] == "triton":
+        topk_idx, rw = _route_triton(routing_logits, routing_bias, float(routed_scaling_factor))
+        if t * TOP_K <= TILES_MAX_PAIRS:
+            order, table, pos, n_tiles = _tiles_triton(topk_idx, offset, bm)
+        else:
+            order, table, pos, n_tiles = _tiles(topk_idx.long(), offset, bm)
+    else:
+        topk_idx, rw = _route(routing_logits, routing_bias, float(routed_scaling_factor))
+        order, table, pos, n_tiles = _tiles(topk_idx, offset, bm)
     rw = rw.reshape(-1).contiguous()
     n_pairs = t * TOP_K
 
