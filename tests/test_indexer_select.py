@@ -50,14 +50,15 @@ def test_radix_select_in_interpreter() -> None:
     assert res["rows"] >= 30
 
 
-def test_chunked_select_in_interpreter() -> None:
-    res = _run_script("cpu", "chunked")
+@pytest.mark.parametrize("which", ["chunked", "chunked_auto"])
+def test_chunked_select_in_interpreter(which: str) -> None:
+    res = _run_script("cpu", which)
     assert res["failures"] == [], res["failures"][:10]
     assert res["rows"] >= 30
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("which", ["radix", "chunked"])
+@pytest.mark.parametrize("which", ["radix", "chunked", "chunked_auto"])
 def test_select_on_gpu(which: str) -> None:
     import torch
 
@@ -127,7 +128,9 @@ def _check(device: str, which: str) -> dict:
     import torch
 
     mod = _load_kernel()
-    select = {"radix": mod.select_topk, "chunked": mod.select_topk_chunked}[which]
+    select = {"radix": mod.select_topk,  # chunked: many 512-lane pieces; chunked_auto: as SELECT="fused" (1-2)
+              "chunked": lambda *a: mod.select_topk_chunked(*a, chunk=512),
+              "chunked_auto": mod.select_topk_chunked}[which]
     gen = torch.Generator().manual_seed(20260)
     failures: list[str] = []
     n_rows = 0

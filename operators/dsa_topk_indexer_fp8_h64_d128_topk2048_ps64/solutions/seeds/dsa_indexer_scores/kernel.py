@@ -48,9 +48,10 @@ the default since the H200 measurement of 2026-11-30 (1.18x over torch_topk on t
 ``SELECT="fused"`` (seed direction ``single_launch``) makes the whole long-context call one launch,
 ``_indexer_fused_kernel``: every program scores its span, then counts itself done on its row (a per-row
 int32 counter kept zeroed between calls; acq_rel atomic after a CTA barrier); the row's last program runs
-the same exact radix select, streamed over the row in 1024-lane pieces (``_select_row_chunked``: each of the
-4 passes re-reads the live scores from L2 and accumulates its histogram; the final pass carries the tie rank
-and output slot across pieces), then resets the counter. Why: on the H200 the two-launch call reads a
+the same exact radix select over the row in pieces of up to 32 lanes per thread (``_select_row_chunked``: each
+of the 4 passes re-reads the live scores from L2 and accumulates its histogram over the pieces - one piece for
+rows of <= 64 pages at 4 warps; the final pass carries the tie rank and output slot across pieces), then resets
+the counter. Why: on the H200 the two-launch call reads a
 ~38 us floor at 33-45 pages whatever the batch, while one launch reads ~1.5 us on the pass-through rows -
 the span from the first kernel to the last includes the host's time to issue the second launch.
 
@@ -74,8 +75,15 @@ TOPK = 2048
 #: 91 pages = 5,824 positions. Longer rows fall back to torch.topk.
 RADIX_MAX_POS = 8192
 ROW_BYTES = HEAD_DIM + 4  # fp8 key bytes + one fp32 scale per token
-#: Lanes per piece of the streaming selection (SELECT="fused"): 8 per thread at 4 warps.
-SELECT_CHUNK = 1024
+#: Lanes per thread of the streaming selection's pieces (SELECT="fused"): a piece is the whole row, rounded up to
+#: a power of two, up to this many lanes per thread (the contest's rows of <= 64 pages at 4 warps: one piece,
+#: loaded once per radix pass; 91 pages: two).
+SELECT_LANES_PER_THREAD = 32
+
+
+def select_chunk(max_pos: int, num_warps: int) -> int:
+    """Lanes per piece of the streaming selection for rows of ``max_pos`` positions."""
+    return max(256, min(triton.next_power_of_2(max_pos), SELECT_LANES_PER_THREAD * 32 * num_warps))
 
 
 @triton.jit
@@ -238,9 +246,9 @@ def _select_row_chunked(row_ptr, seq_len, b, bt_ptr, out_ptr, max_pages, max_pos
     ``out[b]`` - the same exact radix select as ``_radix_select_kernel`` (4 passes of 8 bits, ties to the
     lowest positions), but streaming the row in ``CHUNK``-lane pieces: each pass re-reads the live scores
     (from L2; ``.cg`` loads, since other programs wrote them) and accumulates its 256-bin histogram over
-    the chunks, and the final pass carries the running tie rank and output slot from chunk to chunk.
+    the pieces, and the final pass carries the running tie rank and output slot from piece to piece.
     Registers stay at CHUNK lanes whatever the row length (no NPAD limit), so it can run inside the
-    scoring kernel (``SELECT="fused"``)."""
+    scoring kernel (``SELECT="fused"``) at the scoring's warp count."""
     L = tl.minimum(seq_len, max_pos)
     n_chunks = tl.cdiv(L, CHUNK)
     lane = tl.arange(0, CHUNK)
@@ -349,11 +357,13 @@ def select_topk(scores: torch.Tensor, seq_lens: torch.Tensor, block_table: torch
 
 
 def select_topk_chunked(scores: torch.Tensor, seq_lens: torch.Tensor, block_table: torch.Tensor,
-                        topk_indices: torch.Tensor) -> None:
-    """``_select_row_chunked`` as its own launch (one program per row), arguments as :func:`select_topk`."""
+                        topk_indices: torch.Tensor, chunk: int | None = None) -> None:
+    """``_select_row_chunked`` as its own launch (one program per row, 4 warps), arguments as
+    :func:`select_topk`; ``chunk`` lanes per piece (default :func:`select_chunk`, as SELECT="fused")."""
     batch, max_pos = scores.shape
     _chunked_select_kernel[(batch,)](scores, seq_lens, block_table, topk_indices, block_table.shape[1], max_pos,
-                                     CHUNK=SELECT_CHUNK, TOPK_C=TOPK, PAGE=PAGE_SIZE, num_warps=4)
+                                     CHUNK=chunk or select_chunk(max_pos, 4), TOPK_C=TOPK, PAGE=PAGE_SIZE,
+                                     num_warps=4)
 
 
 #: Per-device row counters of SELECT="fused" (int32, zero between calls: the last program of each row resets
@@ -409,7 +419,8 @@ def run(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, topk_ind
         _indexer_fused_kernel[grid](
             q, k_bytes, k_scales, w, lens, table, scores, _row_counts(batch, q.device), topk_indices, max_pages,
             max_pos, H=NUM_HEADS, D=HEAD_DIM, PAGE=PAGE_SIZE, BN=bn, BLOCKS=blocks, FP8_DOT=PARAMS["DOT"] == "fp8",
-            CHUNK=SELECT_CHUNK, TOPK_C=TOPK, num_warps=int(PARAMS["num_warps"]), num_stages=int(PARAMS["num_stages"]),
+            CHUNK=select_chunk(max_pos, int(PARAMS["num_warps"])), TOPK_C=TOPK, num_warps=int(PARAMS["num_warps"]),
+            num_stages=int(PARAMS["num_stages"]),
         )
         return
     _indexer_scores_kernel[grid](
