@@ -20,7 +20,10 @@
 #      BLOCK_M x BLOCK_N x num_warps) on 7 workloads spread over seq_len 1..14,107 -> controller_space_moe_h200.json
 #      (resumes point by point): the band question (BLOCK_M 16 for decode rows, 64-128 for the 3.5k-row
 #      experts at seq_len 14,107?) and a fourth measured space for issue 5's controller efficiency.
-# GPU 1: GDN prefill's reference, fla and retained kernel (sweeps_gpu1), then its torch.compile, then the gemm
+# GPU 1: GDN prefill's reference, fla and retained kernel (sweeps_gpu1), then its torch.compile, then the two
+#   GDN prefill seeds (token-recurrent, the contest's; chunked, never swept: 0.46 vs 0.44 ms on the 3-workload
+#   gate of 2026-11-29) at their defaults on all 100 workloads, one after the other -> profiles_v/prefill_<seed>.jsonl
+#   (the band crossover for a dispatch), then the gemm
 #   seed's sub-space GROUP_M=8 num_stages=4 BLOCK_K=64 with num_warps free (184 points, ~3 s each: ~9 min;
 #   resumes point by point) -> controller_space_gemm184_h200.json: a space where random search at 24 candidates
 #   sees 13 % of the points (the 64-point table: 37 %), for issue 5's controller efficiency.
@@ -66,6 +69,11 @@ P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"
   SUFFIX=_gpu1 EXTRA="--baselines reference fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
   SUFFIX=_gpu1 EXTRA="--baselines torch_compile --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
+  for SEED in gdn_prefill_chunked gdn_prefill_recurrent; do  # the two prefill seeds side by side, all workloads
+    F=$P/prefill_${SEED}.jsonl
+    [ -f "$F" ] || step "$(left)" bash -c "rm -f $F.part && python3 -m kernelopt.cli.main evaluate operator=$PRE \
+      \"solution='operators/$PRE/solutions/seeds/$SEED'\" harness.time_reference=false output=$F.part && mv $F.part $F"
+  done
   step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator gemm_n4096_k4096 --workloads 7 \
     --fix GROUP_M=8 num_stages=4 BLOCK_K=64 --table benchmarks/results/controller_space_gemm184_h200.json
 ) &
