@@ -16,10 +16,13 @@ Rules:
   that lost is still a stepping stone: its untried directions include the one that produced it, so
   coming back to it takes a longer step along a direction whose first step did not pay;
 * direction on that parent, among the untried: (1) the direction that produced the parent from its
-  own parent (momentum: repeat the step that led here), (2) the skill's directions for the
-  bottleneck of the band with the largest share × headroom, in skill order, (3) the bottleneck
-  evidence of the other bands: the sum over bands naming the direction of ``priority / (1 + rank)``,
-  (4) the seed's declared order;
+  own parent (momentum: repeat the step that led here), (2) the direction's measured record in this
+  campaign, best first: its Laplace-smoothed share of wins ``(wins + 1) / (tries + 2)``, where a
+  generated solution wins when its gate latency beats its parent's on the same workloads
+  (:func:`direction_record`; a direction never tried scores 1/2, so one that lost elsewhere waits
+  behind it), (3) the skill's directions for the bottleneck of the band with the largest share ×
+  headroom, in skill order, (4) the bottleneck evidence of the other bands: the sum over bands naming
+  the direction of ``priority / (1 + rank)``, (5) the seed's declared order;
 * count: a direction's first try asks for ``rules.probe_candidates`` candidates (the direction's own
   move), capped by the round size;
 * frontier exhausted (every direction tried from every parent): widen around the best solution —
@@ -74,6 +77,36 @@ def relative_latency(g: SolutionRuns, best: SolutionRuns | None) -> float | None
     if ref is None or ref <= 0:
         return None
     return g.gate_mean / ref  # type: ignore[operator]
+
+
+def _latency_on(g: SolutionRuns, uuids: set[str]) -> float | None:
+    """``g``'s mean latency on exactly ``uuids`` (its gate run when gated on that set, else its full-run
+    means there); ``None`` when it was not measured on all of them."""
+    if g.gate is not None and g.gate_passed and set(g.gate.per_workload_ms) == uuids:
+        return g.gate_mean
+    pw = g.per_workload_mean()
+    if uuids and uuids <= set(pw):
+        return sum(pw[u] for u in uuids) / len(uuids)
+    return None
+
+
+def direction_record(groups: list[SolutionRuns]) -> dict[str, tuple[int, int]]:
+    """(wins, losses) per direction over the campaign so far: a generated solution wins when its gate
+    latency beats its parent's latency on the same workloads (failed gates lose); solutions whose parent
+    was not measured there are not counted."""
+    by_run = {g.run_id: g for g in groups}
+    rec: dict[str, list[int]] = {}
+    for g in groups:
+        parent = by_run.get(g.parent_run_id) if g.parent_run_id else None
+        if parent is None or not g.direction or g.gate is None:
+            continue
+        mine = _latency_on(g, set(g.gate.per_workload_ms)) if g.gate_passed else None
+        theirs = _latency_on(parent, set(g.gate.per_workload_ms))
+        if g.gate_passed and (mine is None or theirs is None):
+            continue
+        won = g.gate_passed and mine < theirs  # type: ignore[operator]
+        rec.setdefault(g.direction, [0, 0])[0 if won else 1] += 1
+    return {d: (w, lost) for d, (w, lost) in rec.items()}
 
 
 def _evidence_rank(names: list[str], views: list[BandView], analysis: dict[str, Any]) -> tuple[
@@ -140,8 +173,14 @@ def choose_next(groups: list[SolutionRuns], tunable: list[SolutionRuns], analysi
     if came_by is not None and parent.parent_run_id not in by_run:
         came_by = None  # only a step that was actually taken from a known solution has momentum
 
+    record = direction_record(groups)
+
+    def odds(n: str) -> float:  # Laplace-smoothed share of the direction's wins so far (0.5 untried)
+        w, lost = record.get(n, (0, 0))
+        return (w + 1) / (w + lost + 2)
+
     def key(n: str) -> tuple[Any, ...]:
-        return (counts[n] if widen else 0, 0 if (n == came_by and not widen) else 1,
+        return (counts[n] if widen else 0, 0 if (n == came_by and not widen) else 1, -odds(n),
                 preferred.index(n) if n in preferred else len(preferred), -score[n], names.index(n))
 
     direction = min(untried, key=key) if untried else None
@@ -154,8 +193,8 @@ def choose_next(groups: list[SolutionRuns], tunable: list[SolutionRuns], analysi
     rule = ("frontier exhausted: widen around the best (fewest tries, skill order, declared order), a full round"
             if widen else
             "best-first over (solution, direction) pairs not tried yet: the best parent with an untried "
-            "direction; momentum, then the top band's skill directions, then the other bands' evidence, "
-            "then declared order")
+            "direction; momentum, then the directions' measured win record, then the top band's skill "
+            "directions, then the other bands' evidence, then declared order")
     rows: list[Evidence] = []
     if views:
         rows += band_rows(views)
@@ -168,6 +207,7 @@ def choose_next(groups: list[SolutionRuns], tunable: list[SolutionRuns], analysi
                                  "preferred": preferred, "tried": counts, "band": band,
                                  "bottleneck": top.cls if top is not None else None,
                                  "momentum": came_by, "other_bands_score": {n: round(s, 6) for n, s in score.items()},
+                                 "record": {n: list(record[n]) for n in names if n in record},
                                  "rule": rule}))
     rows.append(Evidence(kind="frontier", subject=parent.run_id, value=ranked[position][0],
                          detail={"parent_rank": position + 1, "parents": len(ranked), "widen": widen,

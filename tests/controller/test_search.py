@@ -96,3 +96,22 @@ def test_relative_latency_compares_band_gated_candidates_on_their_own_workloads(
     assert relative_latency(groups["hash_c"], a) == pytest.approx(0.9)  # same gate set: gate vs gate
     assert relative_latency(groups["hash_c"], None) is None
     assert set(GATE) < set(ALL)
+
+
+def test_a_direction_that_lost_elsewhere_waits_behind_untried_ones_on_a_new_parent():
+    """Measured outcomes rank directions: on a new best solution, a direction the skill prefers but that
+    already lost from another parent comes after the directions with no record (Laplace-smoothed wins)."""
+    from kernelopt.controller.search import direction_record
+
+    lost_wide = [rec("g2", "b", "gate", 1.5, parent="g1", direction="wide", params=DIRS)]  # gate 1.5 > 1.0
+    new_best = [rec("g3", "c", "gate", 0.8, parent="g1", direction="narrow", params=DIRS),
+                rec("s3", "c", "sweep", 1.6, per_workload={u: 1.6 for u in ALL})]
+    tried = [gen_from("g1", "wide"), gen_from("g1", "narrow"), gen_from("g3", "narrow")]
+    promoted = {"champion": ChampionInfo(run_id="s3", mean_latency_ms=1.6)}
+    s = _state(*lost_wide, *new_best, decisions=tried).model_copy(update=promoted)
+    assert direction_record(group_by_solution(s.candidates)) == {"wide": (0, 1), "narrow": (1, 0)}
+    d = decide(s, BUDGET, RULES)
+    assert d.parent_run_id == "g3" and d.direction == "fewer_rows"  # not the skill's first, "wide"
+    # without the loss on record, the skill's order decides
+    s2 = _state(*new_best, decisions=tried).model_copy(update=promoted)
+    assert decide(s2, BUDGET, RULES).direction == "wide"
