@@ -15,6 +15,10 @@ This merges instead:
   ``benchmarks/contest.py --resume`` checks; metadata such as its recorded directions may differ, and the
   archive's copy is then kept): traces of two versions of a kernel are never mixed under one label (the
   archive's copy of that label is skipped, with a message).
+* a latency table of ``benchmarks/controller_efficiency.py --mode measure`` (JSON with ``latency_ms`` keyed by
+  solution hash) is merged per point when both copies measured the same operator, workloads and ``--fix``
+  (the checkout's points kept, the archive's new points added, the archive's metadata kept); otherwise the
+  archive's copy is written.
 * every other file (tables, logs, profiles) is written over the checkout's copy.
 
 Usage: ``python scripts/unpack_results.py [--into DIR] ARCHIVE.tgz...`` (archives in call order). Exit code 1
@@ -70,6 +74,24 @@ def merge_traces(local: str, incoming: str, where: str, notes: list[str]) -> str
     return "".join(line + "\n" for line in lines)
 
 
+def merge_latency_table(local: bytes, incoming: bytes) -> bytes | None:
+    """The two measure tables' union per point (see the module docstring); ``None`` when they are not two
+    tables of the same operator, workloads and ``--fix``."""
+    try:
+        mine, theirs = json.loads(local), json.loads(incoming)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    keys = ("operator", "workloads", "fix")
+    if not all(isinstance(d, dict) and isinstance(d.get("latency_ms"), dict) for d in (mine, theirs)):
+        return None
+    if any(mine.get(k) != theirs.get(k) for k in keys):
+        return None
+    merged = dict(theirs)
+    merged["latency_ms"] = {**theirs["latency_ms"], **mine["latency_ms"]}
+    merged["names"] = {**(theirs.get("names") or {}), **(mine.get("names") or {})}
+    return (json.dumps(merged, indent=1) + "\n").encode()
+
+
 def _is_trace(name: str, data: bytes) -> bool:
     if not name.endswith(".jsonl"):
         return False
@@ -116,6 +138,8 @@ def unpack(archive: Path, into: Path, notes: list[str]) -> tuple[int, int]:
         dest.parent.mkdir(parents=True, exist_ok=True)
         if dest.is_file() and (_is_trace(name, data) or _is_trace(name, dest.read_bytes())):
             dest.write_text(merge_traces(dest.read_text(), data.decode(), name, notes))
+        elif dest.is_file() and name.endswith(".json") and (table := merge_latency_table(dest.read_bytes(), data)):
+            dest.write_bytes(table)
         else:
             dest.write_bytes(data)
         written += 1

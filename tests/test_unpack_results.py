@@ -104,3 +104,21 @@ def test_an_unreadable_archive_exits_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.tgz"
     bad.write_bytes(b"not a tar")
     assert unpack_results.main(["--into", str(tmp_path), str(bad)]) == 2
+
+
+def test_measure_tables_of_two_calls_are_unioned_per_point(tmp_path: Path) -> None:
+    into = tmp_path / "repo"
+    (into / "benchmarks/results").mkdir(parents=True)
+    name = "benchmarks/results/controller_space_x_h200.json"
+    meta = {"operator": "op", "workloads": ["w1", "w2"], "fix": {"A": 1}}
+    (into / name).write_text(json.dumps({**meta, "latency_ms": {"h1": {"w1": 1.0, "w2": 2.0}}, "names": {"h1": "p1"}}))
+    later = {**meta, "latency_ms": {"h2": {"w1": 3.0, "w2": None}}, "names": {"h2": "p2"}, "stamp": "later"}
+    other = {**meta, "fix": {"A": 2}, "latency_ms": {"h3": {}}, "names": {}}
+    a = archive(tmp_path / "a.tgz", {name: json.dumps(later), "benchmarks/results/other.json": json.dumps(other)})
+    (into / "benchmarks/results/other.json").write_text(json.dumps({**meta, "latency_ms": {"h1": {}}}))
+    assert unpack_results.main(["--into", str(into), str(a)]) == 0
+    got = json.loads((into / name).read_text())
+    assert set(got["latency_ms"]) == {"h1", "h2"} and got["names"] == {"h1": "p1", "h2": "p2"}
+    assert got["stamp"] == "later" and got["latency_ms"]["h2"]["w2"] is None
+    # another sub-space under the same name: the archive's copy, as written
+    assert json.loads((into / "benchmarks/results/other.json").read_text()) == other
