@@ -86,14 +86,7 @@ def _bar(g: SolutionRuns, swept: list[SolutionRuns]) -> float | None:
     same workloads — its own gate latency when it was gated on the same set, else its full-run means
     there (a band gate: candidates generated for one band are gated on that band's workloads)."""
     mine = set(g.gate.per_workload_ms) if g.gate is not None else set()
-    vals = []
-    for s in swept:
-        if s.gate_mean is not None and (not mine or set(s.gate.per_workload_ms) == mine):  # type: ignore[union-attr]
-            vals.append(s.gate_mean)
-            continue
-        pw = s.per_workload_mean()
-        if mine and mine <= set(pw):
-            vals.append(sum(pw[u] for u in mine) / len(mine))
+    vals = [v for s in swept if (v := s.latency_on(mine)) is not None]
     return min(vals) if vals else None
 
 

@@ -66,28 +66,10 @@ def relative_latency(g: SolutionRuns, best: SolutionRuns | None) -> float | None
         return g.full_mean / best.full_mean  # type: ignore[operator]
     if not g.gate_passed:
         return None
-    mine = set(g.gate.per_workload_ms) if g.gate is not None else set()  # type: ignore[union-attr]
-    ref = None
-    if best.gate_mean is not None and (not mine or set(best.gate.per_workload_ms) == mine):  # type: ignore[union-attr]
-        ref = best.gate_mean
-    else:
-        pw = best.per_workload_mean()
-        if mine and mine <= set(pw):
-            ref = sum(pw[u] for u in mine) / len(mine)
+    ref = best.latency_on(set(g.gate.per_workload_ms))  # type: ignore[union-attr]
     if ref is None or ref <= 0:
         return None
     return g.gate_mean / ref  # type: ignore[operator]
-
-
-def _latency_on(g: SolutionRuns, uuids: set[str]) -> float | None:
-    """``g``'s mean latency on exactly ``uuids`` (its gate run when gated on that set, else its full-run
-    means there); ``None`` when it was not measured on all of them."""
-    if g.gate is not None and g.gate_passed and set(g.gate.per_workload_ms) == uuids:
-        return g.gate_mean
-    pw = g.per_workload_mean()
-    if uuids and uuids <= set(pw):
-        return sum(pw[u] for u in uuids) / len(uuids)
-    return None
 
 
 def direction_record(groups: list[SolutionRuns]) -> dict[str, tuple[int, int]]:
@@ -100,8 +82,8 @@ def direction_record(groups: list[SolutionRuns]) -> dict[str, tuple[int, int]]:
         parent = by_run.get(g.parent_run_id) if g.parent_run_id else None
         if parent is None or not g.direction or g.gate is None:
             continue
-        mine = _latency_on(g, set(g.gate.per_workload_ms)) if g.gate_passed else None
-        theirs = _latency_on(parent, set(g.gate.per_workload_ms))
+        mine = g.latency_on(set(g.gate.per_workload_ms)) if g.gate_passed else None
+        theirs = parent.latency_on(set(g.gate.per_workload_ms))
         if g.gate_passed and (mine is None or theirs is None):
             continue
         won = g.gate_passed and mine < theirs  # type: ignore[operator]

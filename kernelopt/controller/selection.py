@@ -94,6 +94,17 @@ class SolutionRuns:
             return 0.0
         return statistics.stdev(m) / statistics.fmean(m)
 
+    def latency_on(self, uuids: set[str]) -> float | None:
+        """Mean latency (ms) on the workloads ``uuids``: the gate mean when it was gated on exactly that set
+        (or ``uuids`` is empty), else its full-run means there; ``None`` when not measured on all of them."""
+        gated = set(self.gate.per_workload_ms) if self.gate is not None else set()
+        if self.gate_mean is not None and (not uuids or gated == uuids):
+            return self.gate_mean
+        pw = self.per_workload_mean()
+        if uuids and uuids <= set(pw):
+            return sum(pw[u] for u in uuids) / len(uuids)
+        return None
+
     def per_workload_mean(self) -> dict[str, float]:
         """Per-workload latency (ms) averaged over the full runs that measured it."""
         acc: dict[str, list[float]] = {}
