@@ -172,6 +172,39 @@ def _score_key(score):
 
 
 @triton.jit
+def _threshold_byte(hist, need):
+    """One radix pass's decision from the 256-bin histogram of the candidates' current byte: the threshold
+    byte ``d`` (the largest byte with at least ``need`` candidates at or above it) and how many of the
+    wanted elements must still come from the candidates whose byte equals it."""
+    bins = tl.arange(0, 256)
+    ge = tl.sum(hist) - tl.cumsum(hist, 0) + hist  # candidates with byte >= d
+    d = tl.sum((ge >= need).to(tl.int32)) - 1
+    return d, need - tl.sum(tl.where(bins == d, ge - hist, 0))
+
+
+@triton.jit
+def _emit_selected(row_out, key, live, pos, thr, need, taken, ties, bt_ptr, b, max_pages, PAGE: tl.constexpr):
+    """Write the global ids of the lanes the threshold key ``thr`` selects - every live key above it, and
+    the live keys equal to it whose tie rank (``ties`` seen before these lanes plus their inclusive
+    cumsum) is at most ``need`` - to the row's slots from ``taken`` on, in lane order; returns the
+    updated (taken, ties)."""
+    tie = live & (key == thr)
+    tie_i = tie.to(tl.int32)
+    take = (live & (key > thr)) | (tie & (tl.cumsum(tie_i, 0) + ties <= need))
+    take_i = take.to(tl.int32)
+    slot = taken + tl.cumsum(take_i, 0) - take_i
+    tl.store(row_out + slot, _token_ids(bt_ptr, b, max_pages, pos, take, PAGE), mask=take)
+    return taken + tl.sum(take_i), ties + tl.sum(tie_i)
+
+
+@triton.jit
+def _pad_row(row_out, n_sel, TOPK_C: tl.constexpr):
+    """-1 in the row's slots from ``n_sel`` on."""
+    offs = tl.arange(0, TOPK_C)
+    tl.store(row_out + offs, tl.full([TOPK_C], -1, tl.int32), mask=offs >= n_sel)
+
+
+@triton.jit
 def _radix_select_kernel(
     scores_ptr, seq_lens_ptr, bt_ptr, out_ptr,
     max_pages, max_pos,
@@ -215,28 +248,19 @@ def _radix_select_kernel(
     score = tl.load(scores_ptr + b * max_pos + pos, mask=pos < max_pos, other=float("-inf"))
     key = _score_key(score)
 
-    bins = tl.arange(0, 256)
     need = tl.maximum(tl.minimum(seq_len, TOPK_C), 0)  # k; then the number still to take from `cand`
     cand = live
     thr = tl.zeros([], dtype=tl.uint32)
     for i in tl.static_range(4):  # byte 3 (bits 31..24) down to byte 0; the shift is a constant
         digit = (key >> (24 - 8 * i)) & 0xFF
-        hist = tl.histogram(digit.to(tl.int32), 256, mask=cand)
-        ge = tl.sum(hist) - tl.cumsum(hist, 0) + hist  # candidates with byte >= d
-        d = tl.sum((ge >= need).to(tl.int32)) - 1
-        need -= tl.sum(tl.where(bins == d, ge - hist, 0))
+        d, need = _threshold_byte(tl.histogram(digit.to(tl.int32), 256, mask=cand), need)
         thr = thr | (d.to(tl.uint32) << (24 - 8 * i))
         cand = cand & (digit == d.to(tl.uint32))
 
-    tie = live & (key == thr)
-    take = (live & (key > thr)) | (tie & (tl.cumsum(tie.to(tl.int32), 0) <= need))
-    take_i = take.to(tl.int32)
-    slot = tl.cumsum(take_i, 0) - take_i
-    n_sel = tl.sum(take_i)
     row_out = out_ptr + b * TOPK_C
-    tl.store(row_out + slot, _token_ids(bt_ptr, b, max_pages, pos, take, PAGE), mask=take)
-    offs = tl.arange(0, TOPK_C)
-    tl.store(row_out + offs, tl.full([TOPK_C], -1, tl.int32), mask=offs >= n_sel)
+    zero = tl.zeros([], dtype=tl.int32)
+    n_sel, _ = _emit_selected(row_out, key, live, pos, thr, need, zero, zero, bt_ptr, b, max_pages, PAGE)
+    _pad_row(row_out, n_sel, TOPK_C)
 
 
 @triton.jit
@@ -252,7 +276,6 @@ def _select_row_chunked(row_ptr, seq_len, b, bt_ptr, out_ptr, max_pages, max_pos
     L = tl.minimum(seq_len, max_pos)
     n_chunks = tl.cdiv(L, CHUNK)
     lane = tl.arange(0, CHUNK)
-    bins = tl.arange(0, 256)
     need = tl.maximum(tl.minimum(L, TOPK_C), 0)  # k; then the number still to take from the candidates
     thr = tl.zeros([], dtype=tl.uint32)
     for i in tl.static_range(4):  # byte 3 (bits 31..24) down to byte 0
@@ -266,9 +289,7 @@ def _select_row_chunked(row_ptr, seq_len, b, bt_ptr, out_ptr, max_pages, max_pos
                 cand = cand & ((key >> (32 - 8 * i)) == (thr >> (32 - 8 * i)))
             digit = (key >> (24 - 8 * i)) & 0xFF
             hist += tl.histogram(digit.to(tl.int32), 256, mask=cand)
-        ge = tl.sum(hist) - tl.cumsum(hist, 0) + hist  # candidates with byte >= d
-        d = tl.sum((ge >= need).to(tl.int32)) - 1
-        need -= tl.sum(tl.where(bins == d, ge - hist, 0))
+        d, need = _threshold_byte(hist, need)
         thr = thr | (d.to(tl.uint32) << (24 - 8 * i))
 
     taken = tl.zeros([], dtype=tl.int32)
@@ -278,16 +299,8 @@ def _select_row_chunked(row_ptr, seq_len, b, bt_ptr, out_ptr, max_pages, max_pos
         pos = c * CHUNK + lane
         live = pos < L
         key = _score_key(tl.load(row_ptr + pos, mask=live, other=float("-inf"), cache_modifier=".cg"))
-        tie = live & (key == thr)
-        tie_i = tie.to(tl.int32)
-        take = (live & (key > thr)) | (tie & (tl.cumsum(tie_i, 0) + ties <= need))
-        take_i = take.to(tl.int32)
-        slot = taken + tl.cumsum(take_i, 0) - take_i
-        tl.store(row_out + slot, _token_ids(bt_ptr, b, max_pages, pos, take, PAGE), mask=take)
-        taken += tl.sum(take_i)
-        ties += tl.sum(tie_i)
-    offs = tl.arange(0, TOPK_C)
-    tl.store(row_out + offs, tl.full([TOPK_C], -1, tl.int32), mask=offs >= taken)
+        taken, ties = _emit_selected(row_out, key, live, pos, thr, need, taken, ties, bt_ptr, b, max_pages, PAGE)
+    _pad_row(row_out, taken, TOPK_C)
 
 
 @triton.jit
