@@ -22,8 +22,8 @@ Split-K flash-decoding over the top-k axis:
 ``COMBINE="fused"`` (seed direction ``single_launch``) folds step 2 into step 1: every split program
 counts itself done on its token (a per-token int32 counter kept zeroed between calls; acq_rel atomic after
 a CTA barrier, so its partial stores are visible to whoever reads the count after it), and the token's last
-split program to finish merges all 16 heads' partials (``_combine_token``, the same arithmetic in the same
-order as ``_dsa_combine_kernel``) and resets the counter - one launch per call. Why: on the H200 the
+split program to finish merges all 16 heads' partials (``_merge_splits``, the routine ``_dsa_combine_kernel``
+runs per head) and resets the counter - one launch per call. Why: on the H200 the
 two-launch call reads ~28 us at 1-2 tokens, and the span from the first kernel to the last includes the
 host's time to issue the second launch. ``COMBINE="launch"`` (default) is step 2 as its own launch.
 
@@ -116,28 +116,29 @@ def _dsa_split_kernel(
         tl.debug_barrier()
         done = tl.atomic_add(count_ptr + pid_t, 1, sem="acq_rel")
         if done == NUM_SPLITS - 1:
-            _combine_token(o_ptr, lse_ptr, out_ptr, out_lse_ptr, t64, H, DC, NUM_SPLITS)
+            _merge_splits(o_ptr, lse_ptr, out_ptr, out_lse_ptr, t64, offs_h, H, DC, NUM_SPLITS, ".cg")
             tl.atomic_xchg(count_ptr + pid_t, 0)
 
 
 @triton.jit
-def _combine_token(o_part_ptr, lse_part_ptr, out_ptr, lse_ptr, t64,
-                   H: tl.constexpr, DC: tl.constexpr, NUM_SPLITS: tl.constexpr):
-    """All heads of token ``t64``: ``_dsa_combine_kernel``'s merge ([H, DC] at once; ``.cg`` loads, since
-    other programs wrote the partials)."""
-    offs_h = tl.arange(0, H)
+def _merge_splits(o_part_ptr, lse_part_ptr, out_ptr, lse_ptr, t64, offs_h,
+                  H: tl.constexpr, DC: tl.constexpr, NUM_SPLITS: tl.constexpr, CACHE: tl.constexpr):
+    """Token ``t64``'s heads ``offs_h`` merged over the splits: ``M = max lse_s``, ``w_s = 2^(lse_s - M)``,
+    ``out = sum w_s O_s / sum w_s``, ``lse = M + log2(sum w_s)``, one [DC] row per head and split at a time
+    (registers independent of NUM_SPLITS). ``CACHE``: the partials' load cache modifier (``".cg"`` when
+    other programs of the same launch wrote them)."""
     offs_c = tl.arange(0, DC)
     offs_s = tl.arange(0, NUM_SPLITS)
     base = t64 * NUM_SPLITS * H  # scratch row of (split 0, head 0); (s, h) is at base + s * H + h
-    lse_s = tl.load(lse_part_ptr + base + offs_s[:, None] * H + offs_h[None, :], cache_modifier=".cg")  # [S, H]
+    lse_s = tl.load(lse_part_ptr + base + offs_s[:, None] * H + offs_h[None, :], cache_modifier=CACHE)
     m = tl.max(lse_s, axis=0)
     m_safe = tl.where(m == float("-inf"), 0.0, m)
     w_sum = tl.sum(tl.exp2(lse_s - m_safe[None, :]), axis=0)  # empty splits (lse -inf) weigh 0
-    acc = tl.zeros([H, DC], dtype=tl.float32)
+    acc = tl.zeros([offs_h.shape[0], DC], dtype=tl.float32)
     for s in tl.range(0, NUM_SPLITS):
         row = base + s * H + offs_h
-        w = tl.exp2(tl.load(lse_part_ptr + row, cache_modifier=".cg") - m_safe)
-        acc += w[:, None] * tl.load(o_part_ptr + row[:, None] * DC + offs_c[None, :], cache_modifier=".cg")
+        w = tl.exp2(tl.load(lse_part_ptr + row, cache_modifier=CACHE) - m_safe)
+        acc += w[:, None] * tl.load(o_part_ptr + row[:, None] * DC + offs_c[None, :], cache_modifier=CACHE)
     has = w_sum > 0.0
     out = acc / tl.where(has, w_sum, 1.0)[:, None]
     lse = tl.where(has, m + tl.log2(tl.where(has, w_sum, 1.0)), float("-inf"))
@@ -152,27 +153,8 @@ def _dsa_combine_kernel(
     H: tl.constexpr, DC: tl.constexpr, NUM_SPLITS: tl.constexpr,
 ):
     pid = tl.program_id(0)  # t * H + h
-    t64 = (pid // H).to(tl.int64)
-    h = pid % H
-    offs_s = tl.arange(0, NUM_SPLITS)
-    offs_c = tl.arange(0, DC)
-
-    part0 = t64 * NUM_SPLITS * H + h  # scratch row of split 0; split s is at part0 + s * H
-    lse_s = tl.load(lse_part_ptr + part0 + offs_s * H)  # [S]
-    m = tl.max(lse_s, axis=0)
-    m_safe = tl.where(m == float("-inf"), 0.0, m)
-    w_sum = tl.sum(tl.exp2(lse_s - m_safe), axis=0)  # empty splits (lse -inf) weigh 0
-    acc = tl.zeros([DC], dtype=tl.float32)
-    for s in tl.range(0, NUM_SPLITS):  # one [DC] row at a time: registers independent of NUM_SPLITS
-        row = part0 + s * H
-        w = tl.exp2(tl.load(lse_part_ptr + row) - m_safe)
-        acc += w * tl.load(o_part_ptr + row * DC + offs_c)
-    has = w_sum > 0.0
-    out = acc / tl.where(has, w_sum, 1.0)
-    lse = tl.where(has, m + tl.log2(tl.where(has, w_sum, 1.0)), float("-inf"))
-
-    tl.store(out_ptr + pid.to(tl.int64) * DC + offs_c, out.to(out_ptr.dtype.element_ty))
-    tl.store(lse_ptr + pid, lse)
+    head = pid % H + tl.arange(0, 1)  # one head: a [1]-wide block
+    _merge_splits(o_part_ptr, lse_part_ptr, out_ptr, lse_ptr, (pid // H).to(tl.int64), head, H, DC, NUM_SPLITS, "")
 
 
 def _check(name: str, t: torch.Tensor, shape: tuple[int, ...], out: bool = False) -> torch.Tensor:
