@@ -1,12 +1,17 @@
-"""Shared by the tests: cached operators, their smallest workload, free host memory, script modules."""
+"""Shared by the tests: cached operators, their smallest workload, free host memory, script modules, kernel
+scripts run in a child process."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
+import subprocess
 import sys
 import types
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from kernelopt.data import Workload
 from kernelopt.operators import Operator, load_operator
@@ -48,3 +53,22 @@ def load_script(name: str, path: Path) -> types.ModuleType:
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_kernel_script(script: Path, args: list[str], device: str, timeout: int) -> Any:
+    """Run ``python script *args`` in a child process and return its last stdout line as JSON. On ``cpu``
+    the child gets ``TRITON_INTERPRET=1`` (it must be set before triton is imported, hence the child);
+    one BLAS thread: the interpreter issues thousands of small numpy matmuls, which multi-threaded BLAS
+    slows down several-fold on a busy 2-core box."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update({"PYTHONPATH": os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]),
+                "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+    if device == "cpu":
+        env["TRITON_INTERPRET"] = "1"
+    proc = subprocess.run([sys.executable, str(script), *args], check=False, capture_output=True, text=True,
+                          env=env, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])

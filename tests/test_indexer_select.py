@@ -20,11 +20,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from operator_helpers import run_kernel_script
 
 REPO = Path(__file__).resolve().parents[1]
 KERNEL = (REPO / "operators" / "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64" / "solutions" / "seeds"
@@ -34,14 +34,7 @@ PAGE = 64
 
 
 def _run_script(device: str, which: str = "radix") -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env.update({"PYTHONPATH": os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]), "OMP_NUM_THREADS": "1"})
-    if device == "cpu":
-        env["TRITON_INTERPRET"] = "1"
-    proc = subprocess.run([sys.executable, __file__, device, which], check=False, capture_output=True, text=True,
-                          env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_kernel_script(Path(__file__), [device, which], device, 300)
 
 
 def test_radix_select_in_interpreter() -> None:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from operator_helpers import run_kernel_script
 
 REPO = Path(__file__).resolve().parents[1]
 KERNEL = (REPO / "operators" / "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048" / "solutions"
@@ -23,13 +23,7 @@ KERNEL = (REPO / "operators" / "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32
 
 
 def test_triton_routing_matches_torch_in_interpreter() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env.update({"PYTHONPATH": os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]), "OMP_NUM_THREADS": "1",
-                "TRITON_INTERPRET": "1"})
-    proc = subprocess.run([sys.executable, __file__], check=False, capture_output=True, text=True, env=env,
-                          timeout=600)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    res = run_kernel_script(Path(__file__), [], "cpu", 600)
     assert res["failures"] == [], res["failures"][:10]
     assert res["cases"] >= 8
 
@@ -71,7 +65,7 @@ def _check() -> dict:
             failures.append(f"{where}: tile tables differ ({nt} vs {nt_ref} tiles)")
             continue
 
-        def pairs(order, idx):  # sorted (token, expert) sequence over the local segment
+        def pairs(order, idx, offset=offset):  # sorted (token, expert) sequence over the local segment
             n_local = int(((idx.reshape(-1) - offset >= 0) & (idx.reshape(-1) - offset < 32)).sum())
             return [(int(q) // 8, int(idx.reshape(-1)[int(q)])) for q in order[:n_local].tolist()]
 

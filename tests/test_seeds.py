@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import traceback
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import available_gib
+from operator_helpers import available_gib, run_kernel_script
 
 REPO = Path(__file__).resolve().parents[1]
 OPERATORS = REPO / "operators"
@@ -193,17 +192,7 @@ for _d in SEED_DIRS:
 
 
 def _run_points(seed_dir: Path, points: list, device: str) -> list[dict[str, Any]]:
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    # one BLAS thread: the interpreter issues thousands of small numpy matmuls, which multi-threaded
-    # BLAS slows down several-fold on a busy 2-core box
-    env.update({"PYTHONPATH": os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]),
-                "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
-    if device == "cpu":
-        env["TRITON_INTERPRET"] = "1"
-    proc = subprocess.run([sys.executable, __file__, str(seed_dir), json.dumps(points), device],
-                          check=False, capture_output=True, text=True, env=env, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    results = json.loads(proc.stdout.strip().splitlines()[-1])
+    results = run_kernel_script(Path(__file__), [str(seed_dir), json.dumps(points), device], device, 600)
     assert len(results) == len(points)
     return results
 
