@@ -325,7 +325,7 @@ def _tiles(topk_idx: torch.Tensor, offset: int, block_m: int):
     pair's sorted position (-1 for pairs routed to other ranks). No device-to-host sync."""
     dev = topk_idx.device
     n_pairs = topk_idx.numel()
-    local = topk_idx.reshape(-1) - offset
+    local = topk_idx.reshape(-1).long() - offset  # int64 keys (scatter_add_ indices), whatever routed them
     is_local = (local >= 0) & (local < NUM_LOCAL)
     key = torch.where(is_local, local, torch.full_like(local, NUM_LOCAL))
     order = torch.argsort(key, stable=True)
@@ -379,7 +379,7 @@ def run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_
         if t * TOP_K <= TILES_MAX_PAIRS:
             order, table, pos, n_tiles = _tiles_triton(topk_idx, offset, bm)
         else:
-            order, table, pos, n_tiles = _tiles(topk_idx.long(), offset, bm)
+            order, table, pos, n_tiles = _tiles(topk_idx, offset, bm)
     else:
         topk_idx, rw = _route(routing_logits, routing_bias, float(routed_scaling_factor))
         order, table, pos, n_tiles = _tiles(topk_idx, offset, bm)
