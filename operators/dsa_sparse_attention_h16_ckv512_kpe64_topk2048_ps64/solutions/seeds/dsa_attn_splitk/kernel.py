@@ -41,7 +41,7 @@ import torch
 import triton
 import triton.language as tl
 
-PARAMS = {"BK": 32, "NUM_SPLITS": 16, "num_warps": 8, "num_stages": 2, "COMBINE": "launch"}  # kernelopt:params
+PARAMS = {"BK": 32, "NUM_SPLITS": 16, "num_warps": 8, "num_stages": 2, "COMBINE": "fused"}  # kernelopt:params
 
 NUM_HEADS = 16
 D_CKV = 512

@@ -57,7 +57,7 @@ import torch
 import triton
 import triton.language as tl
 
-PARAMS = {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "COMBINE": "gather", "INTER_DTYPE": "fp32", "num_warps": 4, "num_stages": 3, "ROUTE": "torch"}  # kernelopt:params
+PARAMS = {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "COMBINE": "gather", "INTER_DTYPE": "fp32", "num_warps": 4, "num_stages": 3, "ROUTE": "triton"}  # kernelopt:params
 
 HIDDEN = 7168
 INTER = 2048

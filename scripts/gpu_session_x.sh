@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Device call X (2026-11-30, after call W): W measured the MoE's ROUTE=triton 1.25-8.1x faster than ROUTE=torch on
+# 17 of 19 workloads (equal on the two 12k-14k-token ones), so ROUTE=triton became the seed default; its contest
+# traces of the old default moved under superseded/. GPU 0: GDN prefill's torch.compile (the last 6 workloads).
+# GPU 1: the MoE seed's GPU points (the BLOCK_M=128/BLOCK_N2=256 point now at num_stages=2: at 3 it needed
+# 264 KB of shared memory, over the H200's 227 KB), the MoE retained kernel (new default) on its 19 workloads,
+# then the two GDN prefill seeds on all 100 workloads -> benchmarks/results/profiles_v/prefill_<seed>.jsonl.
+# Usage (carry .whl):  CALL=x END_BY=<limit - 60> bash scripts/gpu_session_x.sh; unpack with scripts/unpack_results.py
+set -u
+cd "$(dirname "$0")/.." || exit 1
+source scripts/gpu_env.sh
+END_BY=${END_BY:-540}
+CALL=${CALL:-x}
+P=benchmarks/results/profiles_v
+mkdir -p "$P"
+PRE=gdn_prefill_qk4_v8_d128_k_last
+keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' "$P"
+( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  SUFFIX=_gpu0 EXTRA="--baselines torch_compile --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
+) &
+P0=$!
+( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"
+  step 100 python3 -m pytest -q -m gpu tests/test_seeds.py -k moe
+  SUFFIX=_gpu1 EXTRA="--baselines" step "$(left)" bash scripts/contest_resume.sh moe
+  for SEED in gdn_prefill_chunked gdn_prefill_recurrent; do  # the two prefill seeds side by side, all workloads
+    F=$P/prefill_${SEED}.jsonl
+    [ -f "$F" ] || step "$(left)" bash -c "rm -f $F.part && python3 -m kernelopt.cli.main evaluate operator=$PRE \
+      \"solution='operators/$PRE/solutions/seeds/$SEED'\" harness.time_reference=false output=$F.part; mv $F.part $F"
+  done
+) &
+P1=$!
+wait $P0 $P1
+finish_packing
+ls -la "$OUT"
