@@ -142,8 +142,8 @@ def same_kernel(a: Solution, b: Solution) -> bool:
 
 
 def existing_solution(out: Path, sol: Solution, replace: bool) -> bool:
-    """Whether ``out/solution.json`` must be written: absent, or another kernel and ``replace``; another
-    kernel without ``replace`` is refused (naming both)."""
+    """Whether ``out/solution.json`` must be written: absent, the same kernel (content hash) with other
+    metadata, or another kernel and ``replace``; another kernel without ``replace`` is refused (naming both)."""
     path = out / "solution.json"
     if not path.is_file():
         return True
@@ -156,6 +156,8 @@ def existing_solution(out: Path, sol: Solution, replace: bool) -> bool:
                          "it") from None
     if same_kernel(was, sol):
         return False
+    if was.hash() == sol.hash():  # the kernel measured, its record's metadata (description, directions) newer
+        return True
     if not replace:
         raise UsageError(f"{path} holds '{was.name}' (content hash {was.hash()[:12]}), not '{sol.name}' "
                          f"({sol.hash()[:12]}) whose traces were given; --replace replaces it")

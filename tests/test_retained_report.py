@@ -110,6 +110,17 @@ def test_the_same_kernel_spelt_differently_is_kept(rr: types.ModuleType, tmp_pat
     assert (out / "solution.json").read_text() == kept
 
 
+def test_the_same_kernel_with_other_metadata_is_rewritten_without_replace(rr: types.ModuleType,
+                                                                          tmp_path: Path) -> None:
+    out = tmp_path / "retained"
+    out.mkdir()
+    record = json.loads((TRACES / INDEXER / "retained.solution.json").read_text())
+    record["description"] = "an older description"
+    (out / "solution.json").write_text(json.dumps(record))
+    assert _run(rr, out) == 0
+    assert (out / "solution.json").read_text() == (TRACES / INDEXER / "retained.solution.json").read_text()
+
+
 def test_bad_input_exits_2(rr: types.ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _run(rr, tmp_path / "a", op="no_such_operator") == 2
     assert "unknown operator 'no_such_operator'" in capsys.readouterr().err

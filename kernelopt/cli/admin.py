@@ -1,4 +1,4 @@
-"""Small admin commands (argparse): operators, promote, export, report."""
+"""Small admin commands (argparse): operators, promote, export, report, dispatch."""
 
 from __future__ import annotations
 
@@ -57,6 +57,27 @@ def cmd_report(args: argparse.Namespace) -> int:
     return report(args.target, tracking_uri=args.tracking_uri, out_dir=args.out, compare=args.compare)
 
 
+def cmd_dispatch(args: argparse.Namespace) -> int:
+    """Compose a band dispatch of specialists over one var axis and write it as a Solution JSON."""
+    from pathlib import Path
+
+    from kernelopt.cli.tasks import load_solution_arg
+    from kernelopt.generators.dispatch import compose_dispatch
+    from kernelopt.operators import load_operator
+
+    op = load_operator(args.operator)
+    specialists = [load_solution_arg(b, None) for b in args.band]
+    for s, text in zip(specialists, args.band):
+        if s.definition != op.definition.name:
+            raise ValueError(f"{text}: solution '{s.name}' is for '{s.definition}', not '{op.name}'")
+    sol = compose_dispatch(op.definition, specialists, list(args.upper), args.axis)
+    out = Path(args.output or f"{sol.name}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(sol.model_dump_json(indent=1, exclude_none=True) + "\n")
+    Console().print(f"wrote [bold]{out}[/bold]: {sol.description}")
+    return 0
+
+
 def run(command: str, argv: list[str]) -> int:
     """Parse ``argv`` for ``command`` and run it."""
     p = argparse.ArgumentParser(prog=f"kernelopt {command}")
@@ -79,6 +100,16 @@ def run(command: str, argv: list[str]) -> int:
         p.add_argument("--out", default="reports", help="folder for PNG plots")
         _tracking_args(p)
         fn = cmd_report
+    elif command == "dispatch":
+        p.add_argument("operator", help="definition name")
+        p.add_argument("--axis", required=True, help="the var axis the bands split (read from an input's shape)")
+        p.add_argument("--band", action="append", required=True, metavar="SOLUTION",
+                       help="a specialist, in band order: Solution JSON, source folder or seed folder "
+                            "(FOLDER@KEY=VALUE,... for another point of its space); repeat per band")
+        p.add_argument("--upper", action="append", type=int, default=[], metavar="N",
+                       help="inclusive upper edge of each band but the last (repeat, increasing)")
+        p.add_argument("--output", "-o", default=None, help="output JSON path (default <name>.json)")
+        fn = cmd_dispatch
     else:  # pragma: no cover - main() filters commands
         raise SystemExit(f"unknown command {command}")
     args = p.parse_args(argv)

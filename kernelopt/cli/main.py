@@ -18,6 +18,7 @@ ADMIN_COMMANDS: dict[str, str] = {
     "promote": "promote a candidate run to champion through the same gates",
     "export": "export a registered kernel (alias champion) as FlashInfer Solution JSON",
     "report": "print a campaign leaderboard and write PNG plots",
+    "dispatch": "compose specialists into one band-dispatch Solution JSON (--axis, --band, --upper)",
 }
 
 USAGE = """usage: kernelopt <command> [args]
