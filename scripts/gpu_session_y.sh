@@ -3,10 +3,13 @@
 # is skipped once its output exists; rerun with CALL=z, ... and unpack each call's archive first
 # (python scripts/unpack_results.py <files_at>/results_<call>.tgz).
 # GPU 0: GDN prefill's retained kernel and fla on the last 2 workloads (8,192 tokens in 48 and 56 sequences),
-#   then, side by side in one call, the recurrent seed and the band dispatch
+#   then, side by side in one call, the recurrent seed, the chunked seed and the band dispatch
 #   operators/gdn_prefill_qk4_v8_d128_k_last/solutions/dispatch/recurrent_chunked_224.json on all 100 workloads
-#   -> benchmarks/results/profiles_v/prefill_{gdn_prefill_recurrent,dispatch_224}.jsonl. If the dispatch wins:
-#   sweep it as the contest's retained kernel (contest_resume.sh's gdn_prefill entry points at the seed).
+#   -> benchmarks/results/profiles_v/prefill_y_{recurrent,chunked,dispatch_224}.jsonl; then
+#   `python benchmarks/dispatch_plan.py` on the three. By the separate-call sweeps the chunked seed alone takes
+#   the mean from 0.408 to 0.326 ms and the dispatch adds ~1 % (the planner declines it: needs > 2 %), while it
+#   is 1.7x faster on the 27 calls of <= 49 tokens. The winner becomes the contest's retained kernel
+#   (contest_resume.sh's gdn_prefill entry points at the recurrent seed today).
 # GPU 1: the MoE seed's sub-space COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 ROUTE=triton (25
 #   points: BLOCK_M x BLOCK_N x num_warps, 7 workloads) -> controller_space_moe_h200.json (the BLOCK_M band
 #   question for the 3.5k-row experts at seq_len 14,107, and a measured space for issue 5), then the gemm seed's
@@ -25,8 +28,9 @@ keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks
   'benchmarks/results/controller_space_moe_h200.json' 'benchmarks/results/controller_space_gemm184_h200.json'
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   SUFFIX=_gpu0 EXTRA="--baselines fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
-  for S in seeds/gdn_prefill_recurrent:gdn_prefill_recurrent dispatch/recurrent_chunked_224.json:dispatch_224; do
-    F=$P/prefill_${S##*:}.jsonl
+  for S in seeds/gdn_prefill_recurrent:recurrent seeds/gdn_prefill_chunked:chunked \
+           dispatch/recurrent_chunked_224.json:dispatch_224; do
+    F=$P/prefill_y_${S##*:}.jsonl
     [ -f "$F" ] || step "$(left)" bash -c "rm -f $F.part && python3 -m kernelopt.cli.main evaluate operator=$PRE \
       \"solution='operators/$PRE/solutions/${S%%:*}'\" harness.time_reference=false output=$F.part; mv $F.part $F"
   done ) &

@@ -1,0 +1,131 @@
+"""Would the controller dispatch between these fully swept solutions? Its band planner, fed trace files.
+
+The campaign controller plans a band dispatch (``kernelopt/controller/specialise.py``) from the full sweeps
+in its tracking store. This script runs the same planner on FlashInfer Trace JSONL files from anywhere (contest
+sweeps, ``kernelopt evaluate`` outputs): the operator's bands (``analyse_operator``, the campaign's shape
+discovery, over the workloads every file passed, with the best single solution's latencies), each band's
+cost per solution (sum of per-workload means), the per-band winners, the estimated gain of the dispatch over
+the best single solution (ratio of mean latencies, the contest's metric), and the planner's verdict against
+``max(noise floor, min_improvement)``. With ``--compose``, ``kernelopt dispatch`` is the next step.
+
+Usage:
+    python benchmarks/dispatch_plan.py --operator gdn_prefill_qk4_v8_d128_k_last \\
+        --traces recurrent=benchmarks/results/traces_contest_h200/gdn_prefill_qk4_v8_d128_k_last/retained.jsonl \\
+        chunked=benchmarks/results/profiles_v/prefill_gdn_prefill_chunked.jsonl --noise 0.02 --name ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import command_line, fmt, md_table, write_results
+
+from kernelopt.analysis.campaign_analysis import analyse_operator
+from kernelopt.controller.budget import Rules
+from kernelopt.controller.selection import SolutionRuns
+from kernelopt.controller.specialise import plan_dispatch
+from kernelopt.data.records import CandidateRecord
+from kernelopt.operators import load_operator
+
+
+def passed(path: Path) -> tuple[dict[str, float], str, str]:
+    """UUID -> latency of the PASSED records of a trace file, the solution name, and the hardware."""
+    lat: dict[str, float] = {}
+    name = hardware = "?"
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            t = json.loads(line)
+            ev = t["evaluation"]
+            name = t.get("solution", name)
+            hardware = (ev.get("environment") or {}).get("hardware", hardware)
+            if ev["status"] == "PASSED":
+                lat[t["workload"]["uuid"]] = float(ev["performance"]["latency_ms"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise SystemExit(f"{path}:{n}: not a FlashInfer trace record ({exc})") from None
+    return lat, name, hardware
+
+
+def plan(operator: str, traces: dict[str, Path], noise: float) -> dict[str, Any]:
+    """The planner's inputs and verdict (JSON-ready)."""
+    op = load_operator(operator)
+    runs = {label: passed(p) for label, p in traces.items()}
+    common = [w for w in op.workloads if all(w.uuid in lat for lat, _, _ in runs.values())]
+    if not common:
+        raise SystemExit("no workload passed in every trace file")
+    mean = {label: statistics.fmean(r[0][w.uuid] for w in common) for label, r in runs.items()}
+    best = min(mean, key=mean.__getitem__)
+    hardware = next(iter(runs.values()))[2]
+    analysis = analyse_operator(op.definition, common, op.path, {w.uuid: runs[best][0][w.uuid] for w in common},
+                                hardware)
+    groups = []
+    for label, (lat, name, _) in runs.items():
+        pw = {w.uuid: lat[w.uuid] for w in common}
+        rec = CandidateRecord(run_id=label, name=name, solution_hash=label, stage="sweep", status="FINISHED",
+                              pass_count=len(pw), workload_count=len(pw), mean_latency_ms=mean[label],
+                              per_workload_ms=pw, start_time=0.0)
+        groups.append(SolutionRuns(solution_hash=label, full=[rec]))
+    ev = plan_dispatch(groups, analysis, [w.uuid for w in common], noise, Rules(), [])
+    bands = []
+    for b in sorted(analysis["bands"]["bands"], key=lambda b: int(b.get("low", 0))):
+        cost = {label: sum(runs[label][0][u] for u in b["workloads"]) for label in runs}
+        bands.append({"band": b["name"], "workloads": len(b["workloads"]), "cost_ms": cost,
+                      "winner": min(cost, key=cost.__getitem__)})
+    composite = sum(min(b["cost_ms"].values()) for b in bands)
+    return {"operator": operator, "traces": {k: str(v) for k, v in traces.items()},
+            "names": {k: r[1] for k, r in runs.items()}, "hardware": hardware, "common_workloads": len(common),
+            "band_axis": analysis["bands"].get("band_axis"), "mean_ms": mean, "best_single": best, "bands": bands,
+            "per_band_winners_mean_ms": composite / len(common), "gain_over_best_single": 1 - composite
+            / sum(b["cost_ms"][best] for b in bands), "noise_floor": noise,
+            "planned": ev.detail if ev is not None else None}
+
+
+def markdown(res: dict[str, Any], command: str) -> str:
+    labels = list(res["mean_ms"])
+    rows = [[b["band"], b["workloads"], *[fmt(b["cost_ms"][k] / b["workloads"]) for k in labels], b["winner"]]
+            for b in res["bands"]]
+    verdict = ("**dispatch planned**: " + ", ".join(res["planned"]["names"]) + f" with edges {res['planned']['uppers']}"
+               if res["planned"] else "**no dispatch**: the gain does not exceed max(noise floor, min_improvement)")
+    return "\n".join([
+        f"# Dispatch plan from traces — {res['operator']}", "", f"Command: `{command}`", "",
+        (f"Hardware (from the traces): {res['hardware']}; {res['common_workloads']} workloads passed by every "
+         f"solution; band axis `{res['band_axis']}`."), "",
+        md_table(["band", "workloads", *[f"{k} mean ms" for k in labels], "winner"], rows), "",
+        ("Mean over the common workloads: " + ", ".join(f"{k} {fmt(v)} ms" for k, v in res["mean_ms"].items())
+         + f"; per-band winners {fmt(res['per_band_winners_mean_ms'])} ms — "
+         f"gain over the best single ({res['best_single']}) {res['gain_over_best_single']:.1%}, needed > "
+         f"{max(res['noise_floor'], 0.01):.1%}."), "", verdict])
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--operator", required=True)
+    p.add_argument("--traces", nargs="+", required=True, metavar="LABEL=FILE")
+    p.add_argument("--noise", type=float, default=0.02, help="noise floor (relative), as a campaign estimates it")
+    p.add_argument("--name", default=None, help="write benchmarks/results/<name>.{json,md}")
+    a = p.parse_args(argv)
+    traces = {}
+    for item in a.traces:
+        label, sep, path = item.partition("=")
+        if not sep or not Path(path).is_file():
+            raise SystemExit(f"--traces {item!r}: expected LABEL=FILE with an existing file")
+        traces[label] = Path(path)
+    if len(traces) < 2:
+        raise SystemExit("--traces: give at least two solutions' trace files")
+    res = plan(a.operator, traces, a.noise)
+    md = markdown(res, command_line("dispatch_plan.py", argv))
+    print(md)
+    if a.name:
+        write_results(a.name, {**res, "command": command_line("dispatch_plan.py", argv)}, md)
+    return res
+
+
+if __name__ == "__main__":
+    main()

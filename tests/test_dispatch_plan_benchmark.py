@@ -1,0 +1,62 @@
+"""benchmarks/dispatch_plan.py: the controller's band planner fed trace files (rmsnorm workloads, made-up
+latencies with a known answer)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import dispatch_plan
+
+from kernelopt.operators import load_operator
+
+OP = "rmsnorm_h4096"
+
+
+def _write(path: Path, name: str, latency) -> Path:  # type: ignore[no-untyped-def]
+    rows = []
+    for w in load_operator(OP).workloads:
+        ms = latency(w.axes["batch_size"])
+        rows.append({"definition": OP, "solution": name, "workload": {"uuid": w.uuid, "axes": w.axes},
+                     "evaluation": {"status": "PASSED" if ms else "INCORRECT_NUMERICAL",
+                                    "environment": {"hardware": "NVIDIA H200"},
+                                    "performance": {"latency_ms": ms or 0.0}}})
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_a_solution_that_wins_only_small_batches_is_planned_behind_a_dispatch(tmp_path: Path) -> None:
+    small = _write(tmp_path / "s.jsonl", "small", lambda b: 0.001 if b <= 64 else 0.010 * b / 1000)
+    big = _write(tmp_path / "b.jsonl", "big", lambda b: 0.004 if b <= 64 else 0.005 * b / 1000)
+    res = dispatch_plan.main(["--operator", OP, "--traces", f"small={small}", f"big={big}"])
+    assert res["best_single"] == "big" and res["planned"] is not None
+    assert res["planned"]["specialists"] == ["small", "big"] and res["gain_over_best_single"] > 0.02
+    edge = res["planned"]["uppers"][0]
+    assert all(b["winner"] == ("small" if int(b["band"].split()[-1].split("-")[-1]) <= edge else "big")
+               for b in res["bands"])
+
+
+def test_no_dispatch_when_the_gain_is_below_the_noise_floor(tmp_path: Path) -> None:
+    a = _write(tmp_path / "a.jsonl", "a", lambda b: 0.001 * (0.99 if b <= 8 else 1.0) + b * 1e-5)
+    b = _write(tmp_path / "b.jsonl", "b", lambda b: 0.001 + b * 1e-5 * 0.999)
+    res = dispatch_plan.plan(OP, {"a": a, "b": b}, 0.02)
+    assert res["planned"] is None and abs(res["gain_over_best_single"]) < 0.02
+
+
+def test_bad_input_is_explained(tmp_path: Path) -> None:
+    one = _write(tmp_path / "one.jsonl", "one", lambda b: 0.001)
+    with pytest.raises(SystemExit, match="at least two"):
+        dispatch_plan.main(["--operator", OP, "--traces", f"one={one}"])
+    with pytest.raises(SystemExit, match="LABEL=FILE"):
+        dispatch_plan.main(["--operator", OP, "--traces", f"one={one}", str(one)])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"evaluation": {}}\n')
+    with pytest.raises(SystemExit, match="bad.jsonl:1: not a FlashInfer trace record"):
+        dispatch_plan.main(["--operator", OP, "--traces", f"one={one}", f"bad={bad}"])
+    none = _write(tmp_path / "none.jsonl", "none", lambda b: None)
+    with pytest.raises(SystemExit, match="no workload passed in every trace file"):
+        dispatch_plan.main(["--operator", OP, "--traces", f"one={one}", f"none={none}"])
