@@ -288,7 +288,8 @@ def start_point(operator: str, seed: int, fix: dict[str, Any] | None = None) -> 
 
 def run_controller(operator: str, ev: Any, budget: int, seed: int, evidence: bool,
                    device: str | None, start: dict[str, Any] | None = None,
-                   fix: dict[str, Any] | None = None) -> tuple[list[Solution], str]:
+                   fix: dict[str, Any] | None = None,
+                   rules: dict[str, Any] | None = None) -> tuple[list[Solution], str]:
     """Replay the campaign loop in memory; returns gated solutions in order and the stop reason.
 
     ``start`` replaces the seed's defaults as the baseline point (None keeps the defaults); ``fix``
@@ -303,7 +304,7 @@ def run_controller(operator: str, ev: Any, budget: int, seed: int, evidence: boo
         gen.seeds(operator)[:] = [dataclasses.replace(sd, spec=sd.spec.model_copy(update={"defaults": dict(start)}))
                                   for sd in gen.seeds(operator)]
     b = Budget(max_candidates=budget, max_rounds=10 * budget, patience=10 * budget, wall_clock_s=1e9)
-    rules = Rules(**RULES)
+    rules = Rules(**(RULES if rules is None else rules))
     cands: list[CandidateRecord] = []
     decisions, sols, order = [], {}, []
     champion, analysis, reason = None, None, ""
@@ -402,6 +403,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--fix", nargs="*", default=[], metavar="KEY=VALUE",
                     help="--mode measure: search a sub-space where these seed parameters are fixed (recorded "
                          "in the table; --mode table reads it from there)")
+    ap.add_argument("--rule", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="controller rule over the script's (both controller arms), e.g. defer_lost_after=2; "
+                         "the result files get a suffix naming it")
     ap.add_argument("--start", choices=["random", "defaults"], default="random",
                     help="controllers' baseline: a random point per seed (default) or the seed's tuned defaults")
     args = ap.parse_args(argv)
@@ -409,6 +413,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         ap.error(f"--mode {args.mode} needs --table FILE")
     if args.mode == "table" and args.fix:
         ap.error("--fix: --mode table searches the sub-space recorded in the table (set --fix when measuring it)")
+    rules = {**RULES, **parse_fix(args.rule)}
+    changed = {k: v for k, v in rules.items() if k not in RULES or RULES[k] != v}  # named in the file names
+    try:
+        Rules(**rules)
+    except ValueError as exc:
+        ap.error(f"--rule: {exc}")
     if args.mode == "measure":
         return measure_space(args.operator, args.table, args.workloads, parse_fix(args.fix))
     if args.mode == "synthetic" and args.operator not in MODELS:
@@ -434,7 +444,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if space_best is not None:
             row["random_to_space_best"] = needed(rnd, ev, space_best)
         for arm, evidence in (("evidence", True), ("v1", False)):
-            order, reason = run_controller(args.operator, ev, args.budget, seed, evidence, device, start, fix)
+            order, reason = run_controller(args.operator, ev, args.budget, seed, evidence, device, start, fix, rules)
             row[f"{arm}_needed"] = needed(order, ev, target)
             if space_best is not None:
                 row[f"{arm}_to_space_best"] = needed(order, ev, space_best)
@@ -453,7 +463,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
               "table": f"searches replayed over a latency table measured on {ev.device if args.mode == 'table' else ''} "
                        "by the real harness"}
     out = {"label": labels[args.mode], "mode": args.mode, "table": str(args.table) if args.table else None, "operator": args.operator, "budget": args.budget,
-           "seeds": args.seeds, "start": args.start, "fix": fix, "rules": RULES, "stamp": stamp(), "rows": rows,
+           "seeds": args.seeds, "start": args.start, "fix": fix, "rules": rules, "stamp": stamp(), "rows": rows,
            "summary": {a: summary(a) for a in ("random", "evidence", "v1")}}
     ratio = [r["evidence_needed"] / r["random_needed"] for r in rows if r["evidence_needed"] is not None]
     out["summary"]["evidence_over_random_median"] = statistics.median(ratio) if ratio else None
@@ -467,6 +477,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     stem = args.out / (f"controller_efficiency_{args.mode}" if args.mode != "table"
                        else "controller_efficiency_" + Path(args.table).stem.removeprefix("controller_space_")
                        + f"_measured_b{args.budget}")
+    stem = stem.with_name(stem.name + "".join(f"_{k}{v}" for k, v in changed.items()))
     stem.with_suffix(".json").write_text(json.dumps(out, indent=1) + "\n")
     lines = [f"# Controller efficiency — {out['label']}", "",
              f"Operator `{args.operator}`, budget {args.budget} distinct candidates per search, {args.seeds} seeds. "
@@ -476,8 +487,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 else "the seed's tuned defaults") + ". Command: "
              f"`python benchmarks/controller_efficiency.py --mode {args.mode} --seeds {args.seeds} "
              f"--budget {args.budget} --start {args.start}"
-             + (f" --table {args.table}" if args.table else "") + "`. Controller rules (both controller arms): "
-             + ", ".join(f"{k}={v}" for k, v in RULES.items()) + " (the rest at the defaults).", ""]
+             + (f" --table {args.table}" if args.table else "")
+             + (" --rule " + " ".join(f"{k}={v}" for k, v in changed.items()) if changed else "")
+             + "`. Controller rules (both controller arms): "
+             + ", ".join(f"{k}={v}" for k, v in rules.items()) + " (the rest at the defaults).", ""]
     if args.mode == "table":
         meta = json.loads(Path(args.table).read_text())
         sub = (" (the sub-space " + ", ".join(f"{k}={v}" for k, v in fix.items()) + "; the searches stay in it)"

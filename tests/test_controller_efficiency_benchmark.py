@@ -115,3 +115,30 @@ def test_fix_in_table_mode_is_refused_not_ignored(tmp_path: Path, capsys: pytest
         mod.main(["--mode", "table", "--table", str(table), "--fix", "num_warps=4", "--out", str(tmp_path)])
     assert "sub-space recorded in the table" in capsys.readouterr().err
     assert not list(tmp_path.glob("controller_efficiency_*"))
+
+
+def test_a_rule_override_reaches_the_controller_and_names_its_result_files(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    mod = _module()
+    table = tmp_path / "t.json"
+    _table(mod, table)
+    seen = []
+    real = mod.Rules
+
+    def spy(**kw):  # the Rules each controller arm is built with
+        seen.append(kw)
+        return real(**kw)
+
+    mod.Rules = spy
+    try:
+        out = mod.main(["--mode", "table", "--table", str(table), "--seeds", "1", "--budget", "6", "--out",
+                        str(tmp_path), "--rule", "defer_lost_after=2"])
+    finally:
+        mod.Rules = real
+    assert out["rules"] == {"probe_candidates": 1, "defer_lost_after": 2}
+    assert len(seen) >= 3 and all(kw.get("defer_lost_after") == 2 for kw in seen)  # the check, then both arms
+    md = (tmp_path / "controller_efficiency_t_measured_b6_defer_lost_after2.md").read_text()
+    assert "--rule defer_lost_after=2" in md and "defer_lost_after=2 (the rest" in md
+    with pytest.raises(SystemExit):
+        mod.main(["--mode", "table", "--table", str(table), "--out", str(tmp_path), "--rule", "no_such_rule=1"])
+    assert "--rule" in capsys.readouterr().err

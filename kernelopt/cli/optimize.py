@@ -23,7 +23,8 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
                     patience=c.patience, candidates_per_round=c.candidates_per_round)
     rules = Rules(gate_size=cfg.operator.gate_size, finalists=c.finalists, repeats=c.repeats,
                   noise_floor_default=c.noise_floor_default, min_improvement=c.min_improvement,
-                  p95_tolerance=c.p95_tolerance, probe_candidates=c.probe_candidates)
+                  p95_tolerance=c.p95_tolerance, probe_candidates=c.probe_candidates,
+                  defer_lost_after=c.defer_lost_after)
     mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
     limit = None if on_gpu else cfg.operator.cpu_workload_limit
     record = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)

@@ -111,6 +111,9 @@ class ControllerConf:
     # direction's own move); null asks for a full round (candidates_per_round). 1 is what
     # benchmarks/controller_efficiency.py measures (benchmarks/results/controller_efficiency_*_h200_*.md)
     probe_candidates: int | None = 1
+    # defer a direction that lost this many times and never won, across parents (null: off; see
+    # kernelopt/controller/budget.py Rules.defer_lost_after)
+    defer_lost_after: int | None = None
     # on a GPU with device ceilings: profile the baseline on one workload per band (torch.profiler, plus
     # Nsight Compute where ncu exists) and take the bands' bottleneck classes from the profiles
     profile_bands: bool = True

@@ -46,6 +46,12 @@ class Rules(BaseModel):
             ``None`` (default) asks for a full round. With a generator whose extra candidates are
             random neighbours (the offline generator), 1 spends the budget on the evidence-chosen
             moves only. Widening rounds (every direction tried) always ask for a full round.
+        defer_lost_after: When set, a direction that has lost this many times in the campaign and never
+            won (its measured record, :func:`kernelopt.controller.search.direction_record`) is deferred
+            across parents: the best parent with an untried direction that is not deferred goes first,
+            and deferred directions come back only when no such pair is left. ``None`` (default): off,
+            a parent's untried directions are all tried before the runner-up's (measured on the H200
+            tables 2026-11-30: mixed, see ``benchmarks/results/controller_efficiency_*_defer2_*``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -59,6 +65,7 @@ class Rules(BaseModel):
     directions: list[str] = Field(default_factory=list)
     roofline_target: float = Field(0.8, gt=0, le=1)
     probe_candidates: int | None = Field(None, ge=1)
+    defer_lost_after: int | None = Field(None, ge=1)
 
     @model_validator(mode="after")
     def _unique_directions(self) -> Rules:

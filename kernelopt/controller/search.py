@@ -23,6 +23,9 @@ Rules:
   behind it), (3) the skill's directions for the bottleneck of the band with the largest share ×
   headroom, in skill order, (4) the bottleneck evidence of the other bands: the sum over bands naming
   the direction of ``priority / (1 + rank)``, (5) the seed's declared order;
+* deferral (``rules.defer_lost_after``, off by default): a direction that lost that many times and never
+  won is skipped when looking for the parent; only when no parent has another untried direction do the
+  deferred ones come back (best parent first);
 * count: a direction's first try asks for ``rules.probe_candidates`` candidates (the direction's own
   move), capped by the round size;
 * frontier exhausted (every direction tried from every parent): widen around the best solution —
@@ -128,18 +131,25 @@ def choose_next(groups: list[SolutionRuns], tunable: list[SolutionRuns], analysi
     ranked.sort(key=lambda t: (t[0], t[1]))
     by_run = {g.run_id: g for g in groups}
 
+    record = direction_record(groups)
+    after = rules.defer_lost_after
+    deferred = {n for n, (w, lost) in record.items() if after is not None and w == 0 and lost >= after}
+
     parent = None
     untried: list[str] = []
     counts: dict[str, int] = {}
     position = 0
-    for position, (_, _, g) in enumerate(ranked):
-        names = available_directions(g, rules.directions)
-        if not names:
-            continue
-        c = tried_counts(g.run_id, names, decisions, candidates)
-        left = [n for n in names if c[n] == 0]
-        if left:
-            parent, untried, counts = g, left, c
+    for skip in ((deferred, set()) if deferred else (set(),)):  # live directions first, then the deferred
+        for position, (_, _, g) in enumerate(ranked):
+            names = available_directions(g, rules.directions)
+            if not names:
+                continue
+            c = tried_counts(g.run_id, names, decisions, candidates)
+            left = [n for n in names if c[n] == 0 and n not in skip]
+            if left:
+                parent, untried, counts = g, left, c
+                break
+        if parent is not None:
             break
     widen = parent is None
     if widen:
@@ -154,8 +164,6 @@ def choose_next(groups: list[SolutionRuns], tunable: list[SolutionRuns], analysi
     came_by = parent.direction if parent.direction in names else None
     if came_by is not None and parent.parent_run_id not in by_run:
         came_by = None  # only a step that was actually taken from a known solution has momentum
-
-    record = direction_record(groups)
 
     def odds(n: str) -> float:  # Laplace-smoothed share of the direction's wins so far (0.5 untried)
         w, lost = record.get(n, (0, 0))
@@ -190,6 +198,7 @@ def choose_next(groups: list[SolutionRuns], tunable: list[SolutionRuns], analysi
                                  "bottleneck": top.cls if top is not None else None,
                                  "momentum": came_by, "other_bands_score": {n: round(s, 6) for n, s in score.items()},
                                  "record": {n: list(record[n]) for n in names if n in record},
+                                 "deferred": sorted(deferred),
                                  "rule": rule}))
     rows.append(Evidence(kind="frontier", subject=parent.run_id, value=ranked[position][0],
                          detail={"parent_rank": position + 1, "parents": len(ranked), "widen": widen,

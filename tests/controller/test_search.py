@@ -115,3 +115,27 @@ def test_a_direction_that_lost_elsewhere_waits_behind_untried_ones_on_a_new_pare
     # without the loss on record, the skill's order decides
     s2 = _state(*new_best, decisions=tried).model_copy(update=promoted)
     assert decide(s2, BUDGET, RULES).direction == "wide"
+
+
+def test_defer_lost_after_moves_on_to_the_runner_up_instead_of_a_direction_that_lost_twice():
+    """With ``defer_lost_after=2``, a direction that lost twice (from two other parents) and never won waits:
+    the runner-up's untried direction goes first, although the champion still has it untried. Off by default."""
+    tree = [rec("g3", "c", "gate", 1.05, parent="g1", direction="narrow", params=DIRS),
+            rec("s3", "c", "sweep", 2.1, per_workload={u: 2.1 for u in ALL}),
+            rec("g4", "d", "gate", 1.5, parent="g3", direction="wide", params=DIRS),  # lost (c: 1.05)
+            rec("g6", "f", "gate", 1.2, parent="g1", direction="more_rows", params=DIRS),
+            rec("g7", "h", "gate", 1.9, parent="g6", direction="wide", params=DIRS)]  # lost (f: 1.2)
+    tried = [gen_from("g1", n) for n in ("narrow", "more_rows", "fewer_rows")] + [gen_from("g3", "wide"),
+                                                                                 gen_from("g6", "wide")]
+    s = _state(*tree, decisions=tried)
+    d = decide(s, BUDGET, RULES)
+    assert d.parent_run_id == "g1" and d.direction == "wide"  # default: the champion's last untried direction
+    d = decide(s, BUDGET, RULES.model_copy(update={"defer_lost_after": 2}))
+    assert d.parent_run_id == "g3" and d.direction == "narrow"  # the runner-up, momentum
+    assert _ev(d, "direction").detail["deferred"] == ["wide"]
+    d = decide(s, BUDGET, RULES.model_copy(update={"defer_lost_after": 3}))
+    assert d.parent_run_id == "g1" and d.direction == "wide"  # two losses are not three
+    # every other pair tried: the deferred direction comes back on the best parent
+    rest = [gen_from(p, n) for p in ("g3", "g6", "g4", "g7") for n in NAMES if n != "wide" or p in ("g4", "g7")]
+    d = decide(_state(*tree, decisions=tried + rest), BUDGET, RULES.model_copy(update={"defer_lost_after": 2}))
+    assert d.parent_run_id == "g1" and d.direction == "wide" and not _ev(d, "frontier").detail["widen"]
