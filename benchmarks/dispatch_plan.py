@@ -1,16 +1,17 @@
 """Would the controller dispatch between these fully swept solutions? Its band planner, fed trace files.
 
 The campaign controller plans a band dispatch (``kernelopt/controller/specialise.py``) from the full sweeps
-in its tracking store. This script runs the same planner on FlashInfer Trace JSONL files from anywhere (contest
-sweeps, ``kernelopt evaluate`` outputs): the operator's bands (``analyse_operator``, the campaign's shape
-discovery, over the workloads every file passed, with the best single solution's latencies), each band's
+in its tracking store. This script runs the same planner on FlashInfer Trace JSONL files from anywhere
+(contest sweeps, ``kernelopt evaluate`` outputs): the operator's bands (``analyse_operator``, the campaign's
+shape discovery, over the workloads every file passed, with the best single solution's latencies), each band's
 cost per solution (sum of per-workload means), the per-band winners, the estimated gain of the dispatch over
 the best single solution (ratio of mean latencies, the contest's metric), and the planner's verdict against
 ``max(noise floor, min_improvement)``. With ``--compose``, ``kernelopt dispatch`` is the next step.
 
 Usage:
     python benchmarks/dispatch_plan.py --operator gdn_prefill_qk4_v8_d128_k_last \\
-        --traces recurrent=benchmarks/results/traces_contest_h200/gdn_prefill_qk4_v8_d128_k_last/retained.jsonl \\
+        --traces \\
+        recurrent=benchmarks/results/traces_contest_h200/gdn_prefill_qk4_v8_d128_k_last/retained.jsonl \\
         chunked=benchmarks/results/profiles_v/prefill_gdn_prefill_chunked.jsonl --noise 0.02 --name ...
 """
 
@@ -63,8 +64,8 @@ def plan(operator: str, traces: dict[str, Path], noise: float) -> dict[str, Any]
     mean = {label: statistics.fmean(r[0][w.uuid] for w in common) for label, r in runs.items()}
     best = min(mean, key=mean.__getitem__)
     hardware = next(iter(runs.values()))[2]
-    analysis = analyse_operator(op.definition, common, op.path, {w.uuid: runs[best][0][w.uuid] for w in common},
-                                hardware)
+    best_ms = {w.uuid: runs[best][0][w.uuid] for w in common}
+    analysis = analyse_operator(op.definition, common, op.path, best_ms, hardware)
     groups = []
     for label, (lat, name, _) in runs.items():
         pw = {w.uuid: lat[w.uuid] for w in common}
@@ -80,8 +81,9 @@ def plan(operator: str, traces: dict[str, Path], noise: float) -> dict[str, Any]
                       "winner": min(cost, key=cost.__getitem__)})
     composite = sum(min(b["cost_ms"].values()) for b in bands)
     return {"operator": operator, "traces": {k: str(v) for k, v in traces.items()},
-            "names": {k: r[1] for k, r in runs.items()}, "hardware": hardware, "common_workloads": len(common),
-            "band_axis": analysis["bands"].get("band_axis"), "mean_ms": mean, "best_single": best, "bands": bands,
+            "names": {k: r[1] for k, r in runs.items()}, "hardware": hardware,
+            "common_workloads": len(common), "band_axis": analysis["bands"].get("band_axis"), "mean_ms": mean,
+            "best_single": best, "bands": bands,
             "per_band_winners_mean_ms": composite / len(common), "gain_over_best_single": 1 - composite
             / sum(b["cost_ms"][best] for b in bands), "noise_floor": noise,
             "planned": ev.detail if ev is not None else None}
@@ -91,12 +93,13 @@ def markdown(res: dict[str, Any], command: str) -> str:
     labels = list(res["mean_ms"])
     rows = [[b["band"], b["workloads"], *[fmt(b["cost_ms"][k] / b["workloads"]) for k in labels], b["winner"]]
             for b in res["bands"]]
-    verdict = ("**dispatch planned**: " + ", ".join(res["planned"]["names"]) + f" with edges {res['planned']['uppers']}"
-               if res["planned"] else "**no dispatch**: the gain does not exceed max(noise floor, min_improvement)")
+    planned = res["planned"]
+    verdict = ("**dispatch planned**: " + ", ".join(planned["names"]) + f" with edges {planned['uppers']}"
+               if planned else "**no dispatch**: the gain does not exceed max(noise floor, min_improvement)")
     return "\n".join([
         f"# Dispatch plan from traces — {res['operator']}", "", f"Command: `{command}`", "",
-        (f"Hardware (from the traces): {res['hardware']}; {res['common_workloads']} workloads passed by every "
-         f"solution; band axis `{res['band_axis']}`."), "",
+        (f"Hardware (from the traces): {res['hardware']}; {res['common_workloads']} workloads passed by "
+         f"every solution; band axis `{res['band_axis']}`."), "",
         md_table(["band", "workloads", *[f"{k} mean ms" for k in labels], "winner"], rows), "",
         ("Mean over the common workloads: " + ", ".join(f"{k} {fmt(v)} ms" for k, v in res["mean_ms"].items())
          + f"; per-band winners {fmt(res['per_band_winners_mean_ms'])} ms — "
@@ -108,7 +111,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--operator", required=True)
     p.add_argument("--traces", nargs="+", required=True, metavar="LABEL=FILE")
-    p.add_argument("--noise", type=float, default=0.02, help="noise floor (relative), as a campaign estimates it")
+    p.add_argument("--noise", type=float, default=0.02,
+                   help="noise floor (relative), as a campaign estimates it")
     p.add_argument("--name", default=None, help="write benchmarks/results/<name>.{json,md}")
     a = p.parse_args(argv)
     traces = {}

@@ -117,8 +117,8 @@ def test_fix_in_table_mode_is_refused_not_ignored(tmp_path: Path, capsys: pytest
     assert not list(tmp_path.glob("controller_efficiency_*"))
 
 
-def test_a_rule_override_reaches_the_controller_and_names_its_result_files(tmp_path: Path,
-                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_rule_override_reaches_the_controller_and_names_its_result_files(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     mod = _module()
     table = tmp_path / "t.json"
     _table(mod, table)
@@ -140,5 +140,6 @@ def test_a_rule_override_reaches_the_controller_and_names_its_result_files(tmp_p
     md = (tmp_path / "controller_efficiency_t_measured_b6_defer_lost_after2.md").read_text()
     assert "--rule defer_lost_after=2" in md and "defer_lost_after=2 (the rest" in md
     with pytest.raises(SystemExit):
-        mod.main(["--mode", "table", "--table", str(table), "--out", str(tmp_path), "--rule", "no_such_rule=1"])
+        mod.main(["--mode", "table", "--table", str(table), "--out", str(tmp_path),
+                  "--rule", "no_such_rule=1"])
     assert "--rule" in capsys.readouterr().err

@@ -38,7 +38,7 @@ def test_the_committed_dispatch_is_what_the_cli_composes_from_the_seeds(tmp_path
     assert cli(["dispatch", DEF, "--axis", "total_seq_len", "--band", str(SEEDS / "gdn_prefill_recurrent"),
                 "--upper", str(EDGE), "--band", str(SEEDS / "gdn_prefill_chunked"), "-o", str(out)]) == 0
     fresh, committed = load_solution(out), load_solution(FILE)
-    assert fresh.hash() == committed.hash(), f"{FILE} is stale: recompose it with `kernelopt dispatch` (see README)"
+    assert fresh.hash() == committed.hash(), f"{FILE} is stale: recompose it with `kernelopt dispatch`"
     assert f"total_seq_len <= {EDGE}" in committed.description
 
 
@@ -48,12 +48,14 @@ def _err(capsys: pytest.CaptureFixture[str]) -> str:
 
 def test_the_cli_explains_bad_bands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rec = str(SEEDS / "gdn_prefill_recurrent")
-    assert cli(["dispatch", DEF, "--axis", "total_seq_len", "--band", rec, "-o", str(tmp_path / "x.json")]) == 2
+    out = str(tmp_path / "x.json")
+    assert cli(["dispatch", DEF, "--axis", "total_seq_len", "--band", rec, "-o", out]) == 2
     assert "at least 2 specialists" in _err(capsys)
     assert cli(["dispatch", DEF, "--axis", "batch_size", "--band", rec, "--band", rec, "--upper", "8"]) == 2
     assert "no input has axis 'batch_size'" in _err(capsys)
     other = ROOT / "operators" / "rmsnorm_h4096" / "solutions" / "baselines" / "reference.json"
-    assert cli(["dispatch", DEF, "--axis", "total_seq_len", "--band", rec, "--band", str(other), "--upper", "8"]) == 2
+    assert cli(["dispatch", DEF, "--axis", "total_seq_len", "--band", rec, "--band", str(other),
+                "--upper", "8"]) == 2
     assert "is for 'rmsnorm_h4096'" in _err(capsys)
     assert not (tmp_path / "x.json").exists()
 
@@ -62,10 +64,11 @@ def test_the_dispatch_passes_on_a_workload_of_each_band() -> None:
     op = load_operator(DEF)
     sol = load_solution(FILE)
     short = min(op.workloads, key=lambda w: w.axes["total_seq_len"])
-    long = min((w for w in op.workloads if w.axes["total_seq_len"] > EDGE), key=lambda w: w.axes["total_seq_len"])
+    long = min((w for w in op.workloads if w.axes["total_seq_len"] > EDGE),
+               key=lambda w: w.axes["total_seq_len"])
     assert [band_index(w.axes["total_seq_len"], [EDGE]) for w in (short, long)] == [0, 1]
     settings = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
-    res = evaluate(EvalRequest(definition=op.definition, solution=sol, workloads=[short, long], settings=settings),
-                   device=DEVICE)
+    req = EvalRequest(definition=op.definition, solution=sol, workloads=[short, long], settings=settings)
+    res = evaluate(req, device=DEVICE)
     assert [r.status for r in res.results] == [S.PASSED, S.PASSED], [r.log for r in res.results]
     assert json.loads(FILE.read_text())["spec"]["entry_point"] == "dispatch.py::run"

@@ -102,7 +102,8 @@ def run(command: str, argv: list[str]) -> int:
         fn = cmd_report
     elif command == "dispatch":
         p.add_argument("operator", help="definition name")
-        p.add_argument("--axis", required=True, help="the var axis the bands split (read from an input's shape)")
+        p.add_argument("--axis", required=True,
+                       help="the var axis the bands split (read from an input's shape)")
         p.add_argument("--band", action="append", required=True, metavar="SOLUTION",
                        help="a specialist, in band order: Solution JSON, source folder or seed folder "
                             "(FOLDER@KEY=VALUE,... for another point of its space); repeat per band")

@@ -51,7 +51,8 @@ class Rules(BaseModel):
             across parents: the best parent with an untried direction that is not deferred goes first,
             and deferred directions come back only when no such pair is left. ``None`` (default): off,
             a parent's untried directions are all tried before the runner-up's (measured on the H200
-            tables 2026-11-30: mixed, see ``benchmarks/results/controller_efficiency_*_defer_lost_after2.md``).
+            tables 2026-11-30: mixed, see
+            ``benchmarks/results/controller_efficiency_*_defer_lost_after2.md``).
     """
 
     model_config = ConfigDict(extra="forbid")
