@@ -29,9 +29,12 @@ from _common import command_line, fmt, md_table, write_results
 
 from kernelopt.analysis.campaign_analysis import analyse_operator
 from kernelopt.controller.budget import Rules
-from kernelopt.controller.selection import SolutionRuns
-from kernelopt.controller.specialise import plan_dispatch
+from kernelopt.controller.selection import SolutionRuns, best_full
+from kernelopt.controller.specialise import band_winners, plan_dispatch
+from kernelopt.data import DataError
+from kernelopt.data.loader import parse_model
 from kernelopt.data.records import CandidateRecord
+from kernelopt.data.trace import EvaluationStatus, Trace
 from kernelopt.operators import load_operator
 
 
@@ -42,15 +45,18 @@ def passed(path: Path) -> tuple[dict[str, float], str, str]:
     for n, line in enumerate(path.read_text().splitlines(), 1):
         if not line.strip():
             continue
+        where = f"{path}:{n}: not a FlashInfer trace record"
         try:
-            t = json.loads(line)
-            ev = t["evaluation"]
-            name = t.get("solution", name)
-            hardware = (ev.get("environment") or {}).get("hardware", hardware)
-            if ev["status"] == "PASSED":
-                lat[t["workload"]["uuid"]] = float(ev["performance"]["latency_ms"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise SystemExit(f"{path}:{n}: not a FlashInfer trace record ({exc})") from None
+            t = parse_model(Trace, json.loads(line), where)
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"{where} (malformed JSON: {exc.msg})") from None
+        except DataError as exc:
+            raise SystemExit(str(exc)) from None
+        if t.evaluation is None:
+            raise SystemExit(f"{where}: no evaluation")
+        name, hardware = t.solution or name, t.evaluation.environment.hardware
+        if t.evaluation.status == EvaluationStatus.PASSED and t.evaluation.performance is not None:
+            lat[t.workload.uuid] = t.evaluation.performance.latency_ms
     return lat, name, hardware
 
 
@@ -61,31 +67,28 @@ def plan(operator: str, traces: dict[str, Path], noise: float) -> dict[str, Any]
     common = [w for w in op.workloads if all(w.uuid in lat for lat, _, _ in runs.values())]
     if not common:
         raise SystemExit("no workload passed in every trace file")
-    mean = {label: statistics.fmean(r[0][w.uuid] for w in common) for label, r in runs.items()}
-    best = min(mean, key=mean.__getitem__)
+    uuids = [w.uuid for w in common]
+    mean = {label: statistics.fmean(r[0][u] for u in uuids) for label, r in runs.items()}
     hardware = next(iter(runs.values()))[2]
-    best_ms = {w.uuid: runs[best][0][w.uuid] for w in common}
-    analysis = analyse_operator(op.definition, common, op.path, best_ms, hardware)
     groups = []
     for label, (lat, name, _) in runs.items():
-        pw = {w.uuid: lat[w.uuid] for w in common}
+        pw = {u: lat[u] for u in uuids}
         rec = CandidateRecord(run_id=label, name=name, solution_hash=label, stage="sweep", status="FINISHED",
                               pass_count=len(pw), workload_count=len(pw), mean_latency_ms=mean[label],
                               per_workload_ms=pw, start_time=0.0)
         groups.append(SolutionRuns(solution_hash=label, full=[rec]))
-    ev = plan_dispatch(groups, analysis, [w.uuid for w in common], noise, Rules(), [])
-    bands = []
-    for b in sorted(analysis["bands"]["bands"], key=lambda b: int(b.get("low", 0))):
-        cost = {label: sum(runs[label][0][u] for u in b["workloads"]) for label in runs}
-        bands.append({"band": b["name"], "workloads": len(b["workloads"]), "cost_ms": cost,
-                      "winner": min(cost, key=cost.__getitem__)})
-    composite = sum(min(b["cost_ms"].values()) for b in bands)
+    best = best_full(groups).run_id  # type: ignore[union-attr]  (every group is fully swept)
+    analysis = analyse_operator(op.definition, common, op.path, {u: runs[best][0][u] for u in uuids}, hardware)
+    rows, _ = band_winners(groups, analysis, uuids)
+    bands = [{"band": r["band"], "workloads": r["workloads"], "cost_ms": r["costs_ms"], "winner": r["run_id"]}
+             for r in rows]
+    composite = sum(r["ms"] for r in rows)
+    ev = plan_dispatch(groups, analysis, uuids, noise, Rules(), [])
     return {"operator": operator, "traces": {k: str(v) for k, v in traces.items()},
             "names": {k: r[1] for k, r in runs.items()}, "hardware": hardware,
             "common_workloads": len(common), "band_axis": analysis["bands"].get("band_axis"), "mean_ms": mean,
-            "best_single": best, "bands": bands,
-            "per_band_winners_mean_ms": composite / len(common), "gain_over_best_single": 1 - composite
-            / sum(b["cost_ms"][best] for b in bands), "noise_floor": noise,
+            "best_single": best, "bands": bands, "per_band_winners_mean_ms": composite / len(common),
+            "gain_over_best_single": 1 - composite / sum(r["best_single_ms"] for r in rows), "noise_floor": noise,
             "planned": ev.detail if ev is not None else None}
 
 

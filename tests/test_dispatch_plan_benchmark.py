@@ -3,7 +3,6 @@ latencies with a known answer)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -12,20 +11,26 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import dispatch_plan
 
+from kernelopt.data import dump_jsonl
+from kernelopt.data.trace import Correctness, Environment, Evaluation, Performance, Trace
+from kernelopt.data.trace import EvaluationStatus as S
 from kernelopt.operators import load_operator
 
 OP = "rmsnorm_h4096"
 
 
 def _write(path: Path, name: str, latency) -> Path:  # type: ignore[no-untyped-def]
+    """A trace file of ``name`` over the operator's workloads: PASSED at ``latency(batch_size)`` ms, or
+    INCORRECT_NUMERICAL where that is None."""
     rows = []
     for w in load_operator(OP).workloads:
         ms = latency(w.axes["batch_size"])
-        rows.append({"definition": OP, "solution": name, "workload": {"uuid": w.uuid, "axes": w.axes},
-                     "evaluation": {"status": "PASSED" if ms else "INCORRECT_NUMERICAL",
-                                    "environment": {"hardware": "NVIDIA H200"},
-                                    "performance": {"latency_ms": ms or 0.0}}})
-    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+        ev = Evaluation(status=S.PASSED if ms else S.INCORRECT_NUMERICAL,
+                        environment=Environment(hardware="NVIDIA H200"), timestamp="2026-11-30T00:00:00Z",
+                        correctness=Correctness(max_relative_error=0.0, max_absolute_error=0.0),
+                        performance=Performance(latency_ms=ms) if ms else None)
+        rows.append(Trace(definition=OP, workload=w, solution=name, evaluation=ev))
+    dump_jsonl(rows, path)
     return path
 
 

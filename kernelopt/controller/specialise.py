@@ -31,37 +31,52 @@ def _band_cost(pw: dict[str, float], uuids: list[str]) -> float | None:
     return sum(pw[u] for u in uuids)
 
 
-def plan_dispatch(groups: list[SolutionRuns], analysis: dict[str, Any], campaign_workloads: list[str],
-                  noise_floor: float, rules: Rules, decisions: list[Decision]) -> Evidence | None:
-    """The ``dispatch`` evidence row (specialists, band edges, estimated gain) or ``None``."""
+def band_winners(groups: list[SolutionRuns], analysis: dict[str, Any],
+                 campaign_workloads: list[str]) -> tuple[list[dict[str, Any]], SolutionRuns | None]:
+    """Per band (in axis order) of the fully-swept solutions: every solution's cost, the winner and the best
+    single solution's cost (the first rules of the module docstring); and that best solution. Empty when
+    the analysis has no band axis or nothing is fully swept."""
     info = analysis.get("bands") or {}
     bands = sorted(info.get("bands") or [], key=lambda b: (int(b.get("low", 0)), b["name"]))
-    axis = info.get("band_axis")
     full = [g for g in groups if g.full_passed]
     best = best_full(groups)
-    if len(bands) < 2 or len(full) < 2 or best is None or not axis:
-        return None
+    if not info.get("band_axis") or best is None:
+        return [], best
     chosen = set(campaign_workloads)
     per = {g.run_id: g.per_workload_mean() for g in full}
-    runs: list[dict[str, Any]] = []  # merged consecutive bands with one winner
-    composite = single = 0.0
+    rows = []
     for b in bands:
         uuids = [u for u in b["workloads"] if u in chosen]
         costs = {g.run_id: c for g in full if (c := _band_cost(per[g.run_id], uuids)) is not None}
-        mine = costs.get(best.run_id)
         winner = min(costs, key=lambda r: (costs[r], r != best.run_id, r)) if costs else best.run_id
-        if mine is not None:
-            composite += costs[winner]
-            single += mine
-        row = {"band": b["name"], "high": int(b.get("high", b.get("low", 0))), "run_id": winner,
-               "ms": costs.get(winner), "best_single_ms": mine}
-        if runs and runs[-1]["run_id"] == winner:
+        rows.append({"band": b["name"], "high": int(b.get("high", b.get("low", 0))), "workloads": len(uuids),
+                     "costs_ms": costs, "run_id": winner, "ms": costs.get(winner),
+                     "best_single_ms": costs.get(best.run_id)})
+    return rows, best
+
+
+def plan_dispatch(groups: list[SolutionRuns], analysis: dict[str, Any], campaign_workloads: list[str],
+                  noise_floor: float, rules: Rules, decisions: list[Decision]) -> Evidence | None:
+    """The ``dispatch`` evidence row (specialists, band edges, estimated gain) or ``None``."""
+    rows, best = band_winners(groups, analysis, campaign_workloads)
+    full = [g for g in groups if g.full_passed]
+    if len(rows) < 2 or len(full) < 2 or best is None:
+        return None
+    runs: list[dict[str, Any]] = []  # merged consecutive bands with one winner
+    composite = single = 0.0
+    for full_row in rows:
+        row = {k: full_row[k] for k in ("band", "high", "run_id", "ms", "best_single_ms")}
+        if row["best_single_ms"] is not None:
+            composite += row["ms"]
+            single += row["best_single_ms"]
+        if runs and runs[-1]["run_id"] == row["run_id"]:
             runs[-1]["bands"].append(row)
             runs[-1]["high"] = row["high"]
         else:
-            runs.append({"run_id": winner, "high": row["high"], "bands": [row]})
+            runs.append({"run_id": row["run_id"], "high": row["high"], "bands": [row]})
     if len(runs) < 2 or single <= 0:
         return None
+    axis = (analysis.get("bands") or {}).get("band_axis")
     gain = 1.0 - composite / single
     need = max(noise_floor, rules.min_improvement if rules.min_improvement is not None else 0.01)
     specialists = [r["run_id"] for r in runs]
