@@ -18,6 +18,15 @@ step() {
   timeout -k 5 "$t" "$@" >>"$log" 2>&1
   echo "=== rc=$? $(date +%T)" | tee -a "$log"
 }
+# evaluate_once FILE OPERATOR SOLUTION: `kernelopt evaluate` of SOLUTION (a path under the checkout) on every
+# workload of OPERATOR into FILE (written as FILE.part and renamed when the run ends, failures recorded too), bounded
+# by what is left before END_BY; skipped once FILE exists, so a rerun call goes on where the last one stopped.
+evaluate_once() {
+  local f=$1 op=$2 sol=$3
+  [ -f "$f" ] && return 0
+  step "$(left)" bash -c "rm -f $f.part && python3 -m kernelopt.cli.main evaluate operator=$op \
+    \"solution='$sol'\" harness.time_reference=false output=$f.part; mv $f.part $f"
+}
 # left: seconds left before END_BY (default 540 s after the calling script started), 10 s kept for packing.
 left() { echo $(( ${END_BY:-540} - SECONDS - 10 )); }
 # keep_packed NAME 'PATTERN'...: until the call ends, pack the paths PATTERN... match into $OUT/NAME.tgz every

@@ -70,9 +70,7 @@ P0=$!
   SUFFIX=_gpu1 EXTRA="--baselines reference fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
   SUFFIX=_gpu1 EXTRA="--baselines torch_compile --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
   for SEED in gdn_prefill_chunked gdn_prefill_recurrent; do  # the two prefill seeds side by side, all workloads
-    F=$P/prefill_${SEED}.jsonl
-    [ -f "$F" ] || step "$(left)" bash -c "rm -f $F.part && python3 -m kernelopt.cli.main evaluate operator=$PRE \
-      \"solution='operators/$PRE/solutions/seeds/$SEED'\" harness.time_reference=false output=$F.part; mv $F.part $F"  # failures recorded too
+    evaluate_once "$P/prefill_${SEED}.jsonl" $PRE "operators/$PRE/solutions/seeds/$SEED"
   done
   step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator gemm_n4096_k4096 --workloads 7 \
     --fix GROUP_M=8 num_stages=4 BLOCK_K=64 --table benchmarks/results/controller_space_gemm184_h200.json

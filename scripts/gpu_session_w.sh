@@ -24,9 +24,7 @@ keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks
   [ "$CALL" = w ] && step 200 python3 -m pytest -q -m gpu tests/test_seeds.py -k moe  # call V: one MoE point failed
   SUFFIX=_gpu0 EXTRA="--baselines torch_compile --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
   for SEED in gdn_prefill_chunked gdn_prefill_recurrent; do  # the two prefill seeds side by side, all workloads
-    F=$P/prefill_${SEED}.jsonl
-    [ -f "$F" ] || step "$(left)" bash -c "rm -f $F.part && python3 -m kernelopt.cli.main evaluate operator=$PRE \
-      \"solution='operators/$PRE/solutions/seeds/$SEED'\" harness.time_reference=false output=$F.part; mv $F.part $F"
+    evaluate_once "$P/prefill_${SEED}.jsonl" $PRE "operators/$PRE/solutions/seeds/$SEED"
   done ) &
 P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"

@@ -23,9 +23,7 @@ P0=$!
   step 100 python3 -m pytest -q -m gpu tests/test_seeds.py -k moe
   SUFFIX=_gpu1 EXTRA="--baselines" step "$(left)" bash scripts/contest_resume.sh moe
   for SEED in gdn_prefill_chunked gdn_prefill_recurrent; do  # the two prefill seeds side by side, all workloads
-    F=$P/prefill_${SEED}.jsonl
-    [ -f "$F" ] || step "$(left)" bash -c "rm -f $F.part && python3 -m kernelopt.cli.main evaluate operator=$PRE \
-      \"solution='operators/$PRE/solutions/seeds/$SEED'\" harness.time_reference=false output=$F.part; mv $F.part $F"
+    evaluate_once "$P/prefill_${SEED}.jsonl" $PRE "operators/$PRE/solutions/seeds/$SEED"
   done
 ) &
 P1=$!

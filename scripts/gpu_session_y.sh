@@ -30,9 +30,7 @@ keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks
   SUFFIX=_gpu0 EXTRA="--baselines fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
   for S in seeds/gdn_prefill_recurrent:recurrent seeds/gdn_prefill_chunked:chunked \
            dispatch/recurrent_chunked_224.json:dispatch_224; do
-    F=$P/prefill_y_${S##*:}.jsonl
-    [ -f "$F" ] || step "$(left)" bash -c "rm -f $F.part && python3 -m kernelopt.cli.main evaluate operator=$PRE \
-      \"solution='operators/$PRE/solutions/${S%%:*}'\" harness.time_reference=false output=$F.part; mv $F.part $F"
+    evaluate_once "$P/prefill_y_${S##*:}.jsonl" $PRE "operators/$PRE/solutions/${S%%:*}"
   done ) &
 P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"
