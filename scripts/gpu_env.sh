@@ -19,13 +19,14 @@ step() {
   echo "=== rc=$? $(date +%T)" | tee -a "$log"
 }
 # evaluate_once FILE OPERATOR SOLUTION: `kernelopt evaluate` of SOLUTION (a path under the checkout) on every
-# workload of OPERATOR into FILE (written as FILE.part and renamed when the run ends, failures recorded too), bounded
-# by what is left before END_BY; skipped once FILE exists, so a rerun call goes on where the last one stopped.
+# workload of OPERATOR into FILE (written trace by trace as FILE.part and renamed when the run ends, failures
+# recorded too), bounded by what is left before END_BY; skipped once FILE exists. A call cut short keeps FILE.part
+# (pack it), and the next call's run resumes it (`resume=true`) instead of starting again.
 evaluate_once() {
   local f=$1 op=$2 sol=$3
   [ -f "$f" ] && return 0
-  step "$(left)" bash -c "rm -f $f.part && python3 -m kernelopt.cli.main evaluate operator=$op \
-    \"solution='$sol'\" harness.time_reference=false output=$f.part; mv $f.part $f"
+  step "$(left)" bash -c "python3 -m kernelopt.cli.main evaluate operator=$op \"solution='$sol'\" \
+    harness.time_reference=false output=$f.part resume=true; mv $f.part $f"
 }
 # left: seconds left before END_BY (default 540 s after the calling script started), 10 s kept for packing.
 left() { echo $(( ${END_BY:-540} - SECONDS - 10 )); }

@@ -63,6 +63,34 @@ def test_evaluate_writes_traces_and_sets_exit_code(tmp_path: Path) -> None:
     assert "INCORRECT_NUMERICAL" in bad.stdout
 
 
+def test_evaluate_appends_each_trace_as_it_is_measured_and_resume_goes_on_from_a_cut_run(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    out = tmp_path / "t.jsonl"
+    args = ["evaluate", "operator=rmsnorm_h4096", f"solution={FIX / 'rmsnorm_triton_ok'}", f"output={out}", *TINY]
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "kernelopt.cli.main", *args, "limit=4"], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 240
+    while not (out.is_file() and out.read_text().endswith("\n")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    running = proc.poll() is None
+    proc.send_signal(signal.SIGKILL)  # cut short, as the device tool's time limit does
+    proc.wait(timeout=60)
+    assert running, "the first trace was written only when the whole run had ended"
+    kept = [json.loads(line) for line in out.read_text().splitlines() if line.strip().endswith("}")]
+    assert 1 <= len(kept) < 4 and all(t["evaluation"]["status"] == "PASSED" for t in kept)
+
+    r = _cli([*args, "limit=4", "resume=true"], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"resume: {len(kept)} of 4 workload(s) already in" in r.stdout.replace("\n", " ")
+    traces = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(traces) == 4 and len({t["workload"]["uuid"] for t in traces}) == 4
+    r = _cli([*args, "limit=4", "resume=true"], tmp_path)
+    assert r.returncode == 0 and len(out.read_text().splitlines()) == 4, r.stdout + r.stderr
+
+
 def test_evaluate_profile_writes_per_workload_profiles(tmp_path: Path) -> None:
     ref = ROOT / "operators" / "rmsnorm_h4096" / "solutions" / "baselines" / "reference.json"
     prof = tmp_path / "prof" / "p.json"

@@ -195,6 +195,8 @@ class EvaluateConfig:
     limit: int | None = None
     output: str | None = None
     profile: str | None = None  # JSON file for per-workload profiles (torch.profiler; ncu on a GPU)
+    # skip the workloads `output` already holds an evaluation of this solution for (a run that was cut short)
+    resume: bool = False
 
 
 GROUPS: dict[str, Any] = {

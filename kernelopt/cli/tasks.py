@@ -91,6 +91,17 @@ def load_solution_arg(path: str, cfg: Any) -> Solution:
     raise DataError(f"{p}: folder holds neither solution.json nor seed.json")
 
 
+def _evaluated_uuids(path: Path, definition: str, solution: str) -> set[str]:
+    """UUIDs of the workloads ``path`` (a trace JSONL file, may be missing) already holds an evaluation of
+    ``solution`` on ``definition`` for."""
+    from kernelopt.data import load_traces
+
+    if not path.is_file():
+        return set()
+    return {t.workload.uuid for t in load_traces(path)
+            if t.definition == definition and t.solution == solution and t.evaluation is not None}
+
+
 def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     """Evaluate one solution on an operator's workloads; write FlashInfer Trace JSONL."""
     from kernelopt.operators import load_operator
@@ -104,6 +115,13 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     settings = build.harness_settings(cfg.harness, op.name, on_gpu)
     limit = cfg.limit if cfg.limit is not None else (None if on_gpu else cfg.operator.cpu_workload_limit)
     workloads = select_workloads(op.workloads, cfg.workloads, limit)
+    out = Path(cfg.output) if cfg.output else Path("traces") / solution.author / op.definition.op_type / f"{op.name}.jsonl"
+    if cfg.get("resume"):
+        done = _evaluated_uuids(out, op.name, solution.name)
+        todo = [w for w in workloads if w.uuid not in done]
+        console.print(f"resume: {len(workloads) - len(todo)} of {len(workloads)} workload(s) already in {out} "
+                      f"for '{solution.name}'; evaluating {len(todo)}")
+        workloads = todo
     results = []
     env: dict[str, Any] = {}
     profiles: dict[str, Any] = {}
@@ -121,14 +139,15 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
                 env = res.environment or env
                 timer = res.timer or timer
                 build_log = build_log or res.build_log
+                # each workload's trace is appended as soon as it is measured: a run cut short (time limit,
+                # Ctrl-C) keeps what it finished, and `resume=true` goes on from there
+                stamp = _dt.datetime.now(_dt.UTC).isoformat()
+                dump_jsonl(res.to_traces(op.definition, chunk, stamp), out, append=True)
             prog.advance(task, len(chunk))
     merged = EvalResult(definition=op.name, solution=solution.name, solution_hash=solution.hash(),
                         results=results, environment=env, timer=timer, build_log=build_log or "")
     print_results(merged, console)
-    out = Path(cfg.output) if cfg.output else Path("traces") / solution.author / op.definition.op_type / f"{op.name}.jsonl"
-    stamp = _dt.datetime.now(_dt.UTC).isoformat()
-    dump_jsonl(merged.to_traces(op.definition, workloads, stamp), out, append=True)
-    console.print(f"traces appended to [bold]{out}[/bold]")
+    console.print(f"traces of {len(results)} workload(s) appended to [bold]{out}[/bold]")
     if cfg.profile:
         path = Path(cfg.profile)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -149,11 +168,12 @@ def _run_task(command: str, task: Any, cfg: DictConfig) -> Any:
 
 
 def evaluate_main(cfg: DictConfig) -> int:
-    """Hydra entry of `kernelopt evaluate`: exit code 1 when any workload fails, 2 on bad input."""
+    """Hydra entry of `kernelopt evaluate`: exit code 1 when any workload this run evaluated fails (a resumed run
+    with nothing left to do exits 0), 2 on bad input."""
     result = _run_task("evaluate", evaluate_task, cfg)
     if result is None:
         return 2
-    return 0 if result.all_passed else 1
+    return 0 if all(r.passed for r in result.results) else 1
 
 
 def optimize_main(cfg: DictConfig) -> int:
