@@ -32,6 +32,7 @@ Usage: ``python benchmarks/controller_efficiency.py --mode synthetic --seeds 5 -
 from __future__ import annotations
 
 import argparse
+import collections
 import dataclasses
 import hashlib
 import json
@@ -201,9 +202,11 @@ def space_points(operator: str, fix: dict[str, Any] | None = None) -> list[Solut
     return [s.instantiate(p) for p in s.valid_points()]
 
 
-def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any] | None = None) -> dict[str, Any]:
+def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any] | None = None,
+                  retry_failed: bool = False) -> dict[str, Any]:
     """Evaluate every valid seed point on ``workloads`` spread workloads (official settings, GPU when
-    present); the table is rewritten after each point and points already in it are skipped."""
+    present); the table is rewritten after each point and points already in it are skipped (with
+    ``retry_failed``, points that failed a workload are evaluated again)."""
     from _common import spread_order
 
     from kernelopt.controller.workloads import workload_size
@@ -220,7 +223,8 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
     lat: dict[str, dict[str, float | None]] = data.setdefault("latency_ms", {})
     names: dict[str, str] = data.setdefault("names", {})
     settings = HarnessSettings(time_reference=False)
-    todo = [sol for sol in space_points(operator, fix) if sol.hash() not in lat]
+    todo = [sol for sol in space_points(operator, fix) if sol.hash() not in lat
+            or (retry_failed and None in lat[sol.hash()].values())]
     print(f"{operator}: {len(lat)} points measured, {len(todo)} to go, {len(chosen)} workloads", flush=True)
     with make_executor("auto") as ex:
         for i, sol in enumerate(todo, 1):
@@ -230,11 +234,18 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
             data["timer"] = res.timer or data.get("timer")
             lat[sol.hash()] = {r.uuid: (r.latency.mean_ms if r.passed and r.latency else None) for r in res.results}
             names[sol.hash()] = sol.name
+            bad = [r for r in res.results if not r.passed]
+            data.setdefault("failed", {}).pop(sol.hash(), None)
+            if bad:  # why a point failed, so a table with holes can be read without the GPU session's log
+                data["failed"][sol.hash()] = {"statuses": dict(collections.Counter(str(r.status.value) for r in bad)),
+                                              "log": (bad[0].log or "").strip()[-600:]}
             table.parent.mkdir(parents=True, exist_ok=True)
             table.write_text(json.dumps(data, indent=1) + "\n")
             ok = [v for v in lat[sol.hash()].values() if v is not None]
+            why = data.get("failed", {}).get(sol.hash()) if len(ok) < len(chosen) else None
             print(f"[{i}/{len(todo)}] {sol.name}: {len(ok)}/{len(chosen)} passed"
-                  + (f", mean {statistics.fmean(ok):.5f} ms" if ok else ""), flush=True)
+                  + (f", mean {statistics.fmean(ok):.5f} ms" if ok else "")
+                  + (f"; failed {why['statuses']}: {why['log'][-200:]!r}" if why else ""), flush=True)
     return data
 
 
@@ -396,6 +407,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--mode", choices=["synthetic", "gpu", "measure", "table"], default="synthetic")
     ap.add_argument("--table", type=Path, default=None, help="latency table (--mode measure / table)")
     ap.add_argument("--workloads", type=int, default=7, help="--mode measure: workloads spread over sizes (0: all)")
+    ap.add_argument("--retry-failed", action="store_true",
+                    help="--mode measure: evaluate again the points of the table that failed a workload")
     ap.add_argument("--operator", default="rmsnorm_h4096")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--budget", type=int, default=24, help="distinct candidates per search")
@@ -420,7 +433,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     except ValueError as exc:
         ap.error(f"--rule: {exc}")
     if args.mode == "measure":
-        return measure_space(args.operator, args.table, args.workloads, parse_fix(args.fix))
+        return measure_space(args.operator, args.table, args.workloads, parse_fix(args.fix), args.retry_failed)
     if args.mode == "synthetic" and args.operator not in MODELS:
         raise SystemExit(f"no synthetic model for {args.operator}; have {sorted(MODELS)}")
     ev: Any

@@ -143,3 +143,28 @@ def test_a_rule_override_reaches_the_controller_and_names_its_result_files(
         mod.main(["--mode", "table", "--table", str(table), "--out", str(tmp_path),
                   "--rule", "no_such_rule=1"])
     assert "--rule" in capsys.readouterr().err
+
+
+def test_measure_records_why_a_point_failed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A point that fails on every workload leaves a hole in the table: its statuses and the tail of its log are
+    kept beside it (the real harness, CPU executor; the space is cut to one passing and one wrong kernel)."""
+    from kernelopt.cli.tasks import load_solution_arg
+
+    mod = _module()
+    fix = REPO / "tests" / "fixtures" / "solutions"
+    sols = [load_solution_arg(str(fix / "rmsnorm_triton_ok"), None),
+            load_solution_arg(str(fix / "rmsnorm_triton_no_weight"), None)]
+    monkeypatch.setattr(mod, "space_points", lambda operator, fix=None: sols)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    table = tmp_path / "t.json"
+    data = mod.measure_space("rmsnorm_h4096", table, 1, None)
+    ok, bad = (s.hash() for s in sols)
+    assert ok not in data.get("failed", {}) and all(v is not None for v in data["latency_ms"][ok].values())
+    assert data["failed"][bad]["statuses"] == {"INCORRECT_NUMERICAL": 1}
+    assert json.loads(table.read_text())["failed"][bad]["log"]
+    capsys.readouterr()
+    mod.measure_space("rmsnorm_h4096", table, 1, None)
+    assert "2 points measured, 0 to go" in capsys.readouterr().out
+    again = mod.measure_space("rmsnorm_h4096", table, 1, None, retry_failed=True)
+    assert "2 points measured, 1 to go" in capsys.readouterr().out and again["failed"][bad]["statuses"]

@@ -1,0 +1,86 @@
+"""The band dispatches committed in operator folders: each Solution JSON is what `kernelopt dispatch` composes
+from today's seeds (not stale); the GDN prefill one (recurrent seed for short calls, chunked seed above) passes
+the harness on one workload of each band (in the Triton interpreter on a CPU-only machine; the MoE seed's CPU
+check needs ~40 GiB of host memory, so its specialists are checked by tests/test_seeds.py on a GPU)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "harness"))
+from harness_helpers import DEVICE  # (sets TRITON_INTERPRET=1 on a CPU-only machine)
+
+from kernelopt.cli.main import main as cli
+from kernelopt.data import EvaluationStatus as S
+from kernelopt.data import load_solution
+from kernelopt.data.records import EvalRequest, HarnessSettings
+from kernelopt.generators.dispatch import band_index
+from kernelopt.harness.evaluate import evaluate
+from kernelopt.operators import load_operator
+
+ROOT = Path(__file__).resolve().parents[1]
+DEF = "gdn_prefill_qk4_v8_d128_k_last"
+SEEDS = ROOT / "operators" / DEF / "solutions" / "seeds"
+FILE = ROOT / "operators" / DEF / "solutions" / "dispatch" / "recurrent_chunked_224.json"
+EDGE = 224
+MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
+MOE_SEED = ROOT / "operators" / MOE / "solutions" / "seeds" / "moe_grouped_fp8"
+# (definition, committed file, axis, bands (seed folders, FOLDER@KEY=VALUE for another point), upper edges)
+DISPATCHES = [
+    (DEF, FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked"], [EDGE]),
+    (MOE, ROOT / "operators" / MOE / "solutions" / "dispatch" / "block_m16_m32_901.json", "seq_len",
+     [MOE_SEED, f"{MOE_SEED}@BLOCK_M=32"], [901]),
+]
+
+
+@pytest.fixture(autouse=True)
+def _builds(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERNELOPT_CACHE_DIR", str(tmp_path / "builds"))
+
+
+@pytest.mark.parametrize("definition, file, axis, bands, edges", DISPATCHES, ids=[d[0][:11] for d in DISPATCHES])
+def test_the_committed_dispatch_is_what_the_cli_composes_from_the_seeds(
+        tmp_path: Path, definition: str, file: Path, axis: str, bands: list, edges: list) -> None:
+    out = tmp_path / "d.json"
+    args = ["dispatch", definition, "--axis", axis, *(a for b in bands for a in ("--band", str(b))),
+            *(a for e in edges for a in ("--upper", str(e))), "-o", str(out)]
+    assert cli(args) == 0
+    fresh, committed = load_solution(out), load_solution(file)
+    assert fresh.hash() == committed.hash(), f"{file} is stale: recompose it with `kernelopt dispatch`"
+    assert f"{axis} <= {edges[0]}" in committed.description
+
+
+def _err(capsys: pytest.CaptureFixture[str]) -> str:
+    return " ".join(capsys.readouterr().err.split())  # rich wraps long lines
+
+
+def test_the_cli_explains_bad_bands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec = str(SEEDS / "gdn_prefill_recurrent")
+    out = str(tmp_path / "x.json")
+    assert cli(["dispatch", DEF, "--axis", "total_seq_len", "--band", rec, "-o", out]) == 2
+    assert "at least 2 specialists" in _err(capsys)
+    assert cli(["dispatch", DEF, "--axis", "batch_size", "--band", rec, "--band", rec, "--upper", "8"]) == 2
+    assert "no input has axis 'batch_size'" in _err(capsys)
+    other = ROOT / "operators" / "rmsnorm_h4096" / "solutions" / "baselines" / "reference.json"
+    assert cli(["dispatch", DEF, "--axis", "total_seq_len", "--band", rec, "--band", str(other),
+                "--upper", "8"]) == 2
+    assert "is for 'rmsnorm_h4096'" in _err(capsys)
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_the_dispatch_passes_on_a_workload_of_each_band() -> None:
+    op = load_operator(DEF)
+    sol = load_solution(FILE)
+    short = min(op.workloads, key=lambda w: w.axes["total_seq_len"])
+    long = min((w for w in op.workloads if w.axes["total_seq_len"] > EDGE),
+               key=lambda w: w.axes["total_seq_len"])
+    assert [band_index(w.axes["total_seq_len"], [EDGE]) for w in (short, long)] == [0, 1]
+    settings = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
+    req = EvalRequest(definition=op.definition, solution=sol, workloads=[short, long], settings=settings)
+    res = evaluate(req, device=DEVICE)
+    assert [r.status for r in res.results] == [S.PASSED, S.PASSED], [r.log for r in res.results]
+    assert json.loads(FILE.read_text())["spec"]["entry_point"] == "dispatch.py::run"
