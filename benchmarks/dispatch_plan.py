@@ -60,7 +60,7 @@ def passed(path: Path) -> tuple[dict[str, float], str, str]:
     return lat, name, hardware
 
 
-def plan(operator: str, traces: dict[str, Path], noise: float) -> dict[str, Any]:
+def plan(operator: str, traces: dict[str, Path], noise: float, objective: str = "mean_latency") -> dict[str, Any]:
     """The planner's inputs and verdict (JSON-ready)."""
     op = load_operator(operator)
     runs = {label: passed(p) for label, p in traces.items()}
@@ -79,16 +79,18 @@ def plan(operator: str, traces: dict[str, Path], noise: float) -> dict[str, Any]
         groups.append(SolutionRuns(solution_hash=label, full=[rec]))
     best = best_full(groups).run_id  # type: ignore[union-attr]  (every group is fully swept)
     analysis = analyse_operator(op.definition, common, op.path, {u: runs[best][0][u] for u in uuids}, hardware)
-    rows, _ = band_winners(groups, analysis, uuids)
+    rows, _ = band_winners(groups, analysis, uuids, objective)
     bands = [{"band": r["band"], "workloads": r["workloads"], "cost_ms": r["costs_ms"], "winner": r["run_id"]}
              for r in rows]
     composite = sum(r["ms"] for r in rows)
-    ev = plan_dispatch(groups, analysis, uuids, noise, Rules(), [])
+    ev = plan_dispatch(groups, analysis, uuids, noise, Rules(dispatch_objective=objective), [])
+    speedup = sum(r["ratio_sums"].get(r["run_id"], 0.0) for r in rows) / sum(r["workloads"] for r in rows)
     return {"operator": operator, "traces": {k: str(v) for k, v in traces.items()},
             "names": {k: r[1] for k, r in runs.items()}, "hardware": hardware,
             "common_workloads": len(common), "band_axis": analysis["bands"].get("band_axis"), "mean_ms": mean,
             "best_single": best, "bands": bands, "per_band_winners_mean_ms": composite / len(common),
             "gain_over_best_single": 1 - composite / sum(r["best_single_ms"] for r in rows), "noise_floor": noise,
+            "objective": objective, "mean_speedup_over_best_single": speedup,
             "planned": ev.detail if ev is not None else None}
 
 
@@ -106,8 +108,10 @@ def markdown(res: dict[str, Any], command: str) -> str:
         md_table(["band", "workloads", *[f"{k} mean ms" for k in labels], "winner"], rows), "",
         ("Mean over the common workloads: " + ", ".join(f"{k} {fmt(v)} ms" for k, v in res["mean_ms"].items())
          + f"; per-band winners {fmt(res['per_band_winners_mean_ms'])} ms — "
-         f"gain over the best single ({res['best_single']}) {res['gain_over_best_single']:.1%}, needed > "
-         f"{max(res['noise_floor'], 0.01):.1%}."), "", verdict])
+         f"gain over the best single ({res['best_single']}) {res['gain_over_best_single']:.1%}; mean of the "
+         f"per-workload speedups of the per-band winners over it {res['mean_speedup_over_best_single']:.3f}x. "
+         f"Objective `{res['objective']}`: the gain it names must exceed {max(res['noise_floor'], 0.01):.1%}."),
+        "", verdict])
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -116,6 +120,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--traces", nargs="+", required=True, metavar="LABEL=FILE")
     p.add_argument("--noise", type=float, default=0.02,
                    help="noise floor (relative), as a campaign estimates it")
+    p.add_argument("--objective", choices=("mean_latency", "mean_speedup"), default="mean_latency",
+                   help="what the dispatch must improve: summed latency (the paper's metric, default) or the mean "
+                        "of per-workload speedups (the contest's score)")
     p.add_argument("--name", default=None, help="write benchmarks/results/<name>.{json,md}")
     a = p.parse_args(argv)
     traces = {}
@@ -126,7 +133,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         traces[label] = Path(path)
     if len(traces) < 2:
         raise SystemExit("--traces: give at least two solutions' trace files")
-    res = plan(a.operator, traces, a.noise)
+    res = plan(a.operator, traces, a.noise, a.objective)
     md = markdown(res, command_line("dispatch_plan.py", argv))
     print(md)
     if a.name:

@@ -78,6 +78,16 @@ def test_probe_candidates_reach_the_controller_rules(override, probe) -> None:
     assert campaign_config(cfg, on_gpu=False).rules.probe_candidates == probe
 
 
+def test_dispatch_objective_reaches_the_rules_and_a_bad_one_is_refused() -> None:
+    from kernelopt.cli.optimize import campaign_config
+
+    assert campaign_config(_compose("optimize", []), on_gpu=False).rules.dispatch_objective == "mean_latency"
+    cfg = _compose("optimize", ["controller.dispatch_objective=mean_speedup"])
+    assert campaign_config(cfg, on_gpu=False).rules.dispatch_objective == "mean_speedup"
+    with pytest.raises(ValueError, match="dispatch_objective"):
+        campaign_config(_compose("optimize", ["controller.dispatch_objective=geomean"]), on_gpu=False)
+
+
 def test_workload_sample_on_the_cpu_stays_within_the_smallest_workloads() -> None:
     """On the CPU (Triton interpreter) a spread sample is drawn from the smallest `cpu_workload_limit`
     workloads, as the banner says; on a GPU from all of them."""

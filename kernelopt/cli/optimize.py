@@ -24,7 +24,7 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
     rules = Rules(gate_size=cfg.operator.gate_size, finalists=c.finalists, repeats=c.repeats,
                   noise_floor_default=c.noise_floor_default, min_improvement=c.min_improvement,
                   p95_tolerance=c.p95_tolerance, probe_candidates=c.probe_candidates,
-                  defer_lost_after=c.defer_lost_after)
+                  defer_lost_after=c.defer_lost_after, dispatch_objective=c.dispatch_objective)
     mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
     limit = None if on_gpu else cfg.operator.cpu_workload_limit
     record = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)

@@ -114,6 +114,9 @@ class ControllerConf:
     # defer a direction that lost this many times and never won, across parents (null: off; see
     # kernelopt/controller/budget.py Rules.defer_lost_after)
     defer_lost_after: int | None = None
+    # what a band dispatch must improve: mean_latency (summed latency, the paper's metric) or mean_speedup
+    # (mean of per-workload speedups, the contest's score; kernelopt/controller/specialise.py)
+    dispatch_objective: str = "mean_latency"
     # on a GPU with device ceilings: profile the baseline on one workload per band (torch.profiler, plus
     # Nsight Compute where ncu exists) and take the bands' bottleneck classes from the profiles
     profile_bands: bool = True

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
@@ -53,6 +55,9 @@ class Rules(BaseModel):
             a parent's untried directions are all tried before the runner-up's (measured on the H200
             tables 2026-11-30: mixed, see
             ``benchmarks/results/controller_efficiency_*_defer_lost_after2.md``).
+        dispatch_objective: What a band dispatch must improve (:mod:`kernelopt.controller.specialise`):
+            ``"mean_latency"`` (default; the summed latency, as the paper reports) or ``"mean_speedup"``
+            (the mean of per-workload speedups over the best single solution, as the contest scores).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -67,6 +72,7 @@ class Rules(BaseModel):
     roofline_target: float = Field(0.8, gt=0, le=1)
     probe_candidates: int | None = Field(None, ge=1)
     defer_lost_after: int | None = Field(None, ge=1)
+    dispatch_objective: Literal["mean_latency", "mean_speedup"] = "mean_latency"
 
     @model_validator(mode="after")
     def _unique_directions(self) -> Rules:

@@ -144,3 +144,24 @@ def test_a_dispatch_is_never_the_parent_of_a_tuning_round():
     nxt = decide(after, BUDGET, RULES)
     assert nxt.action == "generate" and nxt.direction != "dispatch"
     assert nxt.parent_run_id in {"ga", "gb"}
+
+
+def test_the_contest_objective_dispatches_for_many_short_wins_that_summed_latency_hides():
+    """GDN prefill's case on the H200: one solution is 1.7x faster on the short calls, whose latencies are
+    a small part of the sum. By summed latency the gain is under the noise floor; by the contest's mean of
+    per-workload speedups it is well above it."""
+    a, b = _small_vs_large(split=32, factor=1.7)
+    st = _state(a, b)
+    groups = group_by_solution(st.candidates)
+    assert plan_dispatch(groups, st.analysis, UUIDS, 0.02, RULES, []) is None
+    contest = Rules(repeats=1, dispatch_objective="mean_speedup")
+    plan = plan_dispatch(groups, st.analysis, UUIDS, 0.02, contest, [])
+    assert plan is not None and plan.detail["objective"] == "mean_speedup"
+    assert plan.detail["specialists"] == ["gb", "ga"]  # b below the edge
+    edge = plan.detail["uppers"][0]
+    single = a if sum(a.values()) <= sum(b.values()) else b
+    composite = {u: b[u] if M[u] <= edge else a[u] for u in UUIDS}
+    assert plan.value == pytest.approx(sum(single[u] / composite[u] for u in UUIDS) / len(UUIDS) - 1)
+    assert plan.value > 0.1
+    with pytest.raises(ValueError, match="dispatch_objective"):
+        Rules(dispatch_objective="geomean")
