@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Device call AB and its repeats (prepared 2026-11-30 after call AA, for the next session). Every step resumes
+# or is skipped once its output exists; rerun with CALL=ac, ... and unpack each call's archive first
+# (python scripts/unpack_results.py <files_at>/results_<call>.tgz). Runs on one GPU or two.
+# Queue 0:
+#   1. the MoE band dispatch operators/<moe>/solutions/dispatch/block_m16_m32_901.json (the seed's defaults up to
+#      seq_len 901, BLOCK_M=32 above) on all 19 workloads -> benchmarks/results/profiles_v/moe_dispatch_901.jsonl;
+#      in call Y's sub-space table BLOCK_M=32 took seq_len 14,107 from 12.66 to 9.60 ms and lost 4-30 % below;
+#      then here: python benchmarks/dispatch_plan.py --operator <moe> --traces
+#      seed=benchmarks/results/traces_contest_h200/<moe>/retained.jsonl dispatch=<that file> --objective
+#      mean_speedup. If it wins, it becomes the contest's retained kernel (contest_resume.sh, superseded/).
+#   2. the 11 points of the MoE sub-space that failed every workload in call Y (BLOCK_M 64 and 128, no reason
+#      kept then), again with --retry-failed: the table now keeps each failure's status and log tail.
+# Queue 1: the indexer probe's part 3 (profiles of SELECT=radix, torch_topk and fused on 4x34 and 30x91 pages).
+# Usage (carry .whl):  CALL=ab END_BY=<limit - 60> bash scripts/gpu_session_ab.sh
+set -u
+cd "$(dirname "$0")/.." || exit 1
+source scripts/gpu_env.sh
+END_BY=${END_BY:-540}
+CALL=${CALL:-ab}
+P=benchmarks/results/profiles_v
+mkdir -p "$P"
+MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
+keep_packed "results_${CALL}" "$P" benchmarks/results/indexer_probe 'benchmarks/results/controller_space_moe_h200.json'
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  evaluate_once "$P/moe_dispatch_901.jsonl" $MOE "operators/$MOE/solutions/dispatch/block_m16_m32_901.json"
+  step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator $MOE --workloads 7 \
+    --fix COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 ROUTE=triton --retry-failed \
+    --table benchmarks/results/controller_space_moe_h200.json
+) &
+P0=$!
+[ "$NGPU" -ge 2 ] || wait $P0
+( export CUDA_VISIBLE_DEVICES=$(( NGPU >= 2 ? 1 : 0 )); L="$OUT/session_${CALL}_gpu1.log"
+  [ -f benchmarks/results/indexer_probe/profile_fused.json ] || PARTS=3 step "$(left)" bash scripts/indexer_probe.sh
+) &
+P1=$!
+wait $P0 $P1
+finish_packing
+ls -la "$OUT"
