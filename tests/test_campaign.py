@@ -22,7 +22,7 @@ for _mod in ("kernelopt.tracking", "kernelopt.executor", "kernelopt.harness.eval
 
 from kernelopt.campaign import CampaignConfig, run_campaign, split_plan
 from kernelopt.controller import Budget, Rules
-from kernelopt.data import CandidateRecord, HarnessSettings
+from kernelopt.data import CandidateRecord, EvaluationStatus, HarnessSettings
 from kernelopt.executor import make_executor
 from kernelopt.generators import GenerationContext, OfflineGenerator, kernelopt_extra, load_seeds
 from kernelopt.operators import UnknownOperatorError, load_operator
@@ -219,3 +219,43 @@ def test_a_round_cut_between_its_gates_is_finished_on_resume(tmp_path):
     assert "resuming_round" in events and out.stop_reason.startswith("round budget spent")
     check_final_state(store, run_id)  # both round-1 candidates gated, nothing twice
     assert out.rounds == 1
+
+
+class _BaselineCrashes:
+    """Executor wrapper: the seed at its defaults crashes on every workload (as a start point that does not
+    fit this device would: RUNTIME_ERROR), everything else is evaluated for real."""
+
+    def __init__(self, ex, broken: str) -> None:
+        self.ex, self.broken = ex, broken
+
+    def evaluate_many(self, requests):
+        out = []
+        for res in self.ex.evaluate_many(requests):
+            if res.solution_hash == self.broken:
+                res = res.model_copy(update={"results": [
+                    r.model_copy(update={"status": EvaluationStatus.RUNTIME_ERROR, "latency": None,
+                                         "log": "out of resource: shared memory (injected)"})
+                    for r in res.results]})
+            out.append(res)
+        return out
+
+    def __getattr__(self, name):
+        return getattr(self.ex, name)
+
+
+@pytest.mark.slow
+def test_a_campaign_whose_baseline_fails_repairs_from_it_instead_of_stopping(tmp_path):
+    store = store_at(tmp_path)
+    op = load_operator(OP)
+    (base,) = OfflineGenerator(seed=0).propose(GenerationContext(definition=op.definition, operator=OP))
+    with make_executor("cpu") as ex:
+        out = run_campaign(config(), store=store, executor=_BaselineCrashes(ex, base.hash()),
+                           generator=OfflineGenerator(seed=0))
+    state = store.load_state(out.campaign_run_id)
+    repair = [d for d in state.decisions if "(repair)" in d.reason]
+    assert repair and repair[0].parent_run_id == next(c.run_id for c in state.candidates
+                                                      if c.solution_hash == base.hash())
+    assert any(e.kind == "failure" and e.value for e in repair[0].evidence)
+    assert out.gated >= 2 and out.champion is not None
+    champion = next(c for c in state.candidates if c.run_id == out.champion.run_id)
+    assert champion.solution_hash != base.hash() and champion.status == "ALL_PASSED"

@@ -19,7 +19,11 @@ Checks, in order (the first that applies wins):
    floor -> ``generate`` with direction ``"dispatch"``: one candidate running each band's winner behind
    a shape-read dispatch (:mod:`kernelopt.controller.specialise`; specialists in
    ``candidate_run_ids``, band edges in the ``dispatch`` evidence row), once per set of specialists;
-9. otherwise ``generate`` from the best solution that is not a dispatch along the next direction: without analysis the
+9. nothing has passed the gate yet (every baseline failed: a start point that does not build or run on this
+   device) -> ``generate`` a full round (the direction's move plus the generator's neighbours) from the latest
+   failed candidate along its least-tried direction, with a ``failure`` evidence row (``repair``), until the
+   candidate, round or patience caps stop it; ``stop`` only when no failed candidate has a direction;
+10. otherwise ``generate`` from the best solution that is not a dispatch along the next direction: without analysis the
    round robin of :mod:`kernelopt.controller.directions`; with it the band with the largest latency
    share × roofline headroom and the direction its bottleneck calls for
    (:mod:`kernelopt.controller.evidence`), with ``band`` and evidence rows on the decision; the round is
@@ -211,10 +215,11 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
     # a dispatch is a composite of specialists: tuning continues from the best non-composite solution
     tunable = [g for g in groups if g.direction != DISPATCH]
     parent = best_full(tunable) or best_gate(tunable)
-    if parent is None:
-        return stop("no candidate passed the gate: nothing to generate from")
-    band = None
     round_size = min(budget.candidates_per_round, budget.max_candidates - gated)
+    if parent is None:
+        return _repair(tunable, state, rules, round_size, generations, base) or stop(
+            "no candidate passed the gate and no failed candidate has a direction: nothing to generate from")
+    band = None
     count = round_size
     if state.analysis:
         choice = choose_next(groups, tunable, state.analysis, rules, state.decisions, state.candidates, round_size)
@@ -238,3 +243,24 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
                     reason=f"round {generations + 1}: {count} candidate(s) from {parent.name} "
                            f"({stage} mean {(parent.full_mean if stage == 'full' else parent.gate_mean):.6g} ms) "
                            f"along direction {direction!r}{focus}")
+
+
+def _repair(groups: list[SolutionRuns], state: CampaignState, rules: Rules, round_size: int, generations: int,
+            base: list[Evidence]) -> Decision | None:
+    """Step 9: a full round from the latest failed candidate along its least-tried direction (``None`` when no
+    failed candidate has a direction)."""
+    failed = sorted((g for g in groups if g.gate is not None), key=lambda g: g.gate.start_time, reverse=True)
+    for broken in failed:
+        direction, dir_ev = choose_direction(broken, rules.directions, state.decisions, state.candidates)
+        if direction is None:
+            continue
+        rec = broken.gate
+        fail = Evidence(kind="failure", subject=broken.run_id, value=rec.status,
+                        detail={"name": broken.name, "passed": rec.pass_count, "workloads": rec.workload_count,
+                                "rule": "nothing passed yet: repair from the latest failed candidate"})
+        return Decision(action="generate", parent_run_id=broken.run_id, direction=direction, count=round_size,
+                        workloads=list(state.gate_workloads), evidence=base + [fail, dir_ev],
+                        reason=f"round {generations + 1}: no candidate passed the gate yet; {round_size} "
+                               f"candidate(s) from the failed {broken.name} ({rec.status}, {rec.pass_count}/"
+                               f"{rec.workload_count} passed) along direction {direction!r} (repair)")
+    return None
