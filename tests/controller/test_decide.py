@@ -194,6 +194,27 @@ def test_no_gate_passer_stops():
     assert d.action == "stop" and "passed the gate" in d.reason
 
 
+def test_a_failed_baseline_is_repaired_from_along_its_directions_before_anything_passed():
+    g1 = rec("g1", "a", "gate", None, passed=0, params=DIRS)
+    b = Budget(max_candidates=20, max_rounds=10, patience=10, candidates_per_round=3, wall_clock_s=100)
+    d = decide(state(g1, decisions=[baseline()]), b, RULES)
+    assert d.action == "generate" and d.parent_run_id == "g1" and d.direction == "more_rows"
+    assert d.count == b.candidates_per_round and "(repair)" in d.reason and "FAILED, 0/3" in d.reason
+    assert {"failure", "direction"} <= kinds(d)
+    # the next repair goes on from the latest failure, along its least-tried direction
+    g2 = rec("g2", "b", "gate", None, passed=1, parent="g1", direction="more_rows", params=DIRS)
+    d2 = decide(state(g1, g2, decisions=[baseline(), d]), b, RULES)
+    assert d2.parent_run_id == "g2" and d2.direction == "more_rows"
+    d3 = decide(state(g1, g2, decisions=[baseline(), d, d2]), b, RULES)
+    assert d3.parent_run_id == "g2" and d3.direction == "fewer_rows"
+    # once something passes, generation is from it as usual
+    g3 = rec("g3", "c", "gate", 1.0, parent="g2", direction="more_rows", params=DIRS)
+    assert decide(state(g1, g2, g3, decisions=[baseline(), d, d2]), b, RULES).action == "sweep"
+    # the caps still stop it
+    few = Budget(max_candidates=2, max_rounds=5, patience=2, candidates_per_round=3, wall_clock_s=100)
+    assert decide(state(g1, g2, decisions=[baseline(), d]), few, RULES).action == "stop"
+
+
 def test_incomplete_runs_are_ignored():
     r = rec("g1", "a", "gate", 1.0).model_copy(update={"status": "RUNNING"})
     d = decide(state(r), BUDGET, RULES)
