@@ -11,7 +11,10 @@
 #      mean_speedup. If it wins, it becomes the contest's retained kernel (contest_resume.sh, superseded/).
 #   2. the 11 points of the MoE sub-space that failed every workload in call Y (BLOCK_M 64 and 128, no reason
 #      kept then), again with --retry-failed: the table now keeps each failure's status and log tail.
-# Queue 1: the indexer probe's part 3 (profiles of SELECT=radix, torch_topk and fused on 4x34 and 30x91 pages).
+# Queue 1: the indexer probe's part 3 (profiles of SELECT=radix, torch_topk and fused on 4x34 and 30x91 pages);
+#   then the MoE seed at BLOCK_M=32 with INTER_DTYPE=bf16 on all 19 workloads -> profiles_v/moe_m32_bf16.jsonl
+#   (GEMM2 ran at 58 TFLOP/s at seq_len 14,107 on the fp32 intermediate, split into two bf16 dots; bf16 halves
+#   that work and traffic, within the MoE's contest tolerance atol 1 / rtol 0.3 / 90 % matched).
 # Usage (carry .whl):  CALL=ab END_BY=<limit - 60> bash scripts/gpu_session_ab.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -33,6 +36,7 @@ P0=$!
 [ "$NGPU" -ge 2 ] || wait $P0
 ( export CUDA_VISIBLE_DEVICES=$(( NGPU >= 2 ? 1 : 0 )); L="$OUT/session_${CALL}_gpu1.log"
   [ -f benchmarks/results/indexer_probe/profile_fused.json ] || PARTS=3 step "$(left)" bash scripts/indexer_probe.sh
+  evaluate_once "$P/moe_m32_bf16.jsonl" $MOE "operators/$MOE/solutions/seeds/moe_grouped_fp8@BLOCK_M=32,INTER_DTYPE=bf16"
 ) &
 P1=$!
 wait $P0 $P1
