@@ -50,6 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS, stamp
 
 from kernelopt.analysis.campaign_analysis import analyse_operator
+from kernelopt.analysis.failures import SKILL_FILE as FAILURE_SKILL_FILE
+from kernelopt.analysis.failures import load_failure_table
 from kernelopt.cli.tasks import assignments
 from kernelopt.controller import Budget, Rules, decide
 from kernelopt.controller.specialise import DISPATCH
@@ -63,10 +65,12 @@ from kernelopt.generators.dispatch import DispatchError, band_index, compose_pla
 from kernelopt.operators import load_operator
 
 SM, H200_BW = 132, 4.3e12
+FAILURE_SKILL = FAILURE_SKILL_FILE.relative_to(FAILURE_SKILL_FILE.parents[1])
 #: controller rules of both controller arms (random search has none): a direction's first try from a
 #: parent asks the offline generator for its own move only (its extra candidates would be random
-#: neighbours, not evidence-chosen moves); everything else at the defaults
-RULES: dict[str, Any] = {"probe_candidates": 1}
+#: neighbours, not evidence-chosen moves); the repair table of skills/failures.md, as campaigns load it;
+#: everything else at the defaults
+RULES: dict[str, Any] = {"probe_candidates": 1, "repair_directions": load_failure_table()}
 
 
 def rmsnorm_model_ms(p: dict[str, Any], batch: int, hidden: int = 4096) -> float:
@@ -261,6 +265,7 @@ class TableEval(DispatchRouting):
         self.op = dataclasses.replace(op, workloads=[w for w in op.workloads if w.uuid in keep])
         self.device = data.get("device")
         self.table: dict[str, dict[str, float | None]] = data["latency_ms"]
+        self.failed: dict[str, dict[str, Any]] = data.get("failed") or {}
         self.source = str(table)
         self.fix: dict[str, Any] = data.get("fix") or {}
         missing = [s.name for s in space_points(op.name, self.fix) if s.hash() not in self.table]
@@ -277,6 +282,15 @@ class TableEval(DispatchRouting):
                 raise KeyError(f"{point.name} ({point.hash()[:12]}) is not in the table {self.source}")
             out[u] = math.inf if row[u] is None else float(row[u])
         return out
+
+    def failure(self, sol: Solution) -> str | None:
+        """The failure line ``--mode measure`` kept for this point (tables measured before 2026-11-30 call Y
+        kept none)."""
+        why = self.failed.get(sol.hash())
+        if not why:
+            return None
+        lines = [ln for ln in (why.get("log") or "").splitlines() if ln.strip()]
+        return f"{next(iter(why.get('statuses') or {'FAILED': 1}))}: {lines[-1].strip() if lines else ''}"
 
     def true_mean(self, sol: Solution) -> float:
         return statistics.fmean(self.evaluate(sol, [w.uuid for w in self.op.workloads], 0).values())
@@ -343,7 +357,8 @@ def run_controller(operator: str, ev: Any, budget: int, seed: int, evidence: boo
                 seen.add(sol.hash())
                 lat = ev.evaluate(sol, gate, 0)
                 rid = f"r{len(cands)}"
-                cands.append(_record(rid, sol, "gate", lat, d.parent_run_id, d.direction, len(cands)))
+                failure = ev.failure(sol) if hasattr(ev, "failure") else None
+                cands.append(_record(rid, sol, "gate", lat, d.parent_run_id, d.direction, len(cands), failure))
                 sols[rid] = sol
                 order.append(sol)
         elif d.action in ("sweep", "repeat"):
@@ -380,13 +395,14 @@ def compose(definition: Any, d: Any, sols: dict[str, Solution], ev: Any) -> list
 
 
 def _record(rid: str, sol: Solution, stage: str, lat: dict[str, float], parent: str | None,
-            direction: str | None, t: int) -> CandidateRecord:
+            direction: str | None, t: int, failure: str | None = None) -> CandidateRecord:
     ok = all(math.isfinite(v) for v in lat.values())
     return CandidateRecord(run_id=rid, name=sol.name, solution_hash=sol.hash(), stage=stage, parent_run_id=parent,
                            direction=direction, params={"directions": kernelopt_extra(sol).get("directions")},
                            pass_count=len(lat) if ok else 0, workload_count=len(lat),
                            mean_latency_ms=statistics.fmean(lat.values()) if ok else None,
-                           per_workload_ms=lat if ok else {}, status="FINISHED", start_time=float(t))
+                           per_workload_ms=lat if ok else {}, status="FINISHED", start_time=float(t),
+                           failure=None if ok else failure)
 
 
 def needed(order: list[Solution], ev: Any, target: float) -> int | None:
@@ -503,7 +519,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
              + (f" --table {args.table}" if args.table else "")
              + (" --rule " + " ".join(f"{k}={v}" for k, v in changed.items()) if changed else "")
              + "`. Controller rules (both controller arms): "
-             + ", ".join(f"{k}={v}" for k, v in rules.items()) + " (the rest at the defaults).", ""]
+             + ", ".join(f"{k}={v}" if k != "repair_directions" else f"{k}=<{FAILURE_SKILL} patterns>"
+                         for k, v in rules.items()) + " (the rest at the defaults).", ""]
     if args.mode == "table":
         meta = json.loads(Path(args.table).read_text())
         sub = (" (the sub-space " + ", ".join(f"{k}={v}" for k, v in fix.items()) + "; the searches stay in it)"

@@ -20,6 +20,7 @@ import pytest
 for _mod in ("kernelopt.tracking", "kernelopt.executor", "kernelopt.harness.evaluate"):
     pytest.importorskip(_mod)
 
+from kernelopt.analysis.failures import load_failure_table
 from kernelopt.campaign import CampaignConfig, run_campaign, split_plan
 from kernelopt.controller import Budget, Rules
 from kernelopt.data import CandidateRecord, EvaluationStatus, HarnessSettings
@@ -249,13 +250,21 @@ def test_a_campaign_whose_baseline_fails_repairs_from_it_instead_of_stopping(tmp
     op = load_operator(OP)
     (base,) = OfflineGenerator(seed=0).propose(GenerationContext(definition=op.definition, operator=OP))
     with make_executor("cpu") as ex:
-        out = run_campaign(config(), store=store, executor=_BaselineCrashes(ex, base.hash()),
+        cfg = config()  # with the repair table, as `kernelopt optimize` builds its rules (cli/optimize.py)
+        cfg = cfg.model_copy(update={"rules": cfg.rules.model_copy(update={"repair_directions": load_failure_table()})})
+        out = run_campaign(cfg, store=store, executor=_BaselineCrashes(ex, base.hash()),
                            generator=OfflineGenerator(seed=0))
     state = store.load_state(out.campaign_run_id)
     repair = [d for d in state.decisions if "(repair)" in d.reason]
     assert repair and repair[0].parent_run_id == next(c.run_id for c in state.candidates
                                                       if c.solution_hash == base.hash())
-    assert any(e.kind == "failure" and e.value for e in repair[0].evidence)
+    fail = next(e for e in repair[0].evidence if e.kind == "failure")
+    assert fail.detail["failure"].startswith("RUNTIME_ERROR: out of resource: shared memory")
+    # the repair table of skills/failures.md picks the direction, not the seed's round robin
+    pick = next(e for e in repair[0].evidence if e.kind == "direction")
+    assert pick.detail["repair_pattern"] == "out of resource: shared memory"
+    assert repair[0].direction == pick.detail["preferred"][0]
+    assert repair[0].direction in load_failure_table()["out of resource: shared memory"]
     assert out.gated >= 2 and out.champion is not None
     champion = next(c for c in state.candidates if c.run_id == out.champion.run_id)
     assert champion.solution_hash != base.hash() and champion.status == "ALL_PASSED"

@@ -88,6 +88,18 @@ def test_dispatch_objective_reaches_the_rules_and_a_bad_one_is_refused() -> None
         campaign_config(_compose("optimize", ["controller.dispatch_objective=geomean"]), on_gpu=False)
 
 
+def test_campaign_rules_carry_the_repair_table_of_the_failures_skill(tmp_path) -> None:
+    from kernelopt.analysis.failures import load_failure_table
+    from kernelopt.cli.optimize import campaign_config
+
+    table = campaign_config(_compose("optimize", []), on_gpu=False).rules.repair_directions
+    assert table == load_failure_table() and "shorter_row_tiles" in table["out of resource: shared memory"]
+    bad = tmp_path / "failures.md"
+    bad.write_text("---\nname: failures\ndata:\n  patterns:\n    oops: not-a-list\n---\n")
+    with pytest.raises(ValueError, match="failures.md: field 'data.patterns'"):
+        load_failure_table(bad)
+
+
 def test_workload_sample_on_the_cpu_stays_within_the_smallest_workloads() -> None:
     """On the CPU (Triton interpreter) a spread sample is drawn from the smallest `cpu_workload_limit`
     workloads, as the banner says; on a GPU from all of them."""

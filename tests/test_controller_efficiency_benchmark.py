@@ -135,7 +135,8 @@ def test_a_rule_override_reaches_the_controller_and_names_its_result_files(
                         str(tmp_path), "--rule", "defer_lost_after=2"])
     finally:
         mod.Rules = real
-    assert out["rules"] == {"probe_candidates": 1, "defer_lost_after": 2}
+    assert {k: v for k, v in out["rules"].items() if k != "repair_directions"} == {"probe_candidates": 1, "defer_lost_after": 2}
+    assert out["rules"]["repair_directions"] == mod.load_failure_table()
     assert len(seen) >= 3 and all(kw.get("defer_lost_after") == 2 for kw in seen)  # the check, then both arms
     md = (tmp_path / "controller_efficiency_t_measured_b6_defer_lost_after2.md").read_text()
     assert "--rule defer_lost_after=2" in md and "defer_lost_after=2 (the rest" in md

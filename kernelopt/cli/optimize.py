@@ -15,6 +15,7 @@ from kernelopt.cli.display import make_console
 
 def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
     """Map the composed Hydra config onto a ``CampaignConfig``."""
+    from kernelopt.analysis.failures import load_failure_table
     from kernelopt.campaign import CampaignConfig
     from kernelopt.controller import Budget, Rules
 
@@ -24,7 +25,8 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
     rules = Rules(gate_size=cfg.operator.gate_size, finalists=c.finalists, repeats=c.repeats,
                   noise_floor_default=c.noise_floor_default, min_improvement=c.min_improvement,
                   p95_tolerance=c.p95_tolerance, probe_candidates=c.probe_candidates,
-                  defer_lost_after=c.defer_lost_after, dispatch_objective=c.dispatch_objective)
+                  defer_lost_after=c.defer_lost_after, dispatch_objective=c.dispatch_objective,
+                  repair_directions=load_failure_table())
     mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
     limit = None if on_gpu else cfg.operator.cpu_workload_limit
     record = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)

@@ -58,6 +58,9 @@ class Rules(BaseModel):
         dispatch_objective: What a band dispatch must improve (:mod:`kernelopt.controller.specialise`):
             ``"mean_latency"`` (default; the summed latency, as the paper reports) or ``"mean_speedup"``
             (the mean of per-workload speedups over the best single solution, as the contest scores).
+        repair_directions: Failure-line substring -> directions to try first when nothing has passed yet
+            (the repair step of :func:`kernelopt.controller.decide`); campaigns load it from
+            ``skills/failures.md`` (:func:`kernelopt.analysis.failures.load_failure_table`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -73,6 +76,7 @@ class Rules(BaseModel):
     probe_candidates: int | None = Field(None, ge=1)
     defer_lost_after: int | None = Field(None, ge=1)
     dispatch_objective: Literal["mean_latency", "mean_speedup"] = "mean_latency"
+    repair_directions: dict[str, list[str]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _unique_directions(self) -> Rules:

@@ -21,7 +21,8 @@ Checks, in order (the first that applies wins):
    ``candidate_run_ids``, band edges in the ``dispatch`` evidence row), once per set of specialists;
 9. nothing has passed the gate yet (every baseline failed: a start point that does not build or run on this
    device) -> ``generate`` a full round (the direction's move plus the generator's neighbours) from the latest
-   failed candidate along its least-tried direction, with a ``failure`` evidence row (``repair``), until the
+   failed candidate along its least-tried direction — first those ``rules.repair_directions`` (the table of
+   ``skills/failures.md``) names for its failure line — with a ``failure`` evidence row (``repair``), until the
    candidate, round or patience caps stop it; ``stop`` only when no failed candidate has a direction;
 10. otherwise ``generate`` from the best solution that is not a dispatch along the next direction: without analysis the
    round robin of :mod:`kernelopt.controller.directions`; with it the band with the largest latency
@@ -35,7 +36,7 @@ Checks, in order (the first that applies wins):
 from __future__ import annotations
 
 from kernelopt.controller.budget import Budget, Rules
-from kernelopt.controller.directions import choose_direction
+from kernelopt.controller.directions import available_directions, choose_direction, tried_counts
 from kernelopt.controller.evidence import (
     band_gate,
     band_rows,
@@ -247,20 +248,35 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
 
 def _repair(groups: list[SolutionRuns], state: CampaignState, rules: Rules, round_size: int, generations: int,
             base: list[Evidence]) -> Decision | None:
-    """Step 9: a full round from the latest failed candidate along its least-tried direction (``None`` when no
-    failed candidate has a direction)."""
+    """Step 9: a full round from the latest failed candidate (``None`` when no failed candidate has a
+    direction). Its failure line is matched against ``rules.repair_directions`` (first pattern it contains,
+    case-insensitive): the least-tried of that pattern's directions the candidate has goes first; else the
+    round robin of :func:`choose_direction`."""
     failed = sorted((g for g in groups if g.gate is not None), key=lambda g: g.gate.start_time, reverse=True)
     for broken in failed:
+        rec = broken.gate
         direction, dir_ev = choose_direction(broken, rules.directions, state.decisions, state.candidates)
         if direction is None:
             continue
-        rec = broken.gate
+        low = (rec.failure or "").lower()
+        pattern = next((p for p in rules.repair_directions if low and p.lower() in low), None)
+        names = available_directions(broken, rules.directions)
+        wanted = [n for n in rules.repair_directions.get(pattern, []) if n in names] if pattern else []
+        if wanted:
+            counts = tried_counts(broken.run_id, wanted, state.decisions, state.candidates)
+            direction = min(wanted, key=lambda n: (counts[n], wanted.index(n)))
+            dir_ev = Evidence(kind="direction", subject=broken.run_id, value=direction,
+                              detail={"available": names, "repair_pattern": pattern, "preferred": wanted,
+                                      "tried": counts, "rule": "repair table (skills/failures.md): the failure "
+                                      "line's pattern, fewest tries first, then the table's order"})
         fail = Evidence(kind="failure", subject=broken.run_id, value=rec.status,
                         detail={"name": broken.name, "passed": rec.pass_count, "workloads": rec.workload_count,
+                                "failure": rec.failure, "pattern": pattern,
                                 "rule": "nothing passed yet: repair from the latest failed candidate"})
+        why = f"; {rec.failure!r} matches {pattern!r}" if pattern and wanted else ""
         return Decision(action="generate", parent_run_id=broken.run_id, direction=direction, count=round_size,
                         workloads=list(state.gate_workloads), evidence=base + [fail, dir_ev],
                         reason=f"round {generations + 1}: no candidate passed the gate yet; {round_size} "
                                f"candidate(s) from the failed {broken.name} ({rec.status}, {rec.pass_count}/"
-                               f"{rec.workload_count} passed) along direction {direction!r} (repair)")
+                               f"{rec.workload_count} passed{why}) along direction {direction!r} (repair)")
     return None

@@ -136,6 +136,16 @@ class EvalResult(Record):
         """True when every workload PASSED."""
         return bool(self.results) and all(r.passed for r in self.results)
 
+    def failure_line(self, limit: int = 300) -> str | None:
+        """``STATUS: last log line`` of the first workload that did not pass (``None`` when all passed): what
+        the controller's repair table (``skills/failures.md``) matches."""
+        bad = next((r for r in self.results if not r.passed), None)
+        if bad is None:
+            return None
+        status = getattr(bad.status, "value", bad.status)
+        lines = [ln.strip() for ln in (bad.log or self.build_log or "").splitlines() if ln.strip()]
+        return f"{status}: {lines[-1] if lines else ''}"[:limit]
+
     @property
     def pass_count(self) -> int:
         """Number of PASSED workloads."""
@@ -223,6 +233,7 @@ class CandidateRecord(Record):
     per_workload_ms: dict[str, float] = Field(default_factory=dict)
     status: str = "UNKNOWN"
     start_time: float = 0.0
+    failure: str | None = None  # EvalResult.failure_line() of a run that did not pass every workload
 
     @property
     def all_passed(self) -> bool:

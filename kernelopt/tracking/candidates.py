@@ -84,6 +84,8 @@ class CandidatesMixin(StoreBase):
         }
         if params.get("baseline"):
             run_tags[names.BASELINE] = str(params["baseline"])
+        if not result.all_passed and result.failure_line():
+            run_tags[names.FAILURE] = result.failure_line()
         run_tags.update({(k if "." in k else f"kernelopt.{k}"): stringify(v) for k, v in (tags or {}).items()})
         run_tags.update(encode_long_tag(names.PARAMS_JSON, json.dumps(record_params, sort_keys=True, default=str)))
         run = self.client.create_run(exp_id, run_name=f"{solution.name}:{stage}", tags=run_tags)

@@ -20,6 +20,7 @@ STAGE = "kernelopt.stage"
 SETTINGS_KEY = "kernelopt.settings_key"
 SETTINGS_HASH = "kernelopt.settings_hash"
 STATUS = "kernelopt.status"  # ALL_PASSED | FAILED
+FAILURE = "kernelopt.failure"  # "STATUS: last log line" of the first failing workload (FAILED runs only)
 REQUEST_KEY = "kernelopt.request_key"
 PARAMS_JSON = "kernelopt.params"
 BASELINE = "kernelopt.baseline"

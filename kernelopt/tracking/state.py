@@ -38,6 +38,7 @@ def record_from_run(run: Run) -> CandidateRecord:
         per_workload_ms=names.per_workload(metrics),
         status=tags.get(names.STATUS, "UNKNOWN"),
         start_time=run.info.start_time / 1000.0,
+        failure=tags.get(names.FAILURE),
     )
 
 

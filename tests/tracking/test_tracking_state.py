@@ -28,7 +28,7 @@ def _expected(run_id, sol, res, stage, prm) -> CandidateRecord:
         pass_count=res.pass_count, workload_count=len(res.results), mean_latency_ms=res.mean_latency_ms(),
         p95_latency_ms=percentile(lats, 95) if res.all_passed else None,
         per_workload_ms={r.uuid: r.latency.mean_ms for r in res.results if r.passed},
-        status="ALL_PASSED" if res.all_passed else "FAILED", start_time=0.0)
+        status="ALL_PASSED" if res.all_passed else "FAILED", start_time=0.0, failure=res.failure_line())
 
 
 def test_load_state_reproduces_logged_candidates(store):
