@@ -11,7 +11,14 @@
 #      mean_speedup. If it wins, it becomes the contest's retained kernel (contest_resume.sh, superseded/).
 #   2. the 11 points of the MoE sub-space that failed every workload in call Y (BLOCK_M 64 and 128, no reason
 #      kept then), again with --retry-failed: the table now keeps each failure's status and log tail.
-# Queue 1: the indexer probe's part 3 (profiles of SELECT=radix, torch_topk and fused on 4x34 and 30x91 pages);
+# Queue 1 (first): the new two-kernel GDN prefill seed gdn_prefill_chunked_wy (a parallel WY prep kernel over
+#   all chunks + a 5-dot serial state walk; CPU-checked only): its GPU seed tests, then all 100 workloads ->
+#   profiles_v/prefill_ab_chunked_wy.jsonl; compare here with
+#   python benchmarks/dispatch_plan.py --operator gdn_prefill_qk4_v8_d128_k_last --objective mean_speedup --traces
+#   chunked=benchmarks/results/traces_contest_h200/gdn_prefill_qk4_v8_d128_k_last/superseded/retained_chunked_2026-11-30.jsonl
+#   recurrent=benchmarks/results/profiles_v/prefill_y_recurrent.jsonl wy=benchmarks/results/profiles_v/prefill_ab_chunked_wy.jsonl
+#   (target: fla's kernels take 190 us on the 8,192-token / 20-sequence workload, the fused chunked seed 1.29 ms).
+# Then the indexer probe's part 3 (profiles of SELECT=radix, torch_topk and fused on 4x34 and 30x91 pages);
 #   then the MoE seed at BLOCK_M=32 with INTER_DTYPE=bf16 on all 19 workloads -> profiles_v/moe_m32_bf16.jsonl
 #   (GEMM2 ran at 58 TFLOP/s at seq_len 14,107 on the fp32 intermediate, split into two bf16 dots; bf16 halves
 #   that work and traffic, within the MoE's contest tolerance atol 1 / rtol 0.3 / 90 % matched).
@@ -35,6 +42,9 @@ NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 P0=$!
 [ "$NGPU" -ge 2 ] || wait $P0
 ( export CUDA_VISIBLE_DEVICES=$(( NGPU >= 2 ? 1 : 0 )); L="$OUT/session_${CALL}_gpu1.log"
+  [ -f "$P/prefill_ab_chunked_wy.jsonl" ] || step "$(left)" python3 -m pytest -q -m gpu tests/test_seeds.py -k chunked_wy
+  evaluate_once "$P/prefill_ab_chunked_wy.jsonl" gdn_prefill_qk4_v8_d128_k_last \
+    "operators/gdn_prefill_qk4_v8_d128_k_last/solutions/seeds/gdn_prefill_chunked_wy"
   [ -f benchmarks/results/indexer_probe/profile_fused.json ] || PARTS=3 step "$(left)" bash scripts/indexer_probe.sh
   evaluate_once "$P/moe_m32_bf16.jsonl" $MOE "operators/$MOE/solutions/seeds/moe_grouped_fp8@BLOCK_M=32,INTER_DTYPE=bf16"
 ) &

@@ -70,6 +70,13 @@ POINTS: dict[str, list[tuple[dict[str, Any], dict[str, int], dict[str, Any]]]] =
          {"total_seq_len": 200, "num_seqs": 2, "len_cu_seqlens": 3}, {"seq_lens": [150, 50], "scale": 0.05}),
         ({"C": 64, "BV": 16, "num_warps": 8}, {"total_seq_len": 150, "num_seqs": 1, "len_cu_seqlens": 2}, {}),
     ],
+    "gdn_prefill_chunked_wy": [  # chunk slots cover empty and one-token sequences and ragged tails
+        ({}, {"total_seq_len": 6, "num_seqs": 1, "len_cu_seqlens": 2}, {}),
+        ({"C": 16, "BV": 128, "num_warps": 8}, {"total_seq_len": 60, "num_seqs": 4, "len_cu_seqlens": 5},
+         {"seq_lens": [1, 0, 50, 9], "no_state": True}),
+        ({"C": 32, "BV": 64, "num_warps": 8, "num_stages": 2, "PRECISION": "tf32x3"},
+         {"total_seq_len": 200, "num_seqs": 3, "len_cu_seqlens": 4}, {"seq_lens": [150, 18, 32], "scale": 0.05}),
+    ],
 }
 
 
@@ -172,6 +179,9 @@ GPU_POINTS: dict[str, list[tuple[dict[str, Any], dict[str, int], dict[str, Any]]
                              {"total_seq_len": 1800, "num_seqs": 3, "len_cu_seqlens": 4}, {}),
                             ({"C": 16, "BV": 32, "num_warps": 4, "num_stages": 3, "PRECISION": "tf32x3"},
                              {"total_seq_len": 959, "num_seqs": 4, "len_cu_seqlens": 5}, {})],
+    "gdn_prefill_chunked_wy": [({}, {"total_seq_len": 8192, "num_seqs": 20, "len_cu_seqlens": 21}, {}),
+                               ({"C": 32, "BV": 128, "num_warps": 8, "num_stages": 2},
+                                {"total_seq_len": 1800, "num_seqs": 3, "len_cu_seqlens": 4}, {})],
 }
 
 
@@ -287,7 +297,7 @@ def _case(seed: str, axes: dict[str, int], opts: dict[str, Any], gen):
         ref_out, ref_state = _reference("gdn_decode_qk4_v8_d128_k_last")(*inputs)
         outputs = [torch.empty(bsz, 1, 8, 128, dtype=bf), torch.empty(bsz, 8, 128, 128)]
         return inputs, outputs, [(ref_out, 1e-2, 1e-2), (ref_state, 1e-4, 1e-3)]
-    if seed in ("gdn_prefill_recurrent", "gdn_prefill_chunked"):
+    if seed in ("gdn_prefill_recurrent", "gdn_prefill_chunked", "gdn_prefill_chunked_wy"):
         n, n_seq = axes["total_seq_len"], axes["num_seqs"]
         assert axes["len_cu_seqlens"] == n_seq + 1
         lens = opts.get("seq_lens")
@@ -317,7 +327,7 @@ def _case(seed: str, axes: dict[str, int], opts: dict[str, Any], gen):
 
 #: Seeds with a hand-written case in :func:`_case` (others go through :func:`_check_with_harness`).
 CASES = {"rmsnorm_rowwise", "fused_add_rmsnorm_rowwise", "gemm_tiled", "gdn_decode_vtile",
-         "gdn_prefill_recurrent", "gdn_prefill_chunked"}
+         "gdn_prefill_recurrent", "gdn_prefill_chunked", "gdn_prefill_chunked_wy"}
 
 
 def _check_with_harness(seed, sol, axes: dict[str, int], opts: dict[str, Any], device: str, i: int) -> dict[str, Any]:
