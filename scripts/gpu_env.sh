@@ -28,6 +28,22 @@ evaluate_once() {
   step "$(left)" bash -c "python3 -m kernelopt.cli.main evaluate operator=$op \"solution='$sol'\" \
     harness.time_reference=false output=$f.part resume=true; mv $f.part $f"
 }
+# session_setup: the common start of the gpu_session_*.sh scripts: END_BY (default 540 s), CALL (default: the
+# script's suffix, gpu_session_<call>.sh), P (the profiles folder, created), the MOE and PRE definition names and
+# NGPU (GPUs on this machine; see second_gpu / one_gpu_waits).
+session_setup() {
+  END_BY=${END_BY:-540}
+  CALL=${CALL:-$(basename "$0" .sh | sed 's/^gpu_session_//')}
+  P=benchmarks/results/profiles_v
+  mkdir -p "$P"
+  MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
+  PRE=gdn_prefill_qk4_v8_d128_k_last
+  NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+}
+# second_gpu: the GPU of a script's second queue (1, or 0 on a one-GPU machine); one_gpu_waits PID: on a one-GPU
+# machine, wait for the first queue (PID) before the second starts.
+second_gpu() { echo $(( ${NGPU:-0} >= 2 ? 1 : 0 )); }
+one_gpu_waits() { [ "${NGPU:-0}" -ge 2 ] || wait "$1"; }
 # left: seconds left before END_BY (default 540 s after the calling script started), 10 s kept for packing.
 left() { echo $(( ${END_BY:-540} - SECONDS - 10 )); }
 # keep_packed NAME 'PATTERN'...: until the call ends, pack the paths PATTERN... match into $OUT/NAME.tgz every

@@ -12,21 +12,16 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
-END_BY=${END_BY:-540}
-CALL=${CALL:-aa}
-P=benchmarks/results/profiles_v
-mkdir -p "$P"
-PRE=gdn_prefill_qk4_v8_d128_k_last
+session_setup
 keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' "$P" \
   benchmarks/results/indexer_probe 'benchmarks/results/controller_space_gemm184_h200.json'
 # on a one-GPU machine the GPU-1 steps run after the GPU-0 ones, on GPU 0
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   SUFFIX=_gpu0 EXTRA="--baselines fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
 ) &
 P0=$!
-[ "$NGPU" -ge 2 ] || wait $P0
-( export CUDA_VISIBLE_DEVICES=$(( NGPU >= 2 ? 1 : 0 )); L="$OUT/session_${CALL}_gpu1.log"
+one_gpu_waits $P0
+( export CUDA_VISIBLE_DEVICES=$(second_gpu); L="$OUT/session_${CALL}_gpu1.log"
   step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator gemm_n4096_k4096 --workloads 7 \
     --fix GROUP_M=8 num_stages=4 BLOCK_K=64 --table benchmarks/results/controller_space_gemm184_h200.json
   [ -f benchmarks/results/indexer_probe/profile_fused.json ] || PARTS=3 step "$(left)" bash scripts/indexer_probe.sh

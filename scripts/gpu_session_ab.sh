@@ -26,13 +26,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
-END_BY=${END_BY:-540}
-CALL=${CALL:-ab}
-P=benchmarks/results/profiles_v
-mkdir -p "$P"
-MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
+session_setup
 keep_packed "results_${CALL}" "$P" benchmarks/results/indexer_probe 'benchmarks/results/controller_space_moe_h200.json'
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   evaluate_once "$P/moe_dispatch_901.jsonl" $MOE "operators/$MOE/solutions/dispatch/block_m16_m32_901.json"
   step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator $MOE --workloads 7 \
@@ -40,8 +35,8 @@ NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     --table benchmarks/results/controller_space_moe_h200.json
 ) &
 P0=$!
-[ "$NGPU" -ge 2 ] || wait $P0
-( export CUDA_VISIBLE_DEVICES=$(( NGPU >= 2 ? 1 : 0 )); L="$OUT/session_${CALL}_gpu1.log"
+one_gpu_waits $P0
+( export CUDA_VISIBLE_DEVICES=$(second_gpu); L="$OUT/session_${CALL}_gpu1.log"
   [ -f "$P/prefill_ab_chunked_wy.jsonl" ] || step "$(left)" python3 -m pytest -q -m gpu tests/test_seeds.py -k chunked_wy
   evaluate_once "$P/prefill_ab_chunked_wy.jsonl" gdn_prefill_qk4_v8_d128_k_last \
     "operators/gdn_prefill_qk4_v8_d128_k_last/solutions/seeds/gdn_prefill_chunked_wy"

@@ -33,12 +33,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
-END_BY=${END_BY:-540}
-CALL=${CALL:-v}
-P=benchmarks/results/profiles_v
-mkdir -p "$P"
-MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
-PRE=gdn_prefill_qk4_v8_d128_k_last
+session_setup
 keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' \
   "$P" benchmarks/results/indexer_probe 'benchmarks/results/controller_space_moe_h200.json' \
   'benchmarks/results/controller_space_gemm184_h200.json' 'benchmarks/results/indexer_select3_all_h200.json' \

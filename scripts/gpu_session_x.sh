@@ -9,11 +9,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
-END_BY=${END_BY:-540}
-CALL=${CALL:-x}
-P=benchmarks/results/profiles_v
-mkdir -p "$P"
-PRE=gdn_prefill_qk4_v8_d128_k_last
+session_setup
 keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks/results/contest_*_resumed*.*' "$P"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   SUFFIX=_gpu0 EXTRA="--baselines torch_compile --no-retained" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
