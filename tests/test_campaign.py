@@ -181,12 +181,30 @@ if __name__ == "__main__":
         run_campaign(config(), store=store_at(root), executor=_ex, generator=OfflineGenerator(seed=0))
 
 
-class _DiesMidRound:
+def baseline_solution():  # type: ignore[no-untyped-def]
+    """The seed at its defaults, as the campaign's baseline round proposes it."""
+    op = load_operator(OP)
+    (base,) = OfflineGenerator(seed=0).propose(GenerationContext(definition=op.definition, operator=OP))
+    return base
+
+
+class _ExecutorWrapper:
+    """Wraps a real executor; everything but what a subclass overrides goes to it."""
+
+    def __init__(self, ex) -> None:
+        self.ex = ex
+
+    def __getattr__(self, name):
+        return getattr(self.ex, name)
+
+
+class _DiesMidRound(_ExecutorWrapper):
     """The real CPU executor, except that the process 'dies' (KeyboardInterrupt, as on SIGINT) just
     before it would evaluate the second candidate of round 1."""
 
     def __init__(self, ex, round1: set[str]) -> None:
-        self.ex, self.round1, self.seen = ex, round1, set()
+        super().__init__(ex)
+        self.round1, self.seen = round1, set()
 
     def evaluate_many(self, requests):
         for r in requests:
@@ -197,15 +215,11 @@ class _DiesMidRound:
                 self.seen.add(h)
         return self.ex.evaluate_many(requests)
 
-    def __getattr__(self, name):
-        return getattr(self.ex, name)
-
 
 @pytest.mark.slow
 def test_a_round_cut_between_its_gates_is_finished_on_resume(tmp_path):
     store = store_at(tmp_path)
-    op = load_operator(OP)
-    (base,) = OfflineGenerator(seed=0).propose(GenerationContext(definition=op.definition, operator=OP))
+    base = baseline_solution()
     round1 = planned_gate_hashes() - {base.hash()}
     with make_executor("cpu") as ex:
         with pytest.raises(KeyboardInterrupt):
@@ -222,12 +236,13 @@ def test_a_round_cut_between_its_gates_is_finished_on_resume(tmp_path):
     assert out.rounds == 1
 
 
-class _BaselineCrashes:
+class _BaselineCrashes(_ExecutorWrapper):
     """Executor wrapper: the seed at its defaults crashes on every workload (as a start point that does not
     fit this device would: RUNTIME_ERROR), everything else is evaluated for real."""
 
     def __init__(self, ex, broken: str) -> None:
-        self.ex, self.broken = ex, broken
+        super().__init__(ex)
+        self.broken = broken
 
     def evaluate_many(self, requests):
         out = []
@@ -240,15 +255,11 @@ class _BaselineCrashes:
             out.append(res)
         return out
 
-    def __getattr__(self, name):
-        return getattr(self.ex, name)
-
 
 @pytest.mark.slow
 def test_a_campaign_whose_baseline_fails_repairs_from_it_instead_of_stopping(tmp_path):
     store = store_at(tmp_path)
-    op = load_operator(OP)
-    (base,) = OfflineGenerator(seed=0).propose(GenerationContext(definition=op.definition, operator=OP))
+    base = baseline_solution()
     with make_executor("cpu") as ex:
         cfg = config()  # with the repair table, as `kernelopt optimize` builds its rules (cli/optimize.py)
         cfg = cfg.model_copy(update={"rules": cfg.rules.model_copy(update={"repair_directions": load_failure_table()})})
