@@ -30,7 +30,7 @@ from _common import command_line, fmt, md_table, write_results
 from kernelopt.analysis.campaign_analysis import analyse_operator
 from kernelopt.controller.budget import Rules
 from kernelopt.controller.selection import SolutionRuns, best_full
-from kernelopt.controller.specialise import band_winners, plan_dispatch
+from kernelopt.controller.specialise import band_winners, plan_dispatch, winner_totals
 from kernelopt.data import DataError
 from kernelopt.data.loader import parse_model
 from kernelopt.data.records import CandidateRecord
@@ -82,15 +82,14 @@ def plan(operator: str, traces: dict[str, Path], noise: float, objective: str = 
     rows, _ = band_winners(groups, analysis, uuids, objective)
     bands = [{"band": r["band"], "workloads": r["workloads"], "cost_ms": r["costs_ms"], "winner": r["run_id"]}
              for r in rows]
-    composite = sum(r["ms"] for r in rows)
+    totals = winner_totals(rows)
     ev = plan_dispatch(groups, analysis, uuids, noise, Rules(dispatch_objective=objective), [])
-    speedup = sum(r["ratio_sums"].get(r["run_id"], 0.0) for r in rows) / sum(r["workloads"] for r in rows)
     return {"operator": operator, "traces": {k: str(v) for k, v in traces.items()},
             "names": {k: r[1] for k, r in runs.items()}, "hardware": hardware,
             "common_workloads": len(common), "band_axis": analysis["bands"].get("band_axis"), "mean_ms": mean,
-            "best_single": best, "bands": bands, "per_band_winners_mean_ms": composite / len(common),
-            "gain_over_best_single": 1 - composite / sum(r["best_single_ms"] for r in rows), "noise_floor": noise,
-            "objective": objective, "mean_speedup_over_best_single": speedup,
+            "best_single": best, "bands": bands, "per_band_winners_mean_ms": totals["composite_ms"] / len(common),
+            "gain_over_best_single": totals["latency_gain"], "noise_floor": noise,
+            "objective": objective, "mean_speedup_over_best_single": totals["mean_speedup"],
             "planned": ev.detail if ev is not None else None}
 
 

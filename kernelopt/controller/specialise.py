@@ -73,6 +73,21 @@ def band_winners(groups: list[SolutionRuns], analysis: dict[str, Any], campaign_
     return rows, best
 
 
+def winner_totals(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Over the bands where the best single solution has a cost (rows of :func:`band_winners`): the per-band
+    winners' summed latency (``composite_ms``), the best single's (``best_single_ms``), the gain by summed latency
+    (``latency_gain``, ``1 - composite / single``) and the mean of the per-workload speedups of the winners over
+    the best single (``mean_speedup``)."""
+    kept = [r for r in rows if r["best_single_ms"] is not None]
+    composite = sum(r["ms"] for r in kept)
+    single = sum(r["best_single_ms"] for r in kept)
+    count = sum(r["workloads"] for r in kept)
+    ratio_sum = sum(r["ratio_sums"].get(r["run_id"], 0.0) for r in kept)
+    return {"composite_ms": composite, "best_single_ms": single,
+            "latency_gain": 1.0 - composite / single if single > 0 else 0.0,
+            "mean_speedup": ratio_sum / count if count else 1.0}
+
+
 def plan_dispatch(groups: list[SolutionRuns], analysis: dict[str, Any], campaign_workloads: list[str],
                   noise_floor: float, rules: Rules, decisions: list[Decision]) -> Evidence | None:
     """The ``dispatch`` evidence row (specialists, band edges, estimated gain) or ``None``."""
@@ -82,25 +97,18 @@ def plan_dispatch(groups: list[SolutionRuns], analysis: dict[str, Any], campaign
     if len(rows) < 2 or len(full) < 2 or best is None:
         return None
     runs: list[dict[str, Any]] = []  # merged consecutive bands with one winner
-    composite = single = ratio_sum = 0.0
-    count = 0
     for full_row in rows:
         row = {k: full_row[k] for k in ("band", "high", "run_id", "ms", "best_single_ms")}
-        if row["best_single_ms"] is not None:
-            composite += row["ms"]
-            single += row["best_single_ms"]
-            ratio_sum += full_row["ratio_sums"].get(row["run_id"], 0.0)
-            count += full_row["workloads"]
         if runs and runs[-1]["run_id"] == row["run_id"]:
             runs[-1]["bands"].append(row)
             runs[-1]["high"] = row["high"]
         else:
             runs.append({"run_id": row["run_id"], "high": row["high"], "bands": [row]})
-    if len(runs) < 2 or single <= 0:
+    totals = winner_totals(rows)
+    if len(runs) < 2 or totals["best_single_ms"] <= 0:
         return None
     axis = (analysis.get("bands") or {}).get("band_axis")
-    speedup_gain = ratio_sum / count - 1.0 if count else 0.0
-    gain = speedup_gain if objective == "mean_speedup" else 1.0 - composite / single
+    gain = totals["mean_speedup"] - 1.0 if objective == "mean_speedup" else totals["latency_gain"]
     need = max(noise_floor, rules.min_improvement if rules.min_improvement is not None else 0.01)
     specialists = [r["run_id"] for r in runs]
     tried = any(d.direction == DISPATCH and list(d.candidate_run_ids) == specialists for d in decisions)
@@ -110,7 +118,7 @@ def plan_dispatch(groups: list[SolutionRuns], analysis: dict[str, Any], campaign
     return Evidence(kind="dispatch", subject=best.run_id, value=gain, detail={
         "axis": axis, "specialists": specialists, "names": [names[r] for r in specialists],
         "uppers": [r["high"] for r in runs[:-1]], "bands": [row for r in runs for row in r["bands"]],
-        "composite_ms": composite, "best_single_ms": single, "needed_gain": need, "objective": objective,
-        "mean_speedup_over_best_single": 1.0 + speedup_gain,
+        "composite_ms": totals["composite_ms"], "best_single_ms": totals["best_single_ms"], "needed_gain": need,
+        "objective": objective, "mean_speedup_over_best_single": totals["mean_speedup"],
         "rule": f"per-band winners of the full sweeps ({objective}); gain over the best single solution must "
                 "exceed max(noise floor, min_improvement)"})
