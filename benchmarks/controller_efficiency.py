@@ -242,7 +242,8 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
             data.setdefault("failed", {}).pop(sol.hash(), None)
             if bad:  # why a point failed, so a table with holes can be read without the GPU session's log
                 data["failed"][sol.hash()] = {"statuses": dict(collections.Counter(str(r.status.value) for r in bad)),
-                                              "log": (bad[0].log or "").strip()[-600:]}
+                                              "log": (bad[0].log or "").strip()[-600:],
+                                              "failure": res.failure_line()}
             table.parent.mkdir(parents=True, exist_ok=True)
             table.write_text(json.dumps(data, indent=1) + "\n")
             ok = [v for v in lat[sol.hash()].values() if v is not None]
@@ -284,13 +285,9 @@ class TableEval(DispatchRouting):
         return out
 
     def failure(self, sol: Solution) -> str | None:
-        """The failure line ``--mode measure`` kept for this point (tables measured before 2026-11-30 call Y
-        kept none)."""
-        why = self.failed.get(sol.hash())
-        if not why:
-            return None
-        lines = [ln for ln in (why.get("log") or "").splitlines() if ln.strip()]
-        return f"{next(iter(why.get('statuses') or {'FAILED': 1}))}: {lines[-1].strip() if lines else ''}"
+        """The failure line (:meth:`EvalResult.failure_line`) ``--mode measure`` kept for this point (tables
+        measured before 2026-11-30 call Y kept none)."""
+        return (self.failed.get(sol.hash()) or {}).get("failure")
 
     def true_mean(self, sol: Solution) -> float:
         return statistics.fmean(self.evaluate(sol, [w.uuid for w in self.op.workloads], 0).values())

@@ -164,6 +164,7 @@ def test_measure_records_why_a_point_failed(tmp_path: Path, monkeypatch: pytest.
     assert ok not in data.get("failed", {}) and all(v is not None for v in data["latency_ms"][ok].values())
     assert data["failed"][bad]["statuses"] == {"INCORRECT_NUMERICAL": 1}
     assert json.loads(table.read_text())["failed"][bad]["log"]
+    assert data["failed"][bad]["failure"].startswith("INCORRECT_NUMERICAL: ")  # what the repair table matches
     capsys.readouterr()
     mod.measure_space("rmsnorm_h4096", table, 1, None)
     assert "2 points measured, 0 to go" in capsys.readouterr().out
