@@ -36,7 +36,7 @@ Checks, in order (the first that applies wins):
 from __future__ import annotations
 
 from kernelopt.controller.budget import Budget, Rules
-from kernelopt.controller.directions import available_directions, choose_direction, tried_counts
+from kernelopt.controller.directions import choose_direction
 from kernelopt.controller.evidence import (
     band_gate,
     band_rows,
@@ -255,20 +255,16 @@ def _repair(groups: list[SolutionRuns], state: CampaignState, rules: Rules, roun
     failed = sorted((g for g in groups if g.gate is not None), key=lambda g: g.gate.start_time, reverse=True)
     for broken in failed:
         rec = broken.gate
-        direction, dir_ev = choose_direction(broken, rules.directions, state.decisions, state.candidates)
-        if direction is None:
-            continue
         low = (rec.failure or "").lower()
         pattern = next((p for p in rules.repair_directions if low and p.lower() in low), None)
-        names = available_directions(broken, rules.directions)
-        wanted = [n for n in rules.repair_directions.get(pattern, []) if n in names] if pattern else []
+        direction, dir_ev = choose_direction(broken, rules.directions, state.decisions, state.candidates,
+                                             prefer=rules.repair_directions.get(pattern) if pattern else None)
+        if direction is None:
+            continue
+        wanted = dir_ev.detail.get("preferred")
         if wanted:
-            counts = tried_counts(broken.run_id, wanted, state.decisions, state.candidates)
-            direction = min(wanted, key=lambda n: (counts[n], wanted.index(n)))
-            dir_ev = Evidence(kind="direction", subject=broken.run_id, value=direction,
-                              detail={"available": names, "repair_pattern": pattern, "preferred": wanted,
-                                      "tried": counts, "rule": "repair table (skills/failures.md): the failure "
-                                      "line's pattern, fewest tries first, then the table's order"})
+            dir_ev.detail.update(repair_pattern=pattern,
+                                 rule="repair table (skills/failures.md): " + dir_ev.detail["rule"])
         fail = Evidence(kind="failure", subject=broken.run_id, value=rec.status,
                         detail={"name": broken.name, "passed": rec.pass_count, "workloads": rec.workload_count,
                                 "failure": rec.failure, "pattern": pattern,

@@ -59,14 +59,19 @@ def tried_counts(parent_run_id: str, names: list[str], decisions: list[Decision]
 
 
 def choose_direction(parent: SolutionRuns, fallback: list[str], decisions: list[Decision],
-                     candidates: list[CandidateRecord]) -> tuple[str | None, Evidence]:
-    """Next direction for ``parent`` (``None`` when none is known) and the evidence used."""
+                     candidates: list[CandidateRecord],
+                     prefer: list[str] | None = None) -> tuple[str | None, Evidence]:
+    """Next direction for ``parent`` (``None`` when none is known) and the evidence used. With ``prefer``, the
+    choice is among those of them the parent has (in ``prefer``'s order), when there are any."""
     names = available_directions(parent, fallback)
     if not names:
         return None, Evidence(kind="direction", subject=parent.run_id, value=None,
                               detail={"available": [], "rule": "no directions known"})
-    counts = tried_counts(parent.run_id, names, decisions, candidates)
-    choice = min(names, key=lambda n: (counts[n], names.index(n)))
-    return choice, Evidence(kind="direction", subject=parent.run_id, value=choice,
-                            detail={"available": names, "tried": counts,
-                                    "rule": "fewest tries on this parent, then declared order"})
+    preferred = [n for n in prefer or [] if n in names]
+    pool = preferred or names
+    counts = tried_counts(parent.run_id, pool, decisions, candidates)
+    choice = min(pool, key=lambda n: (counts[n], pool.index(n)))
+    detail: dict = {"available": names, "tried": counts, "rule": "fewest tries on this parent, then declared order"}
+    if preferred:
+        detail.update(preferred=preferred, rule="fewest tries on this parent among the preferred, then their order")
+    return choice, Evidence(kind="direction", subject=parent.run_id, value=choice, detail=detail)
