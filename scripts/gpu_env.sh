@@ -44,6 +44,20 @@ session_setup() {
 # machine, wait for the first queue (PID) before the second starts.
 second_gpu() { echo $(( ${NGPU:-0} >= 2 ? 1 : 0 )); }
 one_gpu_waits() { [ "${NGPU:-0}" -ge 2 ] || wait "$1"; }
+# measure_space OPERATOR TABLE [ARGS...]: benchmarks/controller_efficiency.py --mode measure of OPERATOR's seed
+# space on 7 spread workloads into TABLE (resumed point by point; ARGS e.g. --fix K=V ... or --retry-failed),
+# bounded by what is left before END_BY.
+measure_space() {
+  local op=$1 table=$2; shift 2
+  step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator "$op" --workloads 7 "$@" \
+    --table "$table"
+}
+# finish_session PID...: wait for a session script's queues, pack once more, list what comes back.
+finish_session() {
+  wait "$@"
+  finish_packing
+  ls -la "$OUT"
+}
 # left: seconds left before END_BY (default 540 s after the calling script started), 10 s kept for packing.
 left() { echo $(( ${END_BY:-540} - SECONDS - 10 )); }
 # keep_packed NAME 'PATTERN'...: until the call ends, pack the paths PATTERN... match into $OUT/NAME.tgz every

@@ -30,9 +30,8 @@ session_setup
 keep_packed "results_${CALL}" "$P" benchmarks/results/indexer_probe 'benchmarks/results/controller_space_moe_h200.json'
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   evaluate_once "$P/moe_dispatch_901.jsonl" $MOE "operators/$MOE/solutions/dispatch/block_m16_m32_901.json"
-  step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator $MOE --workloads 7 \
-    --fix COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 ROUTE=triton --retry-failed \
-    --table benchmarks/results/controller_space_moe_h200.json
+  measure_space $MOE benchmarks/results/controller_space_moe_h200.json \
+    --fix COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 ROUTE=triton --retry-failed
 ) &
 P0=$!
 one_gpu_waits $P0
@@ -44,6 +43,4 @@ one_gpu_waits $P0
   evaluate_once "$P/moe_m32_bf16.jsonl" $MOE "operators/$MOE/solutions/seeds/moe_grouped_fp8@BLOCK_M=32,INTER_DTYPE=bf16"
 ) &
 P1=$!
-wait $P0 $P1
-finish_packing
-ls -la "$OUT"
+finish_session $P0 $P1

@@ -22,6 +22,4 @@ P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"
   sweeps_gpu1 ) &
 P1=$!
-wait $P0 $P1
-finish_packing
-ls -la "$OUT"
+finish_session $P0 $P1

@@ -33,6 +33,4 @@ P0=$!
   RETRY=" " EXTRA="--baselines reference --no-retained" SUFFIX=_gpu1 step "$(left)" \
     bash scripts/contest_resume.sh gdn_decode ) &
 P1=$!
-wait $P0 $P1
-finish_packing
-ls -la "$OUT"
+finish_session $P0 $P1

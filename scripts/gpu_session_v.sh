@@ -57,9 +57,8 @@ PY
     "workloads=[f581a9c7-0ec9-5b47-b168-d2c37bed7426,f2a9a537-21a7-5ae1-8adc-615197b221da,546aba8e-e39a-590a-8949-b2a4b5e09890]" \
     output=$P/profiled_fla_prefill.jsonl profile=$P/profile_fla_prefill.json
   [ -f benchmarks/results/indexer_probe/profile_fused.json ] || PARTS=3 step 200 bash scripts/indexer_probe.sh
-  step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator $MOE --workloads 7 \
-    --fix COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 ROUTE=torch \
-    --table benchmarks/results/controller_space_moe_h200.json ) &
+  measure_space $MOE benchmarks/results/controller_space_moe_h200.json \
+    --fix COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 ROUTE=torch ) &
 P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"
   SUFFIX=_gpu1 EXTRA="--baselines reference fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
@@ -67,10 +66,8 @@ P0=$!
   for SEED in gdn_prefill_chunked gdn_prefill_recurrent; do  # the two prefill seeds side by side, all workloads
     evaluate_once "$P/prefill_${SEED}.jsonl" $PRE "operators/$PRE/solutions/seeds/$SEED"
   done
-  step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator gemm_n4096_k4096 --workloads 7 \
-    --fix GROUP_M=8 num_stages=4 BLOCK_K=64 --table benchmarks/results/controller_space_gemm184_h200.json
+  measure_space gemm_n4096_k4096 benchmarks/results/controller_space_gemm184_h200.json \
+    --fix GROUP_M=8 num_stages=4 BLOCK_K=64
 ) &
 P1=$!
-wait $P0 $P1
-finish_packing
-ls -la "$OUT"
+finish_session $P0 $P1

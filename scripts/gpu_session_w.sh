@@ -30,6 +30,4 @@ P0=$!
     --table benchmarks/results/moe_route_all_h200.json
 ) &
 P1=$!
-wait $P0 $P1
-finish_packing
-ls -la "$OUT"
+finish_session $P0 $P1

@@ -23,6 +23,4 @@ P0=$!
   done
 ) &
 P1=$!
-wait $P0 $P1
-finish_packing
-ls -la "$OUT"
+finish_session $P0 $P1

@@ -32,10 +32,8 @@ keep_packed "results_${CALL}" benchmarks/results/traces_contest_h200 'benchmarks
 P0=$!
 ( export CUDA_VISIBLE_DEVICES=1; L="$OUT/session_${CALL}_gpu1.log"
   evaluate_once "$P/prefill_y_dispatch_224.jsonl" $PRE "operators/$PRE/solutions/dispatch/recurrent_chunked_224.json"
-  step "$(left)" python3 benchmarks/controller_efficiency.py --mode measure --operator gemm_n4096_k4096 --workloads 7 \
-    --fix GROUP_M=8 num_stages=4 BLOCK_K=64 --table benchmarks/results/controller_space_gemm184_h200.json
+  measure_space gemm_n4096_k4096 benchmarks/results/controller_space_gemm184_h200.json \
+    --fix GROUP_M=8 num_stages=4 BLOCK_K=64
 ) &
 P1=$!
-wait $P0 $P1
-finish_packing
-ls -la "$OUT"
+finish_session $P0 $P1
