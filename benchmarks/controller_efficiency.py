@@ -148,12 +148,12 @@ class HarnessEval:
     """Real harness on the GPU: one full evaluation per solution (cached); gates reuse it."""
 
     def __init__(self, operator: str) -> None:
-        from kernelopt.data.records import HarnessSettings
         from kernelopt.executor import make_executor
+        from kernelopt.operators import official_settings
 
         self.op = load_operator(operator)
         self.executor = make_executor("auto")
-        self.settings = HarnessSettings(time_reference=False)
+        self.settings = official_settings(operator, time_reference=False)
         self.cache: dict[str, dict[str, float]] = {}
         self.device: str | None = None
 
@@ -214,8 +214,9 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
     from _common import spread_order
 
     from kernelopt.controller.workloads import workload_size
-    from kernelopt.data.records import EvalRequest, HarnessSettings
+    from kernelopt.data.records import EvalRequest
     from kernelopt.executor import make_executor
+    from kernelopt.operators import official_settings
 
     op = load_operator(operator)
     chosen = spread_order(list(op.workloads), workload_size)[:workloads] if workloads else list(op.workloads)
@@ -226,7 +227,7 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
     data.update(operator=operator, workloads=[w.uuid for w in chosen], fix=fix or {}, stamp=stamp())
     lat: dict[str, dict[str, float | None]] = data.setdefault("latency_ms", {})
     names: dict[str, str] = data.setdefault("names", {})
-    settings = HarnessSettings(time_reference=False)
+    settings = official_settings(operator, time_reference=False)
     todo = [sol for sol in space_points(operator, fix) if sol.hash() not in lat
             or (retry_failed and None in lat[sol.hash()].values())]
     print(f"{operator}: {len(lat)} points measured, {len(todo)} to go, {len(chosen)} workloads", flush=True)
