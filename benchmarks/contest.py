@@ -285,7 +285,10 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
             budget.charge(c.label, time.perf_counter() - t)
             run = runs[c.label]
             run["results"].extend(res.results)
-            run["timer"] = res.timer or run["timer"]
+            # the timer that ran per workload (CUPTI falls back to CUDA events on calls over cupti_max_call_ms):
+            # the run's label lists every one, not just the last request's
+            ran = {r.latency.timer for r in res.results if r.latency and r.latency.timer} or {res.timer} - {None}
+            run["timer"] = "+".join(sorted(set((run["timer"] or "").split("+")) - {""} | ran)) or None
             run["environment"] = res.environment or run["environment"]
             timed_out[c.label] |= timed_out_shapes((r.axes, r.status) for r in res.results)
             for r in res.results:

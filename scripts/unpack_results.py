@@ -17,8 +17,9 @@ This merges instead:
   archive's copy of that label is skipped, with a message).
 * a latency table of ``benchmarks/controller_efficiency.py --mode measure`` (JSON with ``latency_ms`` keyed by
   solution hash) is merged per point when both copies measured the same operator, workloads and ``--fix``
-  (the checkout's points kept, the archive's new points added, the archive's metadata kept); otherwise the
-  archive's copy is written.
+  (the archive's new points added, the archive's metadata kept; where both hold a point, the copy with more
+  passed workloads wins, on a tie the checkout's: a ``--retry-failed`` point that now passes replaces its old
+  failure, with its ``failed`` entry); otherwise the archive's copy is written.
 * every other file (tables, logs, profiles) is written over the checkout's copy.
 
 Usage: ``python scripts/unpack_results.py [--into DIR] ARCHIVE.tgz...`` (archives in call order). Exit code 1
@@ -86,9 +87,22 @@ def merge_latency_table(local: bytes, incoming: bytes) -> bytes | None:
         return None
     if any(mine.get(k) != theirs.get(k) for k in keys):
         return None
+    def passed(row: Any) -> int:
+        return sum(v is not None for v in row.values()) if isinstance(row, dict) else -1
+
     merged = dict(theirs)
-    merged["latency_ms"] = {**theirs["latency_ms"], **mine["latency_ms"]}
-    merged["names"] = {**(theirs.get("names") or {}), **(mine.get("names") or {})}
+    lat, names, failed = dict(theirs["latency_ms"]), dict(theirs.get("names") or {}), dict(theirs.get("failed") or {})
+    for point, row in mine["latency_ms"].items():
+        if point in lat and passed(lat[point]) > passed(row):
+            continue  # the archive re-measured it with more workloads passing
+        lat[point] = row
+        names[point] = (mine.get("names") or {}).get(point, names.get(point))
+        failed.pop(point, None)
+        if point in (mine.get("failed") or {}):
+            failed[point] = mine["failed"][point]
+    merged.update(latency_ms=lat, names=names)
+    if failed or "failed" in merged:
+        merged["failed"] = failed
     return (json.dumps(merged, indent=1) + "\n").encode()
 
 

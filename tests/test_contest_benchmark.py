@@ -131,6 +131,30 @@ def test_sweep_interleaves_candidates_over_the_same_workloads() -> None:
     assert [n for n, _ in ex.calls[:6]] == ["a", "b", "c", "b", "c", "a"]  # rotated per workload
 
 
+class _FallbackExecutor(_FakeExecutor):
+    """CUPTI on the short workloads, CUDA events on the last one (a call over cupti_max_call_ms)."""
+
+    def __init__(self, last: str) -> None:
+        super().__init__()
+        self.last = last
+
+    def evaluate(self, request):  # type: ignore[no-untyped-def]
+        res = super().evaluate(request)
+        timer = "cuda_event" if request.workloads[0].uuid == self.last else "cupti"
+        r = res.results[0].model_copy(update={"latency": LatencyStats(mean_ms=1.0, trial_medians_ms=[1.0],
+                                                                      timer=timer)})
+        return res.model_copy(update={"results": [r], "timer": timer})
+
+
+def test_sweep_names_every_timer_that_ran_not_the_last_requests() -> None:
+    mod = _contest()
+    op = load_operator(RMSNORM)
+    order = mod.sweep_order(op.workloads, 3)
+    runs = mod.sweep(_FallbackExecutor(order[-1].uuid), op, _candidates(mod, op, ["a"]), HarnessSettings(), order,
+                     budget_s=1e9)
+    assert runs["a"]["timer"] == "cuda_event+cupti"
+
+
 def test_sweep_budget_is_per_candidate() -> None:
     mod = _contest()
     op = load_operator(RMSNORM)
