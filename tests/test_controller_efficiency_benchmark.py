@@ -170,3 +170,24 @@ def test_measure_records_why_a_point_failed(tmp_path: Path, monkeypatch: pytest.
     assert "2 points measured, 0 to go" in capsys.readouterr().out
     again = mod.measure_space("rmsnorm_h4096", table, 1, None, retry_failed=True)
     assert "2 points measured, 1 to go" in capsys.readouterr().out and again["failed"][bad]["statuses"]
+
+
+def test_reach_within_counts_near_ties_and_the_censored_ratio_counts_misses(tmp_path: Path) -> None:
+    mod = _module()
+    table = tmp_path / "t.json"
+    _table(mod, table)
+    exact = mod.main(["--mode", "table", "--table", str(table), "--seeds", "4", "--budget", "6", "--out",
+                      str(tmp_path)])
+    loose = mod.main(["--mode", "table", "--table", str(table), "--seeds", "4", "--budget", "6", "--out",
+                      str(tmp_path), "--reach-within", "0.5"])
+    assert (tmp_path / "controller_efficiency_t_measured_b6_within50pct.md").is_file()
+    assert "--reach-within 0.5" in (tmp_path / "controller_efficiency_t_measured_b6_within50pct.md").read_text()
+    for a, b in zip(exact["rows"], loose["rows"]):
+        assert b["random_needed"] <= a["random_needed"]  # a looser target is reached no later
+        assert (a["evidence_needed"] is None) or b["evidence_needed"] <= a["evidence_needed"]
+    rows, budget = exact["rows"], 6
+    censored = sorted((r["evidence_needed"] or budget + 1) / r["random_needed"] for r in rows)
+    assert exact["summary"]["evidence_over_random_median_censored"] == pytest.approx(
+        (censored[1] + censored[2]) / 2)
+    with pytest.raises(SystemExit):
+        mod.main(["--mode", "table", "--table", str(table), "--out", str(tmp_path / "x.json")])
