@@ -1,5 +1,5 @@
 """The band dispatches committed in operator folders: each Solution JSON is what `kernelopt dispatch` composes
-from today's seeds (not stale); the GDN prefill one (recurrent seed for short calls, chunked seed above) passes
+from today's seeds (not stale); the GDN prefill ones (recurrent seed for short calls, a chunked seed above) pass
 the harness on one workload of each band (in the Triton interpreter on a CPU-only machine; the MoE seed's CPU
 check needs ~40 GiB of host memory, so its specialists are checked by tests/test_seeds.py on a GPU)."""
 
@@ -27,13 +27,25 @@ DEF = "gdn_prefill_qk4_v8_d128_k_last"
 SEEDS = ROOT / "operators" / DEF / "solutions" / "seeds"
 FILE = ROOT / "operators" / DEF / "solutions" / "dispatch" / "recurrent_chunked_224.json"
 EDGE = 224
+WY_FILE = ROOT / "operators" / DEF / "solutions" / "dispatch" / "recurrent_wy_401.json"
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
 MOE_SEED = ROOT / "operators" / MOE / "solutions" / "seeds" / "moe_grouped_fp8"
+MOE_DIR = ROOT / "operators" / MOE / "solutions" / "dispatch"
+DECODE = "gdn_decode_qk4_v8_d128_k_last"
+DECODE_SEED = ROOT / "operators" / DECODE / "solutions" / "seeds" / "gdn_decode_vtile"
+BF16 = "INTER_DTYPE=bf16"
 # (definition, committed file, axis, bands (seed folders, FOLDER@KEY=VALUE for another point), upper edges)
 DISPATCHES = [
     (DEF, FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked"], [EDGE]),
-    (MOE, ROOT / "operators" / MOE / "solutions" / "dispatch" / "block_m16_m32_901.json", "seq_len",
-     [MOE_SEED, f"{MOE_SEED}@BLOCK_M=32"], [901]),
+    (DEF, WY_FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy"], [401]),
+    (MOE, MOE_DIR / "block_m16_m32_901.json", "seq_len", [MOE_SEED, f"{MOE_SEED}@BLOCK_M=32"], [901]),
+    (MOE, MOE_DIR / "bf16_m16n64_m32_80.json", "seq_len",
+     [f"{MOE_SEED}@BLOCK_M=16,BLOCK_N=64,{BF16}", f"{MOE_SEED}@BLOCK_M=32,{BF16}"], [80]),
+    (MOE, MOE_DIR / "bf16_m16n64_m32_m64_80_901.json", "seq_len",
+     [f"{MOE_SEED}@BLOCK_M=16,BLOCK_N=64,{BF16}", f"{MOE_SEED}@BLOCK_M=32,{BF16}",
+      f"{MOE_SEED}@BLOCK_M=64,num_warps=8,{BF16}"], [80, 901]),
+    (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
+     [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
 ]
 
 
@@ -42,7 +54,7 @@ def _builds(tmp_path, monkeypatch):
     monkeypatch.setenv("KERNELOPT_CACHE_DIR", str(tmp_path / "builds"))
 
 
-@pytest.mark.parametrize("definition, file, axis, bands, edges", DISPATCHES, ids=[d[0][:11] for d in DISPATCHES])
+@pytest.mark.parametrize("definition, file, axis, bands, edges", DISPATCHES, ids=[d[1].stem for d in DISPATCHES])
 def test_the_committed_dispatch_is_what_the_cli_composes_from_the_seeds(
         tmp_path: Path, definition: str, file: Path, axis: str, bands: list, edges: list) -> None:
     out = tmp_path / "d.json"
@@ -72,15 +84,16 @@ def test_the_cli_explains_bad_bands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert not (tmp_path / "x.json").exists()
 
 
-def test_the_dispatch_passes_on_a_workload_of_each_band() -> None:
+@pytest.mark.parametrize("file, edge", [(FILE, EDGE), (WY_FILE, 401)], ids=["chunked_224", "wy_401"])
+def test_the_dispatch_passes_on_a_workload_of_each_band(file: Path, edge: int) -> None:
     op = load_operator(DEF)
-    sol = load_solution(FILE)
+    sol = load_solution(file)
     short = min(op.workloads, key=lambda w: w.axes["total_seq_len"])
-    long = min((w for w in op.workloads if w.axes["total_seq_len"] > EDGE),
+    long = min((w for w in op.workloads if w.axes["total_seq_len"] > edge),
                key=lambda w: w.axes["total_seq_len"])
-    assert [band_index(w.axes["total_seq_len"], [EDGE]) for w in (short, long)] == [0, 1]
+    assert [band_index(w.axes["total_seq_len"], [edge]) for w in (short, long)] == [0, 1]
     settings = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
     req = EvalRequest(definition=op.definition, solution=sol, workloads=[short, long], settings=settings)
     res = evaluate(req, device=DEVICE)
     assert [r.status for r in res.results] == [S.PASSED, S.PASSED], [r.log for r in res.results]
-    assert json.loads(FILE.read_text())["spec"]["entry_point"] == "dispatch.py::run"
+    assert json.loads(file.read_text())["spec"]["entry_point"] == "dispatch.py::run"

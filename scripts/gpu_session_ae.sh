@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Device call AE and its repeats (prepared 2026-12-01 after call AD, for the next session). One GPU, one queue in
+# turn; every step resumes or is skipped once its output exists; rerun with CALL=af, ... and unpack each call's
+# archive first (python scripts/unpack_results.py <files_at>/results_<call>.tgz).
+#   1. MoE, `kernelopt evaluate` side by side on all 19 workloads: the bf16 dispatch bf16_m16n64_m32_80.json again
+#      (call AD: 1.0808 vs 1.1619 ms for the retained point) and the three-band bf16_m16n64_m32_m64_80_901.json
+#      (BLOCK_M 64 / 8 warps above 901 tokens: 5.30 vs 6.13 ms at seq_len 14,107 in the bf16 sub-space table)
+#      -> profiles_v/moe_ae_{d80,d80_901}.jsonl. Compare with
+#      python benchmarks/dispatch_plan.py --operator <moe> --objective mean_speedup --traces d80=... d80_901=...
+#      and sweep the winner as the contest's retained kernel (move retained.* to superseded/, point
+#      scripts/contest_resume.sh moe at it, run it in the next call).
+#   2. GDN decode, in a scratch trace folder, benchmarks/contest.py side by side with fla on all 54 workloads:
+#      the dispatch operators/<decode>/solutions/dispatch/bv8_w8_w1_8.json (the retained point BV=8 / 8 warps up to
+#      batch 8, BV=8 / 1 warp above: in the decode table 15.02 vs 15.57 us at batch 48 and 19.04 vs 20.26 at 64,
+#      where fla's kernel, which uses that shape, reads 0.83 of the memory roofline against our 0.77)
+#      -> benchmarks/results/contest_decode_scratch_ae.md (issue 7's target: >= 1.10x vs fla on the mean).
+#   3. The two points of the fp32 MoE sub-space still unmeasured (--retry-failed; cut by call AD's limit).
+# Usage (carry .whl):  CALL=ae END_BY=<limit - 60> bash scripts/gpu_session_ae.sh
+set -u
+cd "$(dirname "$0")/.." || exit 1
+source scripts/gpu_env.sh
+session_setup
+DEC=gdn_decode_qk4_v8_d128_k_last
+keep_packed "results_${CALL}" "$P" 'benchmarks/results/controller_space_moe_*h200.json' \
+  'benchmarks/results/contest_decode_scratch*'
+( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  evaluate_once "$P/moe_ae_d80.jsonl" $MOE "operators/$MOE/solutions/dispatch/bf16_m16n64_m32_80.json"
+  evaluate_once "$P/moe_ae_d80_901.jsonl" $MOE "operators/$MOE/solutions/dispatch/bf16_m16n64_m32_m64_80_901.json"
+  step "$(left)" python3 benchmarks/contest.py --operators $DEC --baselines fla \
+    --solution "$DEC=operators/$DEC/solutions/dispatch/bv8_w8_w1_8.json" --budget-s 100000 \
+    --name decode_scratch_ae --traces "$P/contest_scratch_ae" --resume
+  measure_space $MOE benchmarks/results/controller_space_moe_h200.json \
+    --fix COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 ROUTE=triton --retry-failed
+) &
+finish_session $!
