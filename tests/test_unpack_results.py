@@ -122,9 +122,11 @@ def test_measure_tables_of_two_calls_are_unioned_per_point(tmp_path: Path) -> No
     assert got["stamp"] == "later" and got["latency_ms"]["h2"]["w2"] is None
     # a --retry-failed point that passes now replaces the checkout's failure (and its failure line); a point
     # measured in both with as many passes keeps the checkout's figures
-    (into / name).write_text(json.dumps({**meta, "latency_ms": {"h1": {"w1": 1.0, "w2": 2.0}, "h2": {"w1": None, "w2": None}},
-                                         "names": {"h1": "p1", "h2": "p2"}, "failed": {"h2": {"log": "INCORRECT"}}}))
-    retry = {**meta, "latency_ms": {"h1": {"w1": 9.0, "w2": 9.0}, "h2": {"w1": 3.0, "w2": 4.0}}, "names": {}, "failed": {}}
+    mine = {"h1": {"w1": 1.0, "w2": 2.0}, "h2": {"w1": None, "w2": None}}
+    (into / name).write_text(json.dumps({**meta, "latency_ms": mine, "names": {"h1": "p1", "h2": "p2"},
+                                         "failed": {"h2": {"log": "INCORRECT"}}}))
+    theirs = {"h1": {"w1": 9.0, "w2": 9.0}, "h2": {"w1": 3.0, "w2": 4.0}}
+    retry = {**meta, "latency_ms": theirs, "names": {}, "failed": {}}
     b = archive(tmp_path / "b.tgz", {name: json.dumps(retry)})
     assert unpack_results.main(["--into", str(into), str(b)]) == 0
     got = json.loads((into / name).read_text())
