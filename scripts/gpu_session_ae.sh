@@ -14,10 +14,11 @@
 #      batch 8, BV=8 / 1 warp above: in the decode table 15.02 vs 15.57 us at batch 48 and 19.04 vs 20.26 at 64,
 #      where fla's kernel, which uses that shape, reads 0.83 of the memory roofline against our 0.77)
 #      -> benchmarks/results/contest_decode_scratch_ae.md (issue 7's target: >= 1.10x vs fla on the mean).
-#   3. MoE small-seq launches: the BLOCK_M 16 / BLOCK_N 64 bf16 point with COMBINE=atomic (GEMM2 adds weighted rows
-#      into the output accumulator: one launch fewer than the gather combine; at seq_len 1 ~170 of 272 us were gaps
-#      between 5 launches, call Z) on all 19 -> profiles_v/moe_ae_m16n64_atomic.jsonl; compare its seq_len <= 80
-#      workloads with step 1's d80 (same kernels but the combine) in this call.
+#   3. MoE small-seq GEMM2 shape: the sub-space BLOCK_N2 x num_stages at the small band's point (BLOCK_M 16,
+#      BLOCK_N 64, 4 warps, bf16, gather combine, Triton routing; the earlier tables fixed BLOCK_N2=128 and
+#      num_stages=3: at T <= 80 GEMM2 streams each routed expert's 14 MiB of W2 through 7168/BLOCK_N2 programs per
+#      row tile) on the 7 spread workloads -> controller_space_moe_bf16_m16_h200.json. (COMBINE=atomic is no help
+#      there: it adds a zero-fill and a copy launch for the combine launch it removes.)
 #   4. Profiles (torch.profiler kernel table + Nsight Compute metrics): the MoE retained point at seq_len 1 and
 #      14,107 (GEMM2 ran at 58 TFLOP/s with the fp32 intermediate; what now with bf16?) -> profiles_v/profile_moe_bf16.json;
 #      the WY GDN prefill seed on the 8,192-token / 20-sequence workload (fla's kernels: 190 us) -> profile_wy_prefill.json.
@@ -36,8 +37,8 @@ keep_packed "results_${CALL}" "$P" 'benchmarks/results/controller_space_moe_*h20
   step "$(left)" python3 benchmarks/contest.py --operators $DEC --baselines fla \
     --solution "$DEC=operators/$DEC/solutions/dispatch/bv8_w8_w1_8.json" --budget-s 100000 \
     --name decode_scratch_ae --traces "$P/contest_scratch_ae" --resume
-  evaluate_once "$P/moe_ae_m16n64_atomic.jsonl" $MOE \
-    "operators/$MOE/solutions/seeds/moe_grouped_fp8@BLOCK_M=16,BLOCK_N=64,INTER_DTYPE=bf16,COMBINE=atomic"
+  measure_space $MOE benchmarks/results/controller_space_moe_bf16_m16_h200.json \
+    --fix COMBINE=gather INTER_DTYPE=bf16 BLOCK_M=16 BLOCK_N=64 num_warps=4 ROUTE=triton
   [ -f "$P/profile_moe_bf16.json" ] || step "$(left)" python3 -m kernelopt.cli.main evaluate operator=$MOE \
     "solution='operators/$MOE/solutions/seeds/moe_grouped_fp8@BLOCK_M=32,INTER_DTYPE=bf16'" \
     harness.time_reference=false "workloads=[e05c6c03-5603-4a1c-b34c-dcce0ecaeea4,5e8dc11c-f2a9-42d5-8dce-9419cbf34d5d]" \
