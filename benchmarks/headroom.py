@@ -1,0 +1,133 @@
+"""How far is a speedup target over a baseline, in roofline terms? Read from two swept trace files.
+
+For each value of a band axis: our and the baseline's mean latency, the physical lower bound (the operator's
+``roofline.py`` over the device's measured ceilings, ``benchmarks/results/ceilings_*.json``) and each side's
+roofline fraction. Then the question a kernel engineer asks before spending GPU time: keeping our latency on the
+workloads where we already beat the baseline, at what fraction ``f`` of the roofline must the other workloads run
+for the ratio of mean latencies (baseline / ours, the contest's metric) to reach ``--target``? ``R(f)`` is
+printed for a few fractions, and ``f*`` is solved (bisection; ``R`` grows with ``f``). When even ``f = 1`` (every
+such workload on its lower bound) misses the target, the target is out of reach for any kernel.
+
+Usage:
+    python benchmarks/headroom.py --operator gdn_decode_qk4_v8_d128_k_last \\
+        --ours benchmarks/results/traces_contest_h200/gdn_decode_qk4_v8_d128_k_last/retained.jsonl \\
+        --baseline benchmarks/results/traces_contest_h200/gdn_decode_qk4_v8_d128_k_last/fla.jsonl \\
+        --target 1.10 --name headroom_gdn_decode_fla_h200
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import command_line, fmt, md_table, write_results
+from dispatch_plan import passed
+
+from kernelopt.analysis.roofline import load_ceilings, load_roofline, workload_bounds
+from kernelopt.operators import load_operator
+
+FRACTIONS = (0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def ratio_at(f: float, ours: dict[str, float], base: dict[str, float], bound: dict[str, float]) -> float:
+    """Baseline / ours ratio of summed latencies when every workload we do not already win runs at ``f`` of
+    its roofline (never slower than today)."""
+    total = sum(ours[u] if ours[u] <= base[u] else min(ours[u], bound[u] / f) for u in ours)
+    return sum(base.values()) / total
+
+
+def needed_fraction(target: float, ours: dict[str, float], base: dict[str, float],
+                    bound: dict[str, float]) -> float | None:
+    """The smallest roofline fraction reaching ``target`` (None: not even on the roofline)."""
+    if ratio_at(1.0, ours, base, bound) < target:
+        return None
+    lo, hi = 1e-3, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if ratio_at(mid, ours, base, bound) >= target else (mid, hi)
+    return hi
+
+
+def headroom(operator: str, ours_file: Path, base_file: Path, target: float, axis: str | None) -> dict[str, Any]:
+    """The per-band table and the fraction the target needs (JSON-ready)."""
+    op = load_operator(operator)
+    (ours_all, ours_name, hw), (base_all, base_name, _) = passed(ours_file), passed(base_file)
+    common = [w for w in op.workloads if w.uuid in ours_all and w.uuid in base_all]
+    if not common:
+        raise SystemExit("no workload passed in both trace files")
+    ceilings = load_ceilings(hw)
+    roof = load_roofline(op.path)
+    if ceilings is None or roof is None:
+        raise SystemExit(f"no device ceilings for {hw!r} or no roofline.py for {operator}: no bound to compare with")
+    bounds = workload_bounds(roof, op.definition.const_axes, {w.uuid: w.axes for w in common}, ceilings)
+    axis = axis or op.definition.var_axes[0]
+    if axis not in common[0].axes:
+        raise SystemExit(f"--axis {axis}: not a var axis of {operator} ({sorted(common[0].axes)})")
+    ours = {w.uuid: ours_all[w.uuid] for w in common}
+    base = {w.uuid: base_all[w.uuid] for w in common}
+    bound = {w.uuid: bounds[w.uuid]["bound_ms"] for w in common}
+    groups: dict[int, list[str]] = defaultdict(list)
+    for w in common:
+        groups[w.axes[axis]].append(w.uuid)
+    bands = []
+    for value in sorted(groups):
+        us = groups[value]
+        o, b, lb = (statistics.fmean(d[u] for u in us) for d in (ours, base, bound))
+        bands.append({axis: value, "workloads": len(us), "ours_ms": o, "baseline_ms": b, "bound_ms": lb,
+                      "ours_fraction": lb / o, "baseline_fraction": lb / b, "baseline_over_ours": b / o})
+    return {"operator": operator, "hardware": hw, "ours": ours_name, "baseline": base_name,
+            "axis": axis, "workloads": len(common), "target": target,
+            "ratio_now": sum(base.values()) / sum(ours.values()),
+            "ratio_at": {f: ratio_at(f, ours, base, bound) for f in FRACTIONS},
+            "needed_fraction": needed_fraction(target, ours, base, bound), "bands": bands}
+
+
+def markdown(r: dict[str, Any], command: str) -> str:
+    ax = r["axis"]
+    rows = [[b[ax], b["workloads"], fmt(b["ours_ms"] * 1e3, ".2f"), fmt(b["baseline_ms"] * 1e3, ".2f"),
+             fmt(b["bound_ms"] * 1e3, ".2f"), fmt(b["ours_fraction"], ".2f"), fmt(b["baseline_fraction"], ".2f"),
+             fmt(b["baseline_over_ours"], ".2f") + "x"] for b in r["bands"]]
+    need = r["needed_fraction"]
+    verdict = (f"**out of reach**: even on the roofline the ratio is {r['ratio_at'][1.0]:.3f}x" if need is None else
+               f"needs **{need:.2f} of the roofline** on every workload where {r['baseline']} is faster today")
+    return "\n".join([
+        f"# Headroom — {r['operator']}: {r['ours']} vs {r['baseline']}", "",
+        f"Command: `{command}`", "",
+        f"Hardware (from the traces): {r['hardware']}; {r['workloads']} workloads passed by both; roofline = "
+        "the operator's `roofline.py` over the device's measured ceilings.", "",
+        md_table([ax, "workloads", "ours us", "baseline us", "bound us", "ours fraction", "baseline fraction",
+                  "baseline / ours"], rows), "",
+        f"Ratio of mean latencies now: **{r['ratio_now']:.3f}x**. Keeping our latency where we already win and running "
+        "the rest at fraction f of the roofline: " + ", ".join(f"f={f:g}: {v:.3f}x" for f, v in r["ratio_at"].items())
+        + f". Target {r['target']:g}x {verdict}."])
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--operator", required=True)
+    ap.add_argument("--ours", type=Path, required=True, help="our kernel's trace file (JSONL)")
+    ap.add_argument("--baseline", type=Path, required=True, help="the baseline's trace file (JSONL)")
+    ap.add_argument("--target", type=float, default=1.10, help="baseline / ours ratio of mean latencies to reach")
+    ap.add_argument("--axis", default=None, help="band axis (default: the definition's first var axis)")
+    ap.add_argument("--name", default=None, help="write benchmarks/results/<name>.{json,md}")
+    args = ap.parse_args(argv)
+    for f in (args.ours, args.baseline):
+        if not f.is_file():
+            ap.error(f"{f}: no such trace file")
+    if args.target <= 0:
+        ap.error("--target must be > 0")
+    r = headroom(args.operator, args.ours, args.baseline, args.target, args.axis)
+    md = markdown(r, command_line("headroom.py", argv))
+    print(md)
+    if args.name:
+        write_results(args.name, {**r, "ratio_at": {str(k): v for k, v in r["ratio_at"].items()}}, md)
+    return r
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""benchmarks/headroom.py: the roofline fraction a speedup target over a baseline needs, from swept traces."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from operator_helpers import load_script
+
+REPO = Path(__file__).resolve().parents[1]
+DECODE = "gdn_decode_qk4_v8_d128_k_last"
+TRACES = REPO / "benchmarks" / "results" / "traces_contest_h200" / DECODE
+
+
+def _module():
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    return load_script("headroom", REPO / "benchmarks" / "headroom.py")
+
+
+def test_ratio_keeps_our_wins_and_solves_the_fraction() -> None:
+    mod = _module()
+    ours = {"a": 1.0, "b": 4.0}
+    base = {"a": 2.0, "b": 3.0}   # we win a, lose b
+    bound = {"a": 0.5, "b": 2.0}
+    assert mod.ratio_at(1.0, ours, base, bound) == pytest.approx(5.0 / 3.0)  # b on its bound, a kept
+    assert mod.ratio_at(0.25, ours, base, bound) == pytest.approx(1.0)       # never slower than today
+    f = mod.needed_fraction(1.5, ours, base, bound)
+    assert f == pytest.approx(2.0 / 2.333333333, rel=1e-6)  # 5 / (1 + 2/f) = 1.5
+    assert mod.needed_fraction(2.0, ours, base, bound) is None  # out of reach even on the roofline
+
+
+def test_decode_contest_traces(tmp_path: Path) -> None:
+    mod = _module()
+    r = mod.headroom(DECODE, TRACES / "retained.jsonl", TRACES / "fla.jsonl", 1.10, None)
+    assert r["axis"] == "batch_size" and r["workloads"] == sum(b["workloads"] for b in r["bands"])
+    lat = {k: [json.loads(x) for x in (TRACES / f"{k}.jsonl").read_text().splitlines()] for k in ("retained", "fla")}
+    sums = {k: sum(t["evaluation"]["performance"]["latency_ms"] for t in v if t["evaluation"]["status"] == "PASSED")
+            for k, v in lat.items()}
+    assert r["ratio_now"] == pytest.approx(sums["fla"] / sums["retained"])
+    assert all(0 < b["ours_fraction"] <= 1 and 0 < b["baseline_fraction"] <= 1 for b in r["bands"])
+    need = r["needed_fraction"]
+    assert need is not None and mod.ratio_at(need, *_maps(r, mod)) >= 1.10 - 1e-9
+    with pytest.raises(SystemExit, match="--axis"):
+        mod.headroom(DECODE, TRACES / "retained.jsonl", TRACES / "fla.jsonl", 1.1, "seq_len_nope")
+
+
+def _maps(r, mod):  # the per-workload maps behind a headroom() result, rebuilt as the script does
+    from kernelopt.analysis.roofline import load_ceilings, load_roofline, workload_bounds
+    from kernelopt.operators import load_operator
+    from dispatch_plan import passed
+
+    op = load_operator(DECODE)
+    ours, _, hw = passed(TRACES / "retained.jsonl")
+    base, _, _ = passed(TRACES / "fla.jsonl")
+    ws = [w for w in op.workloads if w.uuid in ours and w.uuid in base]
+    b = workload_bounds(load_roofline(op.path), op.definition.const_axes, {w.uuid: w.axes for w in ws},
+                        load_ceilings(hw))
+    return ({w.uuid: ours[w.uuid] for w in ws}, {w.uuid: base[w.uuid] for w in ws},
+            {w.uuid: b[w.uuid]["bound_ms"] for w in ws})
+
+
+def test_cli_errors(tmp_path: Path) -> None:
+    mod = _module()
+    with pytest.raises(SystemExit):
+        mod.main(["--operator", DECODE, "--ours", str(tmp_path / "nope.jsonl"), "--baseline",
+                  str(TRACES / "fla.jsonl")])
