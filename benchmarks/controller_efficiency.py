@@ -184,11 +184,43 @@ def parse_fix(items: list[str]) -> dict[str, Any]:
         raise SystemExit(str(exc)) from None
 
 
+#: operator -> the seed whose space is searched, for operators with several seeds (``--seed-kernel``, or the seed a
+#: measured table was taken from)
+SEED_CHOICE: dict[str, str] = {}
+
+
+def choose_seed(operator: str, name: str | None) -> None:
+    """Search ``name``'s space for ``operator`` (None: the operator's only seed)."""
+    if name is None:
+        SEED_CHOICE.pop(operator, None)
+        return
+    names = [s.spec.name for s in load_seeds(operator)]
+    if name not in names:
+        raise SystemExit(f"--seed-kernel {name}: not a seed of {operator} (its seeds: {names})")
+    SEED_CHOICE[operator] = name
+
+
+def table_seed(data: dict[str, Any]) -> str | None:
+    """The seed a ``--mode measure`` table was taken from: recorded since 2026-12-01, else read off its point
+    names (``<seed>_<hash8>``)."""
+    if data.get("seed"):
+        return str(data["seed"])
+    stems = {n.rsplit("_", 1)[0] for n in (data.get("names") or {}).values()}
+    return stems.pop() if len(stems) == 1 else None
+
+
 def space_seed(operator: str, fix: dict[str, Any] | None = None) -> Any:
-    """The operator's (single) seed; with ``fix``, its space cut to the sub-space where each fixed
-    parameter takes one value (every search arm then works in the same sub-space: a space of thousands
-    of points, e.g. gemm's 7,920, cannot be measured whole on a lent GPU)."""
-    (s,) = load_seeds(operator)
+    """The operator's seed (its only one, or the one :func:`choose_seed` named); with ``fix``, its space cut
+    to the sub-space where each fixed parameter takes one value (every search arm then works in the same
+    sub-space: a space of thousands of points, e.g. gemm's 7,920, cannot be measured whole on a lent GPU)."""
+    seeds = load_seeds(operator)
+    chosen = SEED_CHOICE.get(operator)
+    if chosen is not None:
+        seeds = [x for x in seeds if x.spec.name == chosen]
+    if len(seeds) != 1:
+        raise SystemExit(f"{operator} has {len(seeds)} seeds ({[x.spec.name for x in load_seeds(operator)]}): "
+                         "name the one to search with --seed-kernel NAME")
+    (s,) = seeds
     if not fix:
         return s
     space = dict(s.spec.space)
@@ -222,9 +254,11 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
     chosen = spread_order(list(op.workloads), workload_size)[:workloads] if workloads else list(op.workloads)
     data: dict[str, Any] = json.loads(table.read_text()) if table.is_file() else {}
     if data and (data.get("operator") != operator or data.get("workloads") != [w.uuid for w in chosen]
+                 or table_seed(data) not in (None, space_seed(operator).spec.name)
                  or (data.get("fix") or {}) != (fix or {})):
-        raise SystemExit(f"{table}: measured for another operator, workload set or --fix; use another --table")
-    data.update(operator=operator, workloads=[w.uuid for w in chosen], fix=fix or {}, stamp=stamp())
+        raise SystemExit(f"{table}: measured for another operator, seed, workload set or --fix; use another --table")
+    data.update(operator=operator, seed=space_seed(operator, fix).spec.name, workloads=[w.uuid for w in chosen],
+                fix=fix or {}, stamp=stamp())
     lat: dict[str, dict[str, float | None]] = data.setdefault("latency_ms", {})
     names: dict[str, str] = data.setdefault("names", {})
     settings = official_settings(operator, time_reference=False)
@@ -263,6 +297,8 @@ class TableEval(DispatchRouting):
         self.plans = {}
         data = json.loads(table.read_text())
         op = load_operator(data["operator"])
+        if len(load_seeds(op.name)) > 1:
+            choose_seed(op.name, table_seed(data))
         keep = set(data["workloads"])
         self.op = dataclasses.replace(op, workloads=[w for w in op.workloads if w.uuid in keep])
         self.device = data.get("device")
@@ -321,8 +357,7 @@ def run_controller(operator: str, ev: Any, budget: int, seed: int, evidence: boo
     uuids = [w.uuid for w in op.workloads]
     gate = [w.uuid for w in representative(op.workloads, 3)]
     gen = OfflineGenerator(seed=seed)
-    if fix:
-        gen.seeds(operator)[:] = [space_seed(operator, fix)]
+    gen.seeds(operator)[:] = [space_seed(operator, fix)]  # the searched seed only (an operator may have several)
     if start is not None:  # begin from another point of the space than the seed's defaults
         gen.seeds(operator)[:] = [dataclasses.replace(sd, spec=sd.spec.model_copy(update={"defaults": dict(start)}))
                                   for sd in gen.seeds(operator)]
@@ -435,6 +470,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--rule", nargs="*", default=[], metavar="KEY=VALUE",
                     help="controller rule over the script's (both controller arms), e.g. defer_lost_after=2; "
                          "the result files get a suffix naming it")
+    ap.add_argument("--seed-kernel", default=None, metavar="NAME",
+                    help="the seed whose space is searched, for operators with several seeds (--mode table reads "
+                         "it from the table)")
     ap.add_argument("--reach-within", type=float, default=0.0, metavar="REL",
                     help="count a candidate as reaching a target latency when it is within this relative margin of "
                          "it (e.g. 0.02, the controller's default noise floor: points a single measurement cannot "
@@ -457,6 +495,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         Rules(**rules)
     except ValueError as exc:
         ap.error(f"--rule: {exc}")
+    if args.seed_kernel is not None:
+        if args.mode == "table":
+            ap.error("--seed-kernel: --mode table searches the seed recorded in the table")
+        choose_seed(args.operator, args.seed_kernel)
     if args.mode == "measure":
         return measure_space(args.operator, args.table, args.workloads, parse_fix(args.fix), args.retry_failed)
     if args.mode == "synthetic" and args.operator not in MODELS:

@@ -79,7 +79,7 @@ def test_fixed_sub_space_is_the_only_space_every_arm_searches(tmp_path: Path) ->
     assert "num_warps=4" in (tmp_path / "controller_efficiency_sub_measured_b10.md").read_text()
     with pytest.raises(SystemExit, match="not in the seed space"):
         mod.space_seed("rmsnorm_h4096", {"num_warps": 3})
-    with pytest.raises(SystemExit, match="another operator, workload set or --fix"):
+    with pytest.raises(SystemExit, match="another operator, seed, workload set or --fix"):
         mod.measure_space("rmsnorm_h4096", table, 4, {"num_warps": 8})
 
 
@@ -191,3 +191,23 @@ def test_reach_within_counts_near_ties_and_the_censored_ratio_counts_misses(tmp_
         (censored[1] + censored[2]) / 2)
     with pytest.raises(SystemExit):
         mod.main(["--mode", "table", "--table", str(table), "--out", str(tmp_path / "x.json")])
+
+
+def test_an_operator_with_several_seeds_searches_the_named_one() -> None:
+    mod = _module()
+    prefill = "gdn_prefill_qk4_v8_d128_k_last"
+    try:
+        with pytest.raises(SystemExit, match="3 seeds .*--seed-kernel"):
+            mod.space_seed(prefill)
+        mod.choose_seed(prefill, "gdn_prefill_recurrent")
+        assert mod.space_seed(prefill).spec.name == "gdn_prefill_recurrent"
+        assert {p.name.rsplit("_", 1)[0] for p in mod.space_points(prefill)} == {"gdn_prefill_recurrent"}
+        with pytest.raises(SystemExit, match="not a seed of"):
+            mod.choose_seed(prefill, "nope")
+    finally:
+        mod.choose_seed(prefill, None)
+    # the seed a table was measured from: recorded, else read off its point names
+    assert mod.table_seed({"seed": "s"}) == "s"
+    assert mod.table_seed({"names": {"h1": "gdn_decode_vtile_17f0b93b", "h2": "gdn_decode_vtile_225c0ab1"}}) == \
+        "gdn_decode_vtile"
+    assert mod.table_seed({"names": {"h1": "a_1", "h2": "b_2"}}) is None
