@@ -14,6 +14,11 @@
 #      batch 8, BV=8 / 1 warp above: in the decode table 15.02 vs 15.57 us at batch 48 and 19.04 vs 20.26 at 64,
 #      where fla's kernel, which uses that shape, reads 0.83 of the memory roofline against our 0.77)
 #      -> benchmarks/results/contest_decode_scratch_ae.md (issue 7's target: >= 1.10x vs fla on the mean).
+#   2b. The new persistent GDN decode seed gdn_decode_persistent (PROGRAMS_PER_SM programs per SM walk the state
+#      tiles in a software-pipelined loop, so loads of the next tile overlap the stores of this one; CPU-checked
+#      only): its GPU seed tests, then all 54 workloads -> profiles_v/decode_ae_persistent.jsonl (compare with
+#      the retained kernel's contest traces and the dispatch of step 2 by benchmarks/dispatch_plan.py).
+#      Its space (60 points, 7 workloads) is measured last (step 6) -> controller_space_gdn_decode_persistent_h200.json.
 #   3. MoE small-seq GEMM2 shape: the sub-space BLOCK_N2 x num_stages at the small band's point (BLOCK_M 16,
 #      BLOCK_N 64, 4 warps, bf16, gather combine, Triton routing; the earlier tables fixed BLOCK_N2=128 and
 #      num_stages=3: at T <= 80 GEMM2 streams each routed expert's 14 MiB of W2 through 7168/BLOCK_N2 programs per
@@ -22,7 +27,8 @@
 #   4. Profiles (torch.profiler kernel table + Nsight Compute metrics): the MoE retained point at seq_len 1 and
 #      14,107 (GEMM2 ran at 58 TFLOP/s with the fp32 intermediate; what now with bf16?) -> profiles_v/profile_moe_bf16.json;
 #      the WY GDN prefill seed on the 8,192-token / 20-sequence workload (fla's kernels: 190 us) -> profile_wy_prefill.json.
-#   5. The two points of the fp32 MoE sub-space still unmeasured (--retry-failed; cut by call AD's limit).
+#   6. The persistent decode seed's space (above).
+#   7. The two points of the fp32 MoE sub-space still unmeasured (--retry-failed; cut by call AD's limit).
 # Usage (carry .whl):  CALL=ae END_BY=<limit - 60> bash scripts/gpu_session_ae.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -30,6 +36,7 @@ source scripts/gpu_env.sh
 session_setup
 DEC=gdn_decode_qk4_v8_d128_k_last
 keep_packed "results_${CALL}" "$P" 'benchmarks/results/controller_space_moe_*h200.json' \
+  'benchmarks/results/controller_space_gdn_decode_persistent_h200.json' \
   'benchmarks/results/contest_decode_scratch*'
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   evaluate_once "$P/moe_ae_d80.jsonl" $MOE "operators/$MOE/solutions/dispatch/bf16_m16n64_m32_80.json"
@@ -37,6 +44,8 @@ keep_packed "results_${CALL}" "$P" 'benchmarks/results/controller_space_moe_*h20
   step "$(left)" python3 benchmarks/contest.py --operators $DEC --baselines fla \
     --solution "$DEC=operators/$DEC/solutions/dispatch/bv8_w8_w1_8.json" --budget-s 100000 \
     --name decode_scratch_ae --traces "$P/contest_scratch_ae" --resume
+  [ -f "$P/decode_ae_persistent.jsonl" ] || step "$(left)" python3 -m pytest -q -m gpu tests/test_seeds.py -k persistent
+  evaluate_once "$P/decode_ae_persistent.jsonl" $DEC "operators/$DEC/solutions/seeds/gdn_decode_persistent"
   measure_space $MOE benchmarks/results/controller_space_moe_bf16_m16_h200.json \
     --fix COMBINE=gather INTER_DTYPE=bf16 BLOCK_M=16 BLOCK_N=64 num_warps=4 ROUTE=triton
   [ -f "$P/profile_moe_bf16.json" ] || step "$(left)" python3 -m kernelopt.cli.main evaluate operator=$MOE \
@@ -47,6 +56,8 @@ keep_packed "results_${CALL}" "$P" 'benchmarks/results/controller_space_moe_*h20
     "solution='operators/$PRE/solutions/seeds/gdn_prefill_chunked_wy'" harness.time_reference=false \
     "workloads=[546aba8e-e39a-590a-8949-b2a4b5e09890]" output=$P/profiled_wy_prefill.jsonl \
     profile=$P/profile_wy_prefill.json
+  measure_space $DEC benchmarks/results/controller_space_gdn_decode_persistent_h200.json \
+    --seed-kernel gdn_decode_persistent
   measure_space $MOE benchmarks/results/controller_space_moe_h200.json \
     --fix COMBINE=gather INTER_DTYPE=fp32 BLOCK_N2=128 num_stages=3 ROUTE=triton --retry-failed
 ) &

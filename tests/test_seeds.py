@@ -53,6 +53,11 @@ POINTS: dict[str, list[tuple[dict[str, Any], dict[str, int], dict[str, Any]]]] =
         ({"BV": 128, "num_warps": 8}, {"batch_size": 2}, {}),
         ({"BV": 64, "num_warps": 4}, {"batch_size": 2}, {"no_state": True}),
     ],
+    "gdn_decode_persistent": [  # CPU grid: 4 "SMs" x PROGRAMS_PER_SM programs, each walking several tiles
+        ({}, {"batch_size": 1}, {}),
+        ({"BV": 16, "num_warps": 4, "PROGRAMS_PER_SM": 4, "STAGES": 3}, {"batch_size": 2}, {"scale": 0.05}),
+        ({"BV": 32, "num_warps": 4, "PROGRAMS_PER_SM": 4, "STAGES": 1}, {"batch_size": 3}, {"no_state": True}),
+    ],
     # prefill options: "seq_lens" fixes the split of total_seq_len (default: a random composition,
     # as inputs.py draws), "no_state" passes state=None, "scale" a non-default scale
     "gdn_prefill_recurrent": [
