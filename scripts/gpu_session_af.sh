@@ -24,7 +24,8 @@ keep_packed "results_${CALL}" "$P" 'benchmarks/results/campaign_*_h200.*' mlruns
 campaign() {
   local op=$1 name=$2 sample=$3
   [ -f "$P/${name}_campaign_champion.json" ] && return 0
-  step $((CAMP_S + 60)) python3 -m kernelopt.cli.main optimize operator=$op operator.workload_sample=$sample \
+  local lim=$(( CAMP_S + 60 < $(left) - 130 ? CAMP_S + 60 : $(left) - 130 ))  # keep 2 min for export + summary
+  step "$lim" python3 -m kernelopt.cli.main optimize operator=$op operator.workload_sample=$sample \
     controller.max_candidates=12 controller.max_rounds=8 controller.wall_clock_s=$CAMP_S campaign.name=h200_$name
   step 60 python3 -m kernelopt.cli.main export $op --alias champion -o "$P/${name}_campaign_champion.json"
   step 60 python3 benchmarks/campaign_summary.py $op --name "campaign_${name}_af_h200" \
