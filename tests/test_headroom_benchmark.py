@@ -67,3 +67,13 @@ def test_cli_errors(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         mod.main(["--operator", DECODE, "--ours", str(tmp_path / "nope.jsonl"), "--baseline",
                   str(TRACES / "fla.jsonl")])
+
+
+def test_improve_all_lets_every_workload_reach_the_roofline() -> None:
+    mod = _module()
+    ours = {"a": 1.0, "b": 4.0}
+    base = {"a": 2.0, "b": 3.0}
+    bound = {"a": 0.5, "b": 2.0}
+    assert mod.ratio_at(1.0, ours, base, bound, improve_all=True) == pytest.approx(5.0 / 2.5)
+    assert mod.needed_fraction(2.0, ours, base, bound, improve_all=True) == pytest.approx(1.0, rel=1e-6)
+    assert mod.needed_fraction(2.1, ours, base, bound, improve_all=True) is None
