@@ -149,11 +149,10 @@ class HarnessEval:
 
     def __init__(self, operator: str) -> None:
         from kernelopt.executor import make_executor
-        from kernelopt.operators import official_settings
 
         self.op = load_operator(operator)
         self.executor = make_executor("auto")
-        self.settings = official_settings(operator, time_reference=False)
+        self.settings = judged_settings(operator)
         self.cache: dict[str, dict[str, float]] = {}
         self.device: str | None = None
 
@@ -232,6 +231,15 @@ def space_seed(operator: str, fix: dict[str, Any] | None = None) -> Any:
     return dataclasses.replace(s, spec=spec)
 
 
+def judged_settings(operator: str) -> Any:
+    """The settings `kernelopt evaluate` and benchmarks/contest.py judge a candidate by: the official preset with
+    the definition's own ``harness.json`` (e.g. the MoE's atol 1 / rtol 0.3 / 90 % matched), the reference not
+    timed."""
+    from kernelopt.cli.build import gpu_available, harness_settings
+
+    return harness_settings({"preset": "official", "time_reference": False}, operator, gpu_available())
+
+
 def space_points(operator: str, fix: dict[str, Any] | None = None) -> list[Solution]:
     """Every valid point of the operator's (single) seed space (or its ``fix`` sub-space), instantiated."""
     s = space_seed(operator, fix)
@@ -248,7 +256,6 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
     from kernelopt.controller.workloads import workload_size
     from kernelopt.data.records import EvalRequest
     from kernelopt.executor import make_executor
-    from kernelopt.operators import official_settings
 
     op = load_operator(operator)
     chosen = spread_order(list(op.workloads), workload_size)[:workloads] if workloads else list(op.workloads)
@@ -261,7 +268,7 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
                 fix=fix or {}, stamp=stamp())
     lat: dict[str, dict[str, float | None]] = data.setdefault("latency_ms", {})
     names: dict[str, str] = data.setdefault("names", {})
-    settings = official_settings(operator, time_reference=False)
+    settings = judged_settings(operator)
     todo = [sol for sol in space_points(operator, fix) if sol.hash() not in lat
             or (retry_failed and None in lat[sol.hash()].values())]
     print(f"{operator}: {len(lat)} points measured, {len(todo)} to go, {len(chosen)} workloads", flush=True)

@@ -172,10 +172,3 @@ def operator_settings(name: str) -> dict:
         raise DataError(f"{path}: unknown harness setting(s) {unknown}; known: {sorted(fields)}")
     parse_model(HarnessSettings, data, str(path))
     return dict(data)
-
-
-def official_settings(name: str, **overrides: object) -> HarnessSettings:
-    """The official harness settings with the definition's own ``harness.json`` (e.g. the MoE's contest
-    tolerances atol 1 / rtol 0.3 / 90 % matched) and then ``overrides`` applied: what a benchmark script
-    that builds its own requests must use, or it judges candidates by the default 1e-2 tolerances."""
-    return HarnessSettings(**{**operator_settings(name), **overrides})

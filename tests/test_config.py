@@ -12,6 +12,8 @@ from omegaconf.errors import ConfigKeyError, ValidationError
 from kernelopt.cli.main import CONF_DIR
 from kernelopt.cli.schema import register_schemas
 
+MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
+
 register_schemas()
 
 
@@ -115,3 +117,15 @@ def test_workload_sample_on_the_cpu_stays_within_the_smallest_workloads() -> Non
     assert len(cpu) == 3 and set(cpu) <= smallest
     gpu = campaign_config(cfg, on_gpu=True).workloads
     assert len(gpu) == 3 and max(sizes[u] for u in gpu) == 64
+
+
+def test_official_settings_carry_the_definitions_tolerances() -> None:
+    """What `kernelopt evaluate`, benchmarks/contest.py and controller_efficiency.py judge candidates by."""
+    from kernelopt.cli.build import harness_settings
+
+    moe = harness_settings({"preset": "official", "time_reference": False}, MOE, True)
+    assert (moe.atol, moe.rtol, moe.required_matched_ratio, moe.time_reference) == (1, 0.3, 0.9, False)
+    assert (moe.warmup, moe.iterations, moe.trials) == (10, 50, 3)
+    gemm = harness_settings({"preset": "official"}, "gemm_n4096_k4096", True)
+    assert (gemm.atol, gemm.rtol, gemm.required_matched_ratio) == (1e-2, 1e-2, 1.0)
+    assert harness_settings({"preset": "official", "atol": 0.5}, MOE, True).atol == 0.5

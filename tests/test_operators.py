@@ -16,7 +16,6 @@ from kernelopt.operators import (
     UnknownOperatorError,
     list_operators,
     load_operator,
-    official_settings,
     operator_settings,
 )
 from operator_helpers import load_script
@@ -87,15 +86,6 @@ def test_harness_overrides() -> None:
     assert operator_settings(PREFILL) == {"warmup": 1, "iterations": 5, "trials": 3}
     for name in (INDEXER, ATTENTION, DECODE, "rmsnorm_h4096", "fused_add_rmsnorm_h4096", "gemm_n4096_k4096"):
         assert operator_settings(name) == {}
-
-
-def test_official_settings_carry_the_definitions_tolerances() -> None:
-    moe = official_settings(MOE, time_reference=False)
-    assert (moe.atol, moe.rtol, moe.required_matched_ratio, moe.time_reference) == (1, 0.3, 0.9, False)
-    assert (moe.warmup, moe.iterations, moe.trials) == (10, 50, 3)
-    gemm = official_settings("gemm_n4096_k4096")
-    assert (gemm.atol, gemm.rtol, gemm.required_matched_ratio) == (1e-2, 1e-2, 1.0)
-    assert official_settings(MOE, atol=0.5).atol == 0.5
 
 
 def _axes(name: str) -> list[dict[str, int]]:
