@@ -260,6 +260,8 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
                                        for c in candidates}
     done: dict[str, set[str]] = {c.label: set() for c in candidates}
     timed_out: dict[str, set[Any]] = {c.label: set() for c in candidates}
+    timers: dict[str, set[str]] = {c.label: set() for c in candidates}  # every timer that ran (CUPTI falls back
+    # to CUDA events on calls over cupti_max_call_ms), not just the last request's
     if traces is not None:
         for c in candidates:
             (traces / op.name).mkdir(parents=True, exist_ok=True)
@@ -285,10 +287,8 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
             budget.charge(c.label, time.perf_counter() - t)
             run = runs[c.label]
             run["results"].extend(res.results)
-            # the timer that ran per workload (CUPTI falls back to CUDA events on calls over cupti_max_call_ms):
-            # the run's label lists every one, not just the last request's
-            ran = {r.latency.timer for r in res.results if r.latency and r.latency.timer} or {res.timer} - {None}
-            run["timer"] = "+".join(sorted(set((run["timer"] or "").split("+")) - {""} | ran)) or None
+            timers[c.label] |= {r.latency.timer for r in res.results if r.latency} or {res.timer} - {None}
+            run["timer"] = "+".join(sorted(timers[c.label])) or None
             run["environment"] = res.environment or run["environment"]
             timed_out[c.label] |= timed_out_shapes((r.axes, r.status) for r in res.results)
             for r in res.results:
