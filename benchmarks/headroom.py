@@ -59,10 +59,9 @@ def needed_fraction(target: float, ours: dict[str, float], base: dict[str, float
     return hi
 
 
-def headroom(operator: str, ours_file: Path, base_file: Path, target: float, axis: str | None,
-             improve_all: bool = False) -> dict[str, Any]:
-    """The per-band table and the fraction the target needs (JSON-ready)."""
-    op = load_operator(operator)
+def latencies(op: Any, ours_file: Path, base_file: Path) -> dict[str, Any]:
+    """Over the workloads both files passed: our, the baseline's and the lower-bound latency per UUID (ms), the
+    workloads, the solution names and the hardware the traces name."""
     (ours_all, ours_name, hw), (base_all, base_name, _) = passed(ours_file), passed(base_file)
     common = [w for w in op.workloads if w.uuid in ours_all and w.uuid in base_all]
     if not common:
@@ -70,14 +69,23 @@ def headroom(operator: str, ours_file: Path, base_file: Path, target: float, axi
     ceilings = load_ceilings(hw)
     roof = load_roofline(op.path)
     if ceilings is None or roof is None:
-        raise SystemExit(f"no device ceilings for {hw!r} or no roofline.py for {operator}: no bound to compare with")
+        raise SystemExit(f"no device ceilings for {hw!r} or no roofline.py for {op.name}: no bound to compare with")
     bounds = workload_bounds(roof, op.definition.const_axes, {w.uuid: w.axes for w in common}, ceilings)
+    return {"workloads": common, "ours_name": ours_name, "base_name": base_name, "hardware": hw,
+            "ours": {w.uuid: ours_all[w.uuid] for w in common}, "base": {w.uuid: base_all[w.uuid] for w in common},
+            "bound": {w.uuid: bounds[w.uuid]["bound_ms"] for w in common}}
+
+
+def headroom(operator: str, ours_file: Path, base_file: Path, target: float, axis: str | None,
+             improve_all: bool = False) -> dict[str, Any]:
+    """The per-band table and the fraction the target needs (JSON-ready)."""
+    op = load_operator(operator)
+    lat = latencies(op, ours_file, base_file)
+    common, ours, base, bound, hw = lat["workloads"], lat["ours"], lat["base"], lat["bound"], lat["hardware"]
+    ours_name, base_name = lat["ours_name"], lat["base_name"]
     axis = axis or op.definition.var_axes[0]
     if axis not in common[0].axes:
         raise SystemExit(f"--axis {axis}: not a var axis of {operator} ({sorted(common[0].axes)})")
-    ours = {w.uuid: ours_all[w.uuid] for w in common}
-    base = {w.uuid: base_all[w.uuid] for w in common}
-    bound = {w.uuid: bounds[w.uuid]["bound_ms"] for w in common}
     groups: dict[int, list[str]] = defaultdict(list)
     for w in common:
         groups[w.axes[axis]].append(w.uuid)

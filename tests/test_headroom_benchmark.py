@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kernelopt.operators import load_operator
 from operator_helpers import load_script
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,24 +43,10 @@ def test_decode_contest_traces(tmp_path: Path) -> None:
     assert r["ratio_now"] == pytest.approx(sums["fla"] / sums["retained"])
     assert all(0 < b["ours_fraction"] <= 1 and 0 < b["baseline_fraction"] <= 1 for b in r["bands"])
     need = r["needed_fraction"]
-    assert need is not None and mod.ratio_at(need, *_maps(r, mod)) >= 1.10 - 1e-9
+    lat = mod.latencies(load_operator(DECODE), TRACES / "retained.jsonl", TRACES / "fla.jsonl")
+    assert need is not None and mod.ratio_at(need, lat["ours"], lat["base"], lat["bound"]) >= 1.10 - 1e-9
     with pytest.raises(SystemExit, match="--axis"):
         mod.headroom(DECODE, TRACES / "retained.jsonl", TRACES / "fla.jsonl", 1.1, "seq_len_nope")
-
-
-def _maps(r, mod):  # the per-workload maps behind a headroom() result, rebuilt as the script does
-    from kernelopt.analysis.roofline import load_ceilings, load_roofline, workload_bounds
-    from kernelopt.operators import load_operator
-    from dispatch_plan import passed
-
-    op = load_operator(DECODE)
-    ours, _, hw = passed(TRACES / "retained.jsonl")
-    base, _, _ = passed(TRACES / "fla.jsonl")
-    ws = [w for w in op.workloads if w.uuid in ours and w.uuid in base]
-    b = workload_bounds(load_roofline(op.path), op.definition.const_axes, {w.uuid: w.axes for w in ws},
-                        load_ceilings(hw))
-    return ({w.uuid: ours[w.uuid] for w in ws}, {w.uuid: base[w.uuid] for w in ws},
-            {w.uuid: b[w.uuid]["bound_ms"] for w in ws})
 
 
 def test_cli_errors(tmp_path: Path) -> None:
