@@ -28,6 +28,15 @@ evaluate_once() {
   step "$(left)" bash -c "python3 -m kernelopt.cli.main evaluate operator=$op \"solution='$sol'\" \
     harness.time_reference=false output=$f.part resume=true; mv $f.part $f"
 }
+# profile_once NAME OPERATOR SOLUTION UUID,...: `kernelopt evaluate` of SOLUTION on those workloads with the
+# torch.profiler / Nsight Compute profile kept -> $P/profile_NAME.json (traces $P/profiled_NAME.jsonl), bounded
+# by what is left before END_BY; skipped once the profile exists.
+profile_once() {
+  local name=$1 op=$2 sol=$3 uuids=$4
+  [ -f "$P/profile_$name.json" ] && return 0
+  step "$(left)" python3 -m kernelopt.cli.main evaluate operator=$op "solution='$sol'" harness.time_reference=false \
+    "workloads=[$uuids]" output=$P/profiled_$name.jsonl profile=$P/profile_$name.json
+}
 # session_setup: the common start of the gpu_session_*.sh scripts: END_BY (default 540 s), CALL (default: the
 # script's suffix, gpu_session_<call>.sh), P (the profiles folder, created), the MOE and PRE definition names and
 # NGPU (GPUs on this machine; see second_gpu / one_gpu_waits).

@@ -48,14 +48,10 @@ keep_packed "results_${CALL}" "$P" 'benchmarks/results/controller_space_moe_*h20
   evaluate_once "$P/decode_ae_persistent.jsonl" $DEC "operators/$DEC/solutions/seeds/gdn_decode_persistent"
   measure_space $MOE benchmarks/results/controller_space_moe_bf16_m16_h200.json \
     --fix COMBINE=gather INTER_DTYPE=bf16 BLOCK_M=16 BLOCK_N=64 num_warps=4 ROUTE=triton
-  [ -f "$P/profile_moe_bf16.json" ] || step "$(left)" python3 -m kernelopt.cli.main evaluate operator=$MOE \
-    "solution='operators/$MOE/solutions/seeds/moe_grouped_fp8@BLOCK_M=32,INTER_DTYPE=bf16'" \
-    harness.time_reference=false "workloads=[e05c6c03-5603-4a1c-b34c-dcce0ecaeea4,5e8dc11c-f2a9-42d5-8dce-9419cbf34d5d]" \
-    output=$P/profiled_moe_bf16.jsonl profile=$P/profile_moe_bf16.json
-  [ -f "$P/profile_wy_prefill.json" ] || step "$(left)" python3 -m kernelopt.cli.main evaluate operator=$PRE \
-    "solution='operators/$PRE/solutions/seeds/gdn_prefill_chunked_wy'" harness.time_reference=false \
-    "workloads=[546aba8e-e39a-590a-8949-b2a4b5e09890]" output=$P/profiled_wy_prefill.jsonl \
-    profile=$P/profile_wy_prefill.json
+  profile_once moe_bf16 $MOE "operators/$MOE/solutions/seeds/moe_grouped_fp8@BLOCK_M=32,INTER_DTYPE=bf16" \
+    e05c6c03-5603-4a1c-b34c-dcce0ecaeea4,5e8dc11c-f2a9-42d5-8dce-9419cbf34d5d
+  profile_once wy_prefill $PRE "operators/$PRE/solutions/seeds/gdn_prefill_chunked_wy" \
+    546aba8e-e39a-590a-8949-b2a4b5e09890
   measure_space $DEC benchmarks/results/controller_space_gdn_decode_persistent_h200.json \
     --seed-kernel gdn_decode_persistent
   measure_space $MOE benchmarks/results/controller_space_moe_h200.json \
