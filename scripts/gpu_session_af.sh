@@ -3,6 +3,9 @@
 # platform (issues 7 and 9 ask for retained kernels "evaluated by the harness, logged as MLflow runs, promoted
 # through the registry gates"; so far both retained kernels come from contest sweeps of hand-picked points).
 # Queue (one GPU, in turn; every step is skipped once its output exists):
+#   0. The MoE contest sweep of the new retained kernel, the three-band dispatch bf16_m16n64_m32_m64_80_901.json
+#      (call AE: 1.0798 vs 1.1324 ms for the two-band one, `kernelopt evaluate` side by side); the reference and
+#      torch.compile traces are already there, so only the retained label runs (scripts/contest_resume.sh moe).
 #   1. `kernelopt optimize` on the MoE (offline generator within the seed's skills, evidence-driven controller,
 #      7 sampled workloads, CAMP_S seconds): the controller has to find the bf16 intermediate / row-tile moves
 #      itself from the seed's defaults (BLOCK_M 16, fp32). Its champion is exported from the registry
@@ -19,7 +22,9 @@ cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 session_setup
 CAMP_S=${1:-200}
-keep_packed "results_${CALL}" "$P" 'benchmarks/results/campaign_*_h200.*' mlruns
+T=benchmarks/results/traces_contest_h200
+keep_packed "results_${CALL}" "$P" 'benchmarks/results/campaign_*_h200.*' mlruns "$T/$MOE" \
+  'benchmarks/results/contest_*_h200_resumed*'
 # campaign OPERATOR NAME SAMPLE: one bounded campaign, its champion exported and summarised (skipped once exported)
 campaign() {
   local op=$1 name=$2 sample=$3
@@ -32,6 +37,7 @@ campaign() {
     --command "kernelopt optimize operator=$op operator.workload_sample=$sample controller.max_candidates=12 controller.max_rounds=8 controller.wall_clock_s=$CAMP_S (scripts/gpu_session_af.sh)"
 }
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  [ "$(wc -l < "$T/$MOE/retained.jsonl" 2>/dev/null || echo 0)" -ge 19 ] || step "$(left)" bash scripts/contest_resume.sh moe
   campaign $MOE moe 7
   campaign $PRE prefill 14
 ) &

@@ -21,7 +21,7 @@ SKILL_FILE = Path(__file__).resolve().parents[2] / "skills" / "bottlenecks.md"
 REQUIRED_THRESHOLDS = (
     "high_throughput_pct", "dominance_gap_pct", "low_throughput_pct", "occupancy_ratio_low",
     "theoretical_occupancy_low_pct", "registers_high", "waves_low", "host_gap_pct_high",
-    "kernels_per_call_high", "roofline_fraction_bound", "launch_floor_us",
+    "kernels_per_call_high", "short_kernel_us", "roofline_fraction_bound", "launch_floor_us",
 )
 
 
@@ -113,8 +113,13 @@ def _classify_metrics(metrics: dict[str, Any], thresholds: dict[str, float]) -> 
     if gap is not None and gap >= t["host_gap_pct_high"] and (kernels is None or kernels > 1):
         return out("launch_bound", f"host_gap_pct {gap:.1f} >= {t['host_gap_pct_high']:g} "
                                    f"with {kernels if kernels is not None else '?'} kernels per call", "host gaps")
-    if kernels is not None and kernels > t["kernels_per_call_high"] and (dram is None or dram < t["low_throughput_pct"]):
-        return out("launch_bound", f"{kernels:g} kernels per call > {t['kernels_per_call_high']:g}", "launches")
+    # many launches matter only when the kernels are short: 57 launches of 200 us mean (the MoE at 14,107 tokens,
+    # two GEMMs dominate) are not launch-bound, whatever the count
+    mean_us = _get(metrics, "mean_kernel_us")
+    if (kernels is not None and kernels > t["kernels_per_call_high"] and (dram is None or dram < t["low_throughput_pct"])
+            and (mean_us is None or mean_us < t["short_kernel_us"])):
+        short = "" if mean_us is None else f" of {mean_us:.1f} us mean < {t['short_kernel_us']:g}"
+        return out("launch_bound", f"{kernels:g} kernels per call > {t['kernels_per_call_high']:g}{short}", "launches")
     if dram is not None and sm is not None:
         hi = t["high_throughput_pct"]
         if dram >= hi and (dram - sm >= t["dominance_gap_pct"] or dram >= sm):

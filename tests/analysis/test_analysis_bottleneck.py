@@ -55,6 +55,15 @@ RECORDED = [
     # many short kernels and low throughput
     ("many_kernels", {"dram_throughput_pct": 8.0, "sm_throughput_pct": 6.0, "kernels_per_call": 9},
      "launch_bound", "launches"),
+    # many long kernels: the MoE at 14,107 tokens (campaign of call AF, 2026-12-01, H200): 57 launches per call
+    # (torch tile table) but 201 us mean and 7 % host gaps; GEMM2 keeps the SMs busy -> compute, not launches
+    ("moe_14107_long_kernels", {"achieved_occupancy_pct": 12.19, "dram_throughput_pct": 19.74, "host_gap_pct": 7.12,
+                                "kernels_per_call": 57.0, "l2_hit_rate_pct": 50.92, "mean_kernel_us": 201.26,
+                                "registers_per_thread": 255.0, "sm_throughput_pct": 66.33,
+                                "theoretical_occupancy_pct": 12.5, "waves_per_sm": 1503.09},
+     "compute_bound", "SM issue/pipes"),
+    ("many_short_kernels", {"dram_throughput_pct": 12.0, "sm_throughput_pct": 9.0, "kernels_per_call": 57.0,
+                            "mean_kernel_us": 3.5}, "launch_bound", "launches"),
     # memory % >> compute % but below the high mark, occupancy fine
     ("memory_gap", {"dram_throughput_pct": 55.0, "sm_throughput_pct": 20.0, "achieved_occupancy_pct": 70.0,
                     "theoretical_occupancy_pct": 100.0, "waves_per_sm": 8.0}, "memory_bound", "memory system"),
