@@ -25,17 +25,6 @@ CAMP_S=${1:-200}
 T=benchmarks/results/traces_contest_h200
 keep_packed "results_${CALL}" "$P" 'benchmarks/results/campaign_*_h200.*' mlruns "$T/$MOE" \
   'benchmarks/results/contest_*_h200_resumed*'
-# campaign OPERATOR NAME SAMPLE: one bounded campaign, its champion exported and summarised (skipped once exported)
-campaign() {
-  local op=$1 name=$2 sample=$3
-  [ -f "$P/${name}_campaign_champion.json" ] && return 0
-  local lim=$(( CAMP_S + 60 < $(left) - 130 ? CAMP_S + 60 : $(left) - 130 ))  # keep 2 min for export + summary
-  step "$lim" python3 -m kernelopt.cli.main optimize operator=$op operator.workload_sample=$sample \
-    controller.max_candidates=12 controller.max_rounds=8 controller.wall_clock_s=$CAMP_S campaign.name=h200_$name
-  step 60 python3 -m kernelopt.cli.main export $op --alias champion -o "$P/${name}_campaign_champion.json"
-  step 60 python3 benchmarks/campaign_summary.py $op --name "campaign_${name}_af_h200" \
-    --command "kernelopt optimize operator=$op operator.workload_sample=$sample controller.max_candidates=12 controller.max_rounds=8 controller.wall_clock_s=$CAMP_S (scripts/gpu_session_af.sh)"
-}
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   [ "$(wc -l < "$T/$MOE/retained.jsonl" 2>/dev/null || echo 0)" -ge 19 ] || step "$(left)" bash scripts/contest_resume.sh moe
   campaign $MOE moe 7
