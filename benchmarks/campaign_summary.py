@@ -72,6 +72,8 @@ def main() -> int:
         payload["champion_mean_speedup_vs_reference"] = statistics.fmean(speedups) if speedups else None
         md.append(f"\n## Champion: run `{champ.run_id}` (registry version {champ.version}), "
                   f"mean {champ.mean_latency_ms:.5f} ms\n")
+        if champ.provisional:
+            md.append(f"Provisional: promoted when the wall clock ran out, {champ.provisional}.\n")
         if speedups:
             md.append(f"Mean per-workload speedup vs the PyTorch reference: {statistics.fmean(speedups):.1f}x "
                       f"(min {min(speedups):.1f}x, max {max(speedups):.1f}x)\n")

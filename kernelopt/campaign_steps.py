@@ -250,6 +250,8 @@ class _Loop:
                 tags["p95_latency_ms"] = str(ev.value)
             elif ev.kind == "noise_floor":
                 tags["noise_floor"] = str(ev.value)
+            elif ev.kind == "provisional":
+                tags["provisional"] = f"{float(ev.value):g} full run(s) < {ev.detail.get('required_repeats')} required"
         version = self.store.register(self.definition.name, run, tags)
         self.store.set_champion(self.definition.name, version)
         self.promoted.append(run)

@@ -109,6 +109,32 @@ def test_campaign_end_to_end_then_resume_redoes_nothing(tmp_path):
     assert store.campaign_run(out.campaign_run_id).info.status == "FINISHED"  # left untouched
 
 
+@pytest.mark.slow
+def test_clock_spent_before_the_repeat_leaves_a_provisional_champion(tmp_path, monkeypatch):
+    """The campaign's clock runs out right after the first full sweep (the GDN prefill campaign of call AG on the
+    H200): with no champion registered, that sweep is promoted, tagged provisional, and the campaign stops."""
+    import kernelopt.tracking.state as state_mod
+
+    real = state_mod.time.time
+    late = type("LateClock", (), {"time": staticmethod(lambda: real() + 10_000)})
+
+    def progress(event, **info):
+        if event == "evaluated" and info.get("stage") == "sweep":
+            monkeypatch.setattr(state_mod, "time", late)
+
+    store = store_at(tmp_path)
+    with make_executor("cpu") as ex:
+        out = run_campaign(config(), store=store, executor=ex, generator=OfflineGenerator(seed=0), progress=progress)
+    assert out.stop_reason.startswith("wall-clock budget spent")
+    assert out.champion is not None and out.promoted == [out.champion.run_id]
+    state = store.load_state(out.campaign_run_id)
+    promote = [d for d in state.decisions if d.action == "promote"]
+    assert len(promote) == 1 and "provisionally" in promote[0].reason
+    assert not [c for c in state.candidates if c.stage == "repeat"]
+    assert store.version_by_alias(OP).tags["provisional"] == "1 full run(s) < 2 required"
+    assert store.get_champion(OP).provisional == "1 full run(s) < 2 required"
+
+
 def test_bad_configuration_fails_before_anything_is_written(tmp_path):
     store = store_at(tmp_path)
     gen = OfflineGenerator(seed=0)

@@ -127,7 +127,8 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
     champ = store.get_champion(ccfg.operator)
     if champ is not None:
         console.print(f"champion of {ccfg.operator}: run {champ.run_id} (registry version {champ.version}), "
-                      f"mean {champ.mean_latency_ms:.4f} ms")
+                      f"mean {champ.mean_latency_ms:.4f} ms"
+                      + (f" — provisional: {champ.provisional}" if champ.provisional else ""))
     else:
         console.print(f"no champion registered for {ccfg.operator}")
     console.print(f"resume with: kernelopt optimize operator={ccfg.operator} campaign.resume={outcome.campaign_run_id}")

@@ -2,7 +2,9 @@
 
 Checks, in order (the first that applies wins):
 
-1. wall clock spent -> ``stop`` (a hard stop, even with work pending);
+1. wall clock spent -> ``stop`` (a hard stop, even with work pending); when no champion is registered yet and
+   a solution passed every workload of a full run, ``promote`` it first, marked provisional (fewer full runs than
+   ``rules.repeats``: a registry step, not more evaluation);
 2. nothing evaluated yet -> ``generate`` with no parent, direction ``"baseline"`` (every seed
    at its defaults);
 3. gate passers without a sweep whose gate latency beats the best swept (and fully passed)
@@ -82,6 +84,24 @@ def _latency_ev(g: SolutionRuns, stage: str) -> Evidence:
                     detail={"stage": stage, "name": g.name, "full_runs": len(g.full)})
 
 
+def _provisional(groups: list[SolutionRuns], champion: ChampionInfo | None, rules: Rules, nf: float,
+                 base: list[Evidence], spent: str) -> Decision | None:
+    """At a wall-clock stop with no champion registered: ``promote`` the best fully passed solution even with
+    fewer than ``rules.repeats`` full runs (a registry step, no more evaluation), so a campaign cut by its clock
+    still leaves a champion to export; the ``provisional`` evidence row (and the version's tags) say so."""
+    best = best_full(groups)
+    if champion is not None or best is None:
+        return None
+    ok, gate_ev = gate(best, None, rules.model_copy(update={"repeats": 1}), noise_floor=nf)
+    if not ok:
+        return None
+    note = Evidence(kind="provisional", subject=best.run_id, value=len(best.full),
+                    detail={"required_repeats": rules.repeats, "reason": spent})
+    return Decision(action="promote", candidate_run_ids=[r.run_id for r in best.full], evidence=base + gate_ev + [note],
+                    reason=f"{spent} with no champion: promote {best.name} provisionally, mean {best.full_mean:.6g} ms "
+                           f"over {len(best.full)} full run(s) (< {rules.repeats} required), all PASSED")
+
+
 def _is_champion(g: SolutionRuns, champion: ChampionInfo | None) -> bool:
     return champion is not None and champion.run_id in {g.run_id, *(r.run_id for r in g.full)}
 
@@ -151,7 +171,8 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
         return Decision(action="stop", reason=reason, evidence=base)
 
     if state.elapsed_s >= budget.wall_clock_s:
-        return stop(f"wall-clock budget spent ({state.elapsed_s:.0f} s >= {budget.wall_clock_s:.0f} s)")
+        spent = f"wall-clock budget spent ({state.elapsed_s:.0f} s >= {budget.wall_clock_s:.0f} s)"
+        return _provisional(groups, champion, rules, nf, base, spent) or stop(spent)
 
     if not groups:
         if baseline_tries >= 2:

@@ -250,6 +250,7 @@ class ChampionInfo(Record):
     p95_latency_ms: float | None = None
     per_workload_ms: dict[str, float] = Field(default_factory=dict)
     noise_floor: float | None = None  # relative (e.g. 0.02 = 2 %)
+    provisional: str | None = None  # set when promoted at a wall-clock stop with fewer full runs than required
 
 
 class CampaignState(Record):

@@ -118,6 +118,7 @@ class RegistryMixin(StoreBase):
             run_id=mv.run_id, version=str(mv.version), mean_latency_ms=mean,
             p95_latency_ms=metrics.get(names.P95_MS) if p95 is None else p95,
             per_workload_ms=names.per_workload(metrics), noise_floor=_float(tags, "noise_floor"),
+            provisional=tags.get("provisional"),
         )
 
     def download_solution(self, run_id: str) -> Solution:

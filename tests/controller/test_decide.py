@@ -123,6 +123,23 @@ def test_wall_clock_is_a_hard_stop_even_with_work_pending():
     assert d.action == "stop" and "wall-clock" in d.reason
 
 
+def test_wall_clock_without_champion_promotes_the_best_full_run_provisionally():
+    # the GDN prefill campaign of call AG (H200, 2026-12-01) stopped on its clock with one swept finalist and no
+    # champion: nothing to export. Now the best fully passed solution is registered, marked provisional.
+    s = state(rec("g1", "a", "gate", 1.0), rec("g2", "b", "gate", 1.5), rec("s1", "a", "sweep", 2.0),
+              rec("s2", "b", "sweep", 2.6), decisions=[baseline()], elapsed=100.0)
+    d = decide(s, BUDGET, RULES)
+    assert d.action == "promote" and d.candidate_run_ids == ["s1"] and "provisionally" in d.reason
+    prov = next(e for e in d.evidence if e.kind == "provisional")
+    assert prov.subject == "g1" and prov.value == 1 and prov.detail["required_repeats"] == RULES.repeats
+    # with a champion registered, or no fully passed run, the clock is a plain stop
+    champ = s.model_copy(update={"champion": ChampionInfo(run_id="old", mean_latency_ms=9.0)})
+    assert decide(champ, BUDGET, RULES).action == "stop"
+    failed = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", None, passed=3), decisions=[baseline()],
+                   elapsed=100.0)
+    assert decide(failed, BUDGET, RULES).action == "stop"
+
+
 def test_candidate_budget_stops_generation_but_pending_work_finishes():
     b = Budget(max_candidates=2, max_rounds=5, patience=5)
     s = state(rec("g1", "a", "gate", 1.0), rec("g2", "b", "gate", 2.0), decisions=[baseline()])
