@@ -105,6 +105,9 @@ def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator:
     workloads = select_workloads(op.workloads, cfg.workloads, cfg.workload_limit)
     if not workloads:
         raise ValueError(f"operator '{cfg.operator}' has no workloads to run")
+    wrong = [f"{s.name} ({s.definition})" for s in cfg.include if s.definition != cfg.operator]
+    if wrong:
+        raise ValueError(f"campaign.include: {', '.join(wrong)}: not solutions of '{cfg.operator}'")
     run_id, resumed = _open(cfg, store, generator, workloads)
     loop = _Loop(cfg, store, executor, generator, emit, op.definition, op.workloads)
     loop.run_id = run_id

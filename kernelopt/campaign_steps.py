@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -135,17 +136,21 @@ class _Loop:
             mode=self.cfg.mode, history=state.candidates, skills=self.cfg.skills, seed=self.cfg.seed,
             decision=decision)
         proposals = self.generator.propose(ctx)
-        self.emit("proposed", count=len(proposals), names=[s.name for s in proposals])
+        included = list(self.cfg.include) if decision.direction == "baseline" else []
+        self.emit("proposed", count=len(proposals) + len(included), names=[s.name for s in proposals + included])
         log = take_log(self.generator)
         for h, arts in log.artifacts.items():
             self.llm_logs[h] = {"artifacts": arts, "metrics": log.metrics.get(h) or {}}
         for failure in log.failures:
             self.emit("proposal_failed", reason=failure.reason)
         archive_failures(self.store, self.run_id, log.failures)
-        self.gate_new(state, decision, proposals, generator=self.generator.name)
+        self.gate_new(state, decision, proposals + included, generator=self.generator.name,
+                      included={s.hash() for s in included})
 
-    def gate_new(self, state: CampaignState, decision: Decision, proposals: list[Solution], generator: str) -> None:
-        """Gate the proposals not evaluated yet (here or, adopted, in an earlier campaign)."""
+    def gate_new(self, state: CampaignState, decision: Decision, proposals: list[Solution], generator: str,
+                 included: Collection[str] = ()) -> None:
+        """Gate the proposals not evaluated yet (here or, adopted, in an earlier campaign); those whose hash is
+        in ``included`` (``campaign.include``) are recorded with generator ``include``."""
         jobs: list[tuple[Solution, dict[str, Any]]] = []
         seen: set[str] = set()
         for sol in proposals:
@@ -161,8 +166,8 @@ class _Loop:
                 self.emit("skipped", stage="gate", solution=sol.name, existing=done)
                 continue
             jobs.append((sol, {
-                "settings_key": self.key, "generator": generator, "mode": self.cfg.mode,
-                "parent_run_id": decision.parent_run_id, "direction": decision.direction,
+                "settings_key": self.key, "generator": "include" if h in included else generator,
+                "mode": self.cfg.mode, "parent_run_id": decision.parent_run_id, "direction": decision.direction,
                 "directions": kernelopt_extra(sol).get("directions"), "campaign_seed": self.cfg.seed,
                 "model": kernelopt_extra(sol).get("model"),
             }))

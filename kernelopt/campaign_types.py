@@ -43,6 +43,9 @@ class CampaignConfig(BaseModel):
             (artefact ``bands.json``) and let the controller choose band and direction from it.
         profile_bands: With ``evidence`` on a device with ceilings (a GPU), profile the baseline on one
             workload per band and classify those bands from the profiles (``source: "profile"``).
+        include: Solutions gated beside the generator's proposals in the baseline round (e.g. a hand-made
+            dispatch or an earlier retained kernel), so the controller may sweep, repeat and promote them through
+            the same registry gates and generate from them (their parameters, if any, are a seed point's).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -64,6 +67,7 @@ class CampaignConfig(BaseModel):
     record: dict[str, Any] = Field(default_factory=dict)
     evidence: bool = True
     profile_bands: bool = True
+    include: list[Solution] = Field(default_factory=list)
 
 
 #: Campaign artefact holding the evidence bundle (kernelopt.analysis.campaign_analysis).

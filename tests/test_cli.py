@@ -166,3 +166,34 @@ def test_evaluate_a_seed_point_from_the_command_line(tmp_path: Path) -> None:
     want = load_solution_arg(f"{SEED}@num_warps=4,variant=two_pass", None).name
     trace = json.loads((tmp_path / "t.jsonl").read_text().splitlines()[0])
     assert trace["solution"] == want and trace["evaluation"]["status"] == "PASSED"
+
+
+@pytest.mark.slow
+def test_optimize_gates_included_solutions_beside_the_seeds(tmp_path: Path) -> None:
+    """`campaign.include`: a seed point (and any Solution) joins the baseline round, recorded with generator
+    `include`, so it can be swept, repeated and promoted through the same gates; a solution of another
+    definition is one clear error before any work."""
+    db = tmp_path / "store" / "mlflow.db"
+    db.parent.mkdir()
+    point = f"{SEED}@num_warps=4,variant=two_pass,BLOCK_H=1024"
+    r = _cli(["optimize", f"campaign.include=['{point}']", "controller=smoke", "controller.max_candidates=2",
+              "controller.repeats=1", "operator.cpu_workload_limit=2", "operator.gate_size=1",
+              f"tracking.uri=sqlite:///{db}", *TINY], tmp_path, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    from kernelopt.cli.tasks import load_solution_arg
+
+    want = load_solution_arg(point, None).name
+    con = sqlite3.connect(db)
+    gens = dict(con.execute(
+        "select r.name, p.value from runs r join params p on p.run_uuid = r.run_uuid where p.key = 'generator'"))
+    assert gens.get(f"{want}:gate") == "include", gens
+    assert "offline" in gens.values()  # the seed at its defaults, from the generator, in the same round
+
+    gemm = ROOT / "operators" / "gemm_n4096_k4096" / "solutions" / "seeds" / "gemm_tiled"
+    r = _cli(["optimize", f"campaign.include=['{gemm}']", "controller=smoke",
+              f"tracking.uri=sqlite:///{tmp_path / 'other.db'}", *TINY], tmp_path)
+    assert r.returncode == 2 and "not solutions of 'rmsnorm_h4096'" in r.stderr, r.stderr[-2000:]
+    if (tmp_path / "other.db").exists():  # the store may be opened, but no campaign run is written
+        con = sqlite3.connect(tmp_path / "other.db")
+        if con.execute("select count(*) from sqlite_master where name = 'runs'").fetchone()[0]:
+            assert con.execute("select count(*) from runs").fetchone()[0] == 0

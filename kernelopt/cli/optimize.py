@@ -17,6 +17,7 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
     """Map the composed Hydra config onto a ``CampaignConfig``."""
     from kernelopt.analysis.failures import load_failure_table
     from kernelopt.campaign import CampaignConfig
+    from kernelopt.cli.tasks import load_solution_arg
     from kernelopt.controller import Budget, Rules
 
     c = cfg.controller
@@ -44,7 +45,7 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
         budget=budget, rules=rules, mode=mode, resume=cfg.campaign.resume, seed=cfg.campaign.seed,
         workloads=wanted, workload_limit=limit, profile_bands=bool(c.profile_bands),
         name=cfg.campaign.name, tags={"device": "gpu" if on_gpu else "cpu-interpreter"},
-        record={"hydra": record})
+        record={"hydra": record}, include=[load_solution_arg(str(p), cfg) for p in cfg.campaign.include or []])
 
 
 class LiveDisplay:

@@ -164,11 +164,12 @@ class TrackingConf:
 
 @dataclass
 class CampaignConf:
-    """One campaign: resume id, seed, name."""
+    """One campaign: resume id, seed, name, and solutions to gate beside the seeds in the baseline round."""
 
     resume: str | None = None
     seed: int = 0
     name: str | None = None
+    include: list[str] = field(default_factory=list)
 
 
 @dataclass
