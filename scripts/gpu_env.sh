@@ -109,18 +109,19 @@ sweeps_gpu1() {
   SUFFIX=_gpu1 EXTRA="--baselines reference fla" step "$(left)" bash scripts/contest_resume.sh gdn_decode
   SUFFIX=_gpu1 EXTRA="--baselines reference fla" step "$(left)" bash scripts/contest_resume.sh gdn_prefill
 }
-# campaign OPERATOR NAME SAMPLE: one bounded `kernelopt optimize` (offline generator, evidence controller, SAMPLE
-# workloads, at most CAMP_S seconds of decisions and fewer when less is left before END_BY: 200 s stay for the
-# last evaluation, the registry export and the summary), its champion exported from the registry to
+# campaign OPERATOR NAME SAMPLE [OVERRIDE...]: one bounded `kernelopt optimize` (offline generator, evidence
+# controller, SAMPLE workloads, at most CAMP_S seconds of decisions and fewer when less is left before END_BY: 200 s
+# stay for the last evaluation, the registry export and the summary; OVERRIDEs are more Hydra overrides, e.g.
+# "campaign.include=[...]", no spaces inside one), its champion exported from the registry to
 # $P/NAME_campaign_champion.json and summarised (benchmarks/results/campaign_NAME_CALL_h200.{md,json}); skipped
 # once the champion file exists.
 campaign() {
-  local op=$1 name=$2 sample=$3
+  local op=$1 name=$2 sample=$3; shift 3
   [ -f "$P/${name}_campaign_champion.json" ] && return 0
   local wall=$(( ${CAMP_S:-200} < $(left) - 200 ? ${CAMP_S:-200} : $(left) - 200 ))
   [ "$wall" -lt 30 ] && { echo "=== $(date +%T) skipped, ${wall}s of campaign left: $name" | tee -a "${L:-$OUT/session.log}"; return 0; }
   local args="operator=$op operator.workload_sample=$sample controller.max_candidates=12 controller.max_rounds=8"
-  args="$args controller.wall_clock_s=$wall campaign.name=h200_$name"
+  args="$args controller.wall_clock_s=$wall campaign.name=h200_$name $*"
   step $(( wall + 80 )) python3 -m kernelopt.cli.main optimize $args
   step 60 python3 -m kernelopt.cli.main export "$op" --alias champion -o "$P/${name}_campaign_champion.json"
   step 60 python3 benchmarks/campaign_summary.py "$op" --name "campaign_${name}_${CALL}_h200" \
