@@ -5,6 +5,9 @@
 # the seeds, so the evidence controller sweeps, repeats and promotes them through the same gates (the registry
 # champion then *is* the retained kernel) and spends the rest of its budget trying to beat them. A campaign cut by
 # its clock now still promotes its best fully passed solution (tagged provisional).
+#   0. `python3 benchmarks/launch_overhead.py` (~1 min): what one more Triton launch costs a call on the official
+#      timer, through `kernel[grid](...)` and through a warmed-up compiled kernel's launcher -> whether a low-overhead
+#      launch path for the seeds' multi-kernel calls (MoE 5 launches, DSA 2, WY prefill 2) is worth building.
 #   1. MoE: include the retained three-band dispatch -> profiles_v/moe_inc_campaign_champion.json,
 #      benchmarks/results/campaign_moe_inc_ah_h200.{md,json}.
 #   2. GDN prefill: include the retained dispatch recurrent_wy_401.json -> prefill_inc_*.
@@ -22,8 +25,9 @@ session_setup
 CAMP_S=${1:-150}
 DEC=gdn_decode_qk4_v8_d128_k_last
 keep_packed "results_${CALL}" "$P" 'benchmarks/results/campaign_*_h200.*' mlruns \
-  'benchmarks/results/controller_space_gdn_decode_persistent_h200.json'
+  'benchmarks/results/controller_space_gdn_decode_persistent_h200.json' 'benchmarks/results/launch_overhead_*'
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  [ -f benchmarks/results/launch_overhead_h200.json ] || step 120 python3 benchmarks/launch_overhead.py
   campaign $MOE moe_inc 7 "campaign.include=[operators/$MOE/solutions/dispatch/bf16_m16n64_m32_m64_80_901.json]"
   campaign $PRE prefill_inc 14 "campaign.include=[operators/$PRE/solutions/dispatch/recurrent_wy_401.json]"
   campaign $DEC decode_inc 7 "campaign.include=[operators/$DEC/solutions/dispatch/bv8_w8_w1_8.json]"
