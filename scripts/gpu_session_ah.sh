@@ -14,7 +14,7 @@
 #   3. GDN decode: include the retained dispatch bv8_w8_w1_8.json -> decode_inc_*.
 #   4. Profiles (torch.profiler + Nsight Compute) of the MoE retained dispatch at seq_len 1 and 14,107 (where do the
 #      4.0 ms of the large band go: GEMM1 vs GEMM2 TFLOP/s) and of the WY prefill seed at 8,192 tokens.
-#   5. The persistent decode seed's space, 32 points left of 60 (resumed point by point).
+#   5. The persistent decode seed's space (complete since call AG: a no-op unless points failed).
 # Then, here: `kernelopt export` files vs operators/<def>/retained/solution.json (same kernel -> write in the summary
 # that the retained kernel is the registry champion of campaign <id>; a faster champion -> contest sweep it).
 # Usage (carry .whl):  CALL=ah END_BY=<limit - 60> bash scripts/gpu_session_ah.sh [CAMP_S]
