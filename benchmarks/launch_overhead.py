@@ -85,8 +85,7 @@ def _call(path: str, kern: Any, args: list[Any], consts: dict[str, Any], k: int,
         return fn
     if path == "compiled":
         compiled = kern.warmup(*args, **consts, grid=grid)
-        names = list(kern.arg_names)
-        full = [consts[n] if n in consts else args[names.index(n)] for n in names]  # signature order
+        full = [*args, *(consts[n] for n in kern.arg_names[len(args):])]  # every parameter, signature order
         runner = compiled[(1, 1, 1)]
 
         def fn() -> None:

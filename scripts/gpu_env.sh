@@ -38,7 +38,7 @@ profile_once() {
     "workloads=[$uuids]" output=$P/profiled_$name.jsonl profile=$P/profile_$name.json
 }
 # session_setup: the common start of the gpu_session_*.sh scripts: END_BY (default 540 s), CALL (default: the
-# script's suffix, gpu_session_<call>.sh), P (the profiles folder, created), the MOE and PRE definition names and
+# script's suffix, gpu_session_<call>.sh), P (the profiles folder, created), the MOE, PRE and DEC definition names and
 # NGPU (GPUs on this machine; see second_gpu / one_gpu_waits).
 session_setup() {
   END_BY=${END_BY:-540}
@@ -47,6 +47,7 @@ session_setup() {
   mkdir -p "$P"
   MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
   PRE=gdn_prefill_qk4_v8_d128_k_last
+  DEC=gdn_decode_qk4_v8_d128_k_last
   NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 }
 # second_gpu: the GPU of a script's second queue (1, or 0 on a one-GPU machine); one_gpu_waits PID: on a one-GPU

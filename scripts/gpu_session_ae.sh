@@ -34,7 +34,6 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 session_setup
-DEC=gdn_decode_qk4_v8_d128_k_last
 keep_packed "results_${CALL}" "$P" 'benchmarks/results/controller_space_moe_*h200.json' \
   'benchmarks/results/controller_space_gdn_decode_persistent_h200.json' \
   'benchmarks/results/contest_decode_scratch*'

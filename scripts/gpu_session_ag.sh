@@ -14,7 +14,6 @@ cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 session_setup
 CAMP_S=${1:-200}
-DEC=gdn_decode_qk4_v8_d128_k_last
 keep_packed "results_${CALL}" "$P" 'benchmarks/results/campaign_*_h200.*' mlruns \
   'benchmarks/results/controller_space_gdn_decode_persistent_h200.json'
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"

@@ -14,7 +14,6 @@
 #   3. GDN decode: include the retained dispatch bv8_w8_w1_8.json -> decode_inc_*.
 #   4. Profiles (torch.profiler + Nsight Compute) of the MoE retained dispatch at seq_len 1 and 14,107 (where do the
 #      4.0 ms of the large band go: GEMM1 vs GEMM2 TFLOP/s) and of the WY prefill seed at 8,192 tokens.
-#   5. The persistent decode seed's space (complete since call AG: a no-op unless points failed).
 # Then, here: `kernelopt export` files vs operators/<def>/retained/solution.json (same kernel -> write in the summary
 # that the retained kernel is the registry champion of campaign <id>; a faster champion -> contest sweep it).
 # Usage (carry .whl):  CALL=ah END_BY=<limit - 60> bash scripts/gpu_session_ah.sh [CAMP_S]
@@ -23,9 +22,7 @@ cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 session_setup
 CAMP_S=${1:-150}
-DEC=gdn_decode_qk4_v8_d128_k_last
-keep_packed "results_${CALL}" "$P" 'benchmarks/results/campaign_*_h200.*' mlruns \
-  'benchmarks/results/controller_space_gdn_decode_persistent_h200.json' 'benchmarks/results/launch_overhead_*'
+keep_packed "results_${CALL}" "$P" 'benchmarks/results/campaign_*_h200.*' mlruns 'benchmarks/results/launch_overhead_*'
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   [ -f benchmarks/results/launch_overhead_h200.json ] || step 120 python3 benchmarks/launch_overhead.py
   campaign $MOE moe_inc 7 "campaign.include=[operators/$MOE/solutions/dispatch/bf16_m16n64_m32_m64_80_901.json]"
@@ -35,7 +32,5 @@ keep_packed "results_${CALL}" "$P" 'benchmarks/results/campaign_*_h200.*' mlruns
     e05c6c03-5603-4a1c-b34c-dcce0ecaeea4,5e8dc11c-f2a9-42d5-8dce-9419cbf34d5d
   profile_once wy_prefill $PRE "operators/$PRE/solutions/seeds/gdn_prefill_chunked_wy" \
     546aba8e-e39a-590a-8949-b2a4b5e09890
-  measure_space $DEC benchmarks/results/controller_space_gdn_decode_persistent_h200.json \
-    --seed-kernel gdn_decode_persistent
 ) &
 finish_session $!
