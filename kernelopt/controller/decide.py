@@ -2,9 +2,10 @@
 
 Checks, in order (the first that applies wins):
 
-1. wall clock spent -> ``stop`` (a hard stop, even with work pending); when no champion is registered yet and
-   a solution passed every workload of a full run, ``promote`` it first, marked provisional (fewer full runs than
-   ``rules.repeats``: a registry step, not more evaluation);
+1. wall clock spent -> ``stop`` (a hard stop, even with work pending); a registry step costs no evaluation, so
+   first ``promote`` the best fully passed solution when it clears the gate of step 5 (its repeats finished
+   just as the clock ran out), else, when no champion is registered yet and a solution passed every workload of
+   a full run, ``promote`` that one marked provisional (fewer full runs than ``rules.repeats``);
 2. nothing evaluated yet -> ``generate`` with no parent, direction ``"baseline"`` (every seed
    at its defaults);
 3. gate passers without a sweep whose gate latency beats the best swept (and fully passed)
@@ -82,6 +83,22 @@ def _latency_ev(g: SolutionRuns, stage: str) -> Evidence:
     value = g.gate_mean if stage == "gate" else g.full_mean
     return Evidence(kind="latency", subject=g.run_id, value=value,
                     detail={"stage": stage, "name": g.name, "full_runs": len(g.full)})
+
+
+def _promote(groups: list[SolutionRuns], champion: ChampionInfo | None, rules: Rules, nf: float,
+             base: list[Evidence], prefix: str = "") -> Decision | None:
+    """Step 5: ``promote`` the best fully passed solution when it clears
+    :func:`kernelopt.controller.promotion.gate` (``None`` otherwise); ``prefix`` starts the reason."""
+    best = best_full(groups)
+    if best is None or _is_champion(best, champion):
+        return None
+    ok, gate_ev = gate(best, champion, rules, noise_floor=nf)
+    if not ok:
+        return None
+    vs = "no champion yet" if champion is None else f"champion {champion.mean_latency_ms:.6g} ms"
+    return Decision(action="promote", candidate_run_ids=[r.run_id for r in best.full], evidence=base + gate_ev,
+                    reason=f"{prefix}promote {best.name}: mean {best.full_mean:.6g} ms over "
+                           f"{len(best.full)} full run(s), all PASSED ({vs})")
 
 
 def _provisional(groups: list[SolutionRuns], champion: ChampionInfo | None, rules: Rules, nf: float,
@@ -172,7 +189,8 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
 
     if state.elapsed_s >= budget.wall_clock_s:
         spent = f"wall-clock budget spent ({state.elapsed_s:.0f} s >= {budget.wall_clock_s:.0f} s)"
-        return _provisional(groups, champion, rules, nf, base, spent) or stop(spent)
+        return (_promote(groups, champion, rules, nf, base, f"{spent}; ")
+                or _provisional(groups, champion, rules, nf, base, spent) or stop(spent))
 
     if not groups:
         if baseline_tries >= 2:
@@ -199,16 +217,10 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
                                f"{rules.repeats} full runs: "
                                + ", ".join(f"{g.name} ({len(g.full)} run(s), {g.full_mean:.6g} ms)" for g in repeat))
 
+    promote = _promote(groups, champion, rules, nf, base)
+    if promote is not None:
+        return promote
     best = best_full(groups)
-    if best is not None and not _is_champion(best, champion):
-        ok, gate_ev = gate(best, champion, rules, noise_floor=nf)
-        if ok:
-            vs = "no champion yet" if champion is None else f"champion {champion.mean_latency_ms:.6g} ms"
-            return Decision(action="promote", candidate_run_ids=[r.run_id for r in best.full],
-                            evidence=base + gate_ev,
-                            reason=f"promote {best.name}: mean {best.full_mean:.6g} ms over "
-                                   f"{len(best.full)} full run(s), all PASSED ({vs})")
-
     if state.analysis and best is not None:
         views = band_views(state.analysis, latencies_for(best, state.analysis))
         if roofline_reached(views, rules.roofline_target):

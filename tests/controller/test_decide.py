@@ -140,6 +140,24 @@ def test_wall_clock_without_champion_promotes_the_best_full_run_provisionally():
     assert decide(failed, BUDGET, RULES).action == "stop"
 
 
+def test_wall_clock_after_the_repeats_promotes_as_a_regular_champion():
+    # the MoE campaign of call AH (H200, 2026-12-01): the finalist's repeat ended just past the clock, so it had
+    # the full runs the rule asks, yet was promoted "provisionally (2 full runs < 2 required)". A registry step
+    # costs no evaluation: a finalist that clears the promotion gate is promoted as a regular champion.
+    s = state(rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 2.0), rec("r1", "a", "repeat", 2.02),
+              decisions=[baseline()], elapsed=100.0)
+    d = decide(s, BUDGET, RULES)
+    assert d.action == "promote" and sorted(d.candidate_run_ids) == ["r1", "s1"]
+    assert "wall-clock" in d.reason and "provisional" not in d.reason
+    assert "provisional" not in kinds(d)
+    # a champion already registered: a challenger with its repeats done is still promoted at the clock stop
+    beaten = s.model_copy(update={"champion": ChampionInfo(run_id="old", mean_latency_ms=9.0)})
+    assert decide(beaten, BUDGET, RULES).action == "promote"
+    # the champion itself is not promoted again: a plain stop
+    kept = s.model_copy(update={"champion": ChampionInfo(run_id="s1", mean_latency_ms=2.01)})
+    assert decide(kept, BUDGET, RULES).action == "stop"
+
+
 def test_candidate_budget_stops_generation_but_pending_work_finishes():
     b = Budget(max_candidates=2, max_rounds=5, patience=5)
     s = state(rec("g1", "a", "gate", 1.0), rec("g2", "b", "gate", 2.0), decisions=[baseline()])
