@@ -18,14 +18,14 @@ step() {
   timeout -k 5 "$t" "$@" >>"$log" 2>&1
   echo "=== rc=$? $(date +%T)" | tee -a "$log"
 }
-# evaluate_once FILE OPERATOR SOLUTION: `kernelopt evaluate` of SOLUTION (a path under the checkout) on every
-# workload of OPERATOR into FILE (written trace by trace as FILE.part and renamed when the run ends, failures
+# evaluate_once FILE OPERATOR SOLUTION [UUID,...]: `kernelopt evaluate` of SOLUTION (a path under the checkout) on
+# every workload of OPERATOR (or those UUIDs) into FILE (written trace by trace as FILE.part and renamed when the run ends, failures
 # recorded too), bounded by what is left before END_BY; skipped once FILE exists. A call cut short keeps FILE.part
 # (pack it), and the next call's run resumes it (`resume=true`) instead of starting again.
 evaluate_once() {
-  local f=$1 op=$2 sol=$3
+  local f=$1 op=$2 sol=$3 only=${4:+"workloads=[$4]"}
   [ -f "$f" ] && return 0
-  step "$(left)" bash -c "python3 -m kernelopt.cli.main evaluate operator=$op \"solution='$sol'\" \
+  step "$(left)" bash -c "python3 -m kernelopt.cli.main evaluate operator=$op \"solution='$sol'\" $only \
     harness.time_reference=false output=$f.part resume=true; mv $f.part $f"
 }
 # profile_once NAME OPERATOR SOLUTION UUID,...: `kernelopt evaluate` of SOLUTION on those workloads with the
