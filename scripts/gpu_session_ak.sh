@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Device call AK (2026-12-01, the session's last ~4 device minutes): call AJ measured the q8 seed at 4 stages
+# Device call AK (prepared 2026-12-01 for the next session: the device budget ran out before it could start). Call AJ
+# measured the q8 seed at 4 stages
 # (BLOCK_M 64 / N 128) at 1.50 / 4.27 / 4.67 ms on seq_len 901 / 11,948 / 14,107, below the new dispatch's own
 # 901 and large bands in the same call (1.90 / 4.96 / 5.06). Sweep the two-band dispatch bf16m16_q8m64s4_80.json
 # like a contest entry on all 19 workloads, then evaluate bf16m16_q8m16_q8m64_80_901.json right after (side by side).
