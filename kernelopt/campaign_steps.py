@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import time
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from kernelopt.analysis.campaign_analysis import analyse_operator, apply_profile
 from kernelopt.campaign_types import ANALYSIS_ARTIFACT, CampaignConfig, Progress, Store
 from kernelopt.data.definition import Definition
 from kernelopt.data.records import (
+    EVAL_WALL_S,
     CampaignState,
     CandidateRecord,
     Decision,
@@ -85,10 +87,13 @@ class _Loop:
             self.emit("evaluating", stage=stage, solutions=[s.name for s, _ in group], workloads=len(wls))
             reqs = [EvalRequest(definition=self.definition, solution=s, workloads=c, settings=self.cfg.harness)
                     for s, _ in group for c in chunks]
+            started = time.monotonic()
             results = self.executor.evaluate_many(reqs)
+            wall = (time.monotonic() - started) / len(group)  # the batch's wall time, per candidate
             for i, (sol, params) in enumerate(group):
                 result = _merge(results[i * len(chunks):(i + 1) * len(chunks)])
-                more = self.llm_logs.pop(sol.hash(), {}) if stage == "gate" else {}
+                more = dict(self.llm_logs.pop(sol.hash(), {})) if stage == "gate" else {}
+                more["metrics"] = {**more.get("metrics", {}), EVAL_WALL_S: wall}
                 run = self.store.log_candidate(self.run_id, sol, result, stage=stage, params=params,
                                                decision=decision, **more)
                 self.device = result.environment.get("hardware") or self.device

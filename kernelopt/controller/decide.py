@@ -34,6 +34,11 @@ Checks, in order (the first that applies wins):
    gated on that band's workloads (:func:`~kernelopt.controller.evidence.band_gate`) when the band is
    a strict part of the campaign's workloads, so a candidate that wins its band earns a sweep even if
    it loses elsewhere (and step 8 can later combine band winners).
+
+Last, wall-clock admission (:mod:`kernelopt.controller.timing`): a ``generate``, ``sweep`` or ``repeat`` whose
+evaluation would end past the wall clock, priced from the campaign's own recorded evaluation times, is cut to the
+runs that fit (best first), and when none fits it is not started: the decision is then step 1's (promote what
+clears the gate, else provisionally, else stop); either way with a ``time`` evidence row.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ from kernelopt.controller.promotion import champion_mean, gate
 from kernelopt.controller.search import choose_next
 from kernelopt.controller.selection import SolutionRuns, best_full, best_gate, group_by_solution, rank_key
 from kernelopt.controller.specialise import DISPATCH, plan_dispatch
+from kernelopt.controller.timing import admit
 from kernelopt.data.records import CampaignState, ChampionInfo, Decision, Evidence
 
 BASELINE = "baseline"
@@ -172,17 +178,52 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
     Returns:
         The decision, with the evidence it rests on and a human-readable reason.
     """
+    decision = _decide(state, budget, rules)
+    if decision.action not in ("generate", "sweep", "repeat"):
+        return decision
+    full = decision.action != "generate"
+    runs = len(decision.candidate_run_ids) if full else (decision.count or budget.candidates_per_round)
+    left = budget.wall_clock_s - state.elapsed_s
+    fit, late = admit(state.candidates, runs=runs, workloads=len(decision.workloads) or len(state.gate_workloads),
+                      full=full, left_s=left, action=decision.action, subject=state.campaign_run_id)
+    if late is None:
+        return decision
+    if fit >= 1:  # the best `fit` of them: sweep and repeat targets come best first
+        trimmed = ({"candidate_run_ids": decision.candidate_run_ids[:fit]} if full else {"count": fit})
+        return decision.model_copy(update={
+            **trimmed, "evidence": [*decision.evidence, late],
+            "reason": f"{decision.reason} — {fit} of {runs} (~{late.detail['per_run_s']:.0f} s each, "
+                      f"{left:.0f} s of wall clock left)"})
+    ends = (f"wall clock: the {decision.action} would take ~{late.value:.0f} s, {max(left, 0.0):.0f} s left "
+            f"(of {budget.wall_clock_s:.0f} s)")
+    groups, nf, base = _basics(state, budget, rules)
+    base = base + [late]
+    return (_promote(groups, state.champion, rules, nf, base, f"{ends}; ")
+            or _provisional(groups, state.champion, rules, nf, base, ends)
+            or Decision(action="stop", reason=ends, evidence=base))
+
+
+def _basics(state: CampaignState, budget: Budget, rules: Rules) -> tuple[list[SolutionRuns], float, list[Evidence]]:
+    """The solutions' run groups, the noise floor and the evidence rows every decision carries."""
     groups = group_by_solution(state.candidates)
     champion = state.champion
     default_nf = champion.noise_floor if champion and champion.noise_floor is not None else rules.noise_floor_default
     nf, nf_ev = noise_floor(groups, default_nf)
-    generations, rounds, since, baseline_tries = _rounds(state.decisions, budget.candidates_per_round)
+    generations, rounds, since, _ = _rounds(state.decisions, budget.candidates_per_round)
     gated = sum(g.gate is not None for g in groups)
     counts = Evidence(kind="counts", subject=state.campaign_run_id, value=gated,
                       detail={"gated": gated, "swept": sum(g.swept for g in groups), "generations": generations,
                               "rounds": round(rounds, 3), "rounds_since_promotion": round(since, 3),
                               "elapsed_s": state.elapsed_s})
-    base = [nf_ev, counts]
+    return groups, nf, [nf_ev, counts]
+
+
+def _decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
+    """Steps 1-10 of the module docstring (before the wall-clock admission of :func:`decide`)."""
+    groups, nf, base = _basics(state, budget, rules)
+    champion = state.champion
+    generations, rounds, since, baseline_tries = _rounds(state.decisions, budget.candidates_per_round)
+    gated = sum(g.gate is not None for g in groups)
 
     def stop(reason: str) -> Decision:
         return Decision(action="stop", reason=reason, evidence=base)

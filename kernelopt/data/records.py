@@ -216,6 +216,11 @@ class Decision(Record):
     evidence: list[Evidence] = Field(default_factory=list)
 
 
+#: Run metric: wall seconds a candidate's evaluation took (logged by the campaign, read back into
+#: ``CandidateRecord.eval_wall_s``; the controller prices evaluations with it).
+EVAL_WALL_S = "eval_wall_s"
+
+
 class CandidateRecord(Record):
     """The controller's view of one evaluated candidate (rebuilt from the tracking store)."""
 
@@ -234,6 +239,7 @@ class CandidateRecord(Record):
     status: str = "UNKNOWN"
     start_time: float = 0.0
     failure: str | None = None  # EvalResult.failure_line() of a run that did not pass every workload
+    eval_wall_s: float | None = None  # wall seconds its evaluation took (None: not recorded)
 
     @property
     def all_passed(self) -> bool:

@@ -9,6 +9,7 @@ import time
 from mlflow.entities import Run
 
 from kernelopt.data import CampaignState, CandidateRecord
+from kernelopt.data.records import EVAL_WALL_S
 from kernelopt.tracking import names
 from kernelopt.tracking.base import decode_long_tag
 from kernelopt.tracking.decisions import DecisionsMixin
@@ -39,6 +40,7 @@ def record_from_run(run: Run) -> CandidateRecord:
         status=tags.get(names.STATUS, "UNKNOWN"),
         start_time=run.info.start_time / 1000.0,
         failure=tags.get(names.FAILURE),
+        eval_wall_s=metrics.get(EVAL_WALL_S),
     )
 
 
