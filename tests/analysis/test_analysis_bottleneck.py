@@ -62,6 +62,14 @@ RECORDED = [
                                 "registers_per_thread": 255.0, "sm_throughput_pct": 66.33,
                                 "theoretical_occupancy_pct": 12.5, "waves_per_sm": 1503.09},
      "compute_bound", "SM issue/pipes"),
+    # the FP8-intermediate MoE dispatch at 14,107 tokens (call AJ, 2026-12-01, H200): its dominant kernel, GEMM1,
+    # holds two fp32 accumulators plus each K step's scaled partial products -> 254 registers, one 8-warp program
+    # per SM; neither unit is busy, and the register file, not latency, is what the directions must relieve
+    ("moe_q8_gemm1_14107", {"achieved_occupancy_pct": 12.47, "dram_throughput_pct": 23.43, "host_gap_pct": 22.73,
+                            "kernels_per_call": 57.0, "l2_hit_rate_pct": 60.59, "mean_kernel_us": 67.76,
+                            "registers_per_thread": 254.0, "sm_throughput_pct": 31.23,
+                            "theoretical_occupancy_pct": 12.5, "waves_per_sm": 217.7},
+     "occupancy_limited", "register pressure"),
     ("many_short_kernels", {"dram_throughput_pct": 12.0, "sm_throughput_pct": 9.0, "kernels_per_call": 57.0,
                             "mean_kernel_us": 3.5}, "launch_bound", "launches"),
     # memory % >> compute % but below the high mark, occupancy fine
