@@ -9,7 +9,6 @@ also that subprocess's script: ``python tests/test_seeds.py <seed_dir> <points-j
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
@@ -358,16 +357,12 @@ def _check_with_harness(seed, sol, axes: dict[str, int], opts: dict[str, Any], d
 
 
 def _import_entry(sol) -> Any:
-    tmp = Path(tempfile.mkdtemp(prefix="seedcheck_"))
-    for s in sol.sources:
-        (tmp / s.path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / s.path).write_text(s.content)
-    mod_name = f"seedcheck_{sol.hash()[:12]}"
-    spec = importlib.util.spec_from_file_location(mod_name, tmp / sol.spec.entry_file)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = mod
-    spec.loader.exec_module(mod)
-    return getattr(mod, sol.spec.entry_function)
+    """The entry function, imported as the harness does: the sources as one package (a seed's entry file may
+    import its sibling files relatively, e.g. ``from .base import ...``)."""
+    from kernelopt.harness.build_cache import import_entry_module, materialize
+
+    pkg = materialize(sol, "py", Path(tempfile.mkdtemp(prefix="seedcheck_")))
+    return getattr(import_entry_module(pkg, sol.spec.entry_file), sol.spec.entry_function)
 
 
 def _check_points(seed_dir: Path, points: list, device: str = "cpu") -> list[dict[str, Any]]:
