@@ -25,6 +25,9 @@ CASES = [  # T, local_expert_offset, H, I, params
     (5, 0, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 2}),
     (40, 96, 256, 256, {"BLOCK_M": 32, "BLOCK_N": 128, "BLOCK_N2": 256, "num_warps": 4, "num_stages": 3}),
     (23, 224, 384, 128, {"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 2}),
+    # LAUNCH="fast" (fastlaunch.py; in the interpreter every launch takes the JIT path: this checks the wiring)
+    (9, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 2,
+                       "LAUNCH": "fast"}),
 ]
 
 
@@ -92,10 +95,15 @@ def _check(dev: str) -> dict:
     for t, offset, h, i, params in CASES:
         cases += 1
         where = f"T={t} offset={offset} H={h} I={i} {params}"
-        mod.PARAMS.update(params)
+        mod.PARAMS.update({"LAUNCH": "jit", **params})
         logits, bias, x, x_s, w1, w1_s, w2, w2_s = _inputs(t, h, i, dev, gen)
         out = torch.empty(t, h, dtype=torch.bfloat16, device=dev)
         mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, out)
+        if params.get("LAUNCH") == "fast":  # a second call: on a GPU every launch goes through the cached launchers
+            again = torch.empty_like(out)
+            mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, again)
+            if not torch.equal(again, out):
+                failures.append(f"{where}: the second (cached-launcher) call differs from the first")
         ids, rw = base._route(logits, bias, 2.5)
         ref = _dense(ids, rw, x, x_s, w1, w1_s, w2, w2_s, offset)
         none_local = ~((ids - offset >= 0) & (ids - offset < 32)).any(dim=1)
