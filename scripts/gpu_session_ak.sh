@@ -7,9 +7,6 @@
 #   1. GDN prefill: the campaign including the retained dispatch recurrent_wy_401.json (calls AH and AJ were cut by
 #      this script's own time limit after their sweeps; the controller now admits only evaluations that fit the
 #      clock, so it ends with a champion: regular, or provisional when the repeat cannot fit).
-#   2. DSA indexer: the new seed dsa_indexer_fl (the retained seed's kernels, host steps before the first launch,
-#      launches through operators/_solution_lib/fastlaunch.py) then the retained seed, all 128 workloads each
-#      (side by side); first the GPU tests of fastlaunch and of the seed's points.
 # Usage (carry .whl):  CALL=ak END_BY=<limit - 60> bash scripts/gpu_session_ak.sh [CAMP_S]
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -23,9 +20,5 @@ keep_packed "results_${CALL}" "$P" 'benchmarks/results/contest_moe_scratch*' 'be
     --name moe_scratch_ak --traces "$P/contest_scratch_ak" --resume
   evaluate_once "$P/moe_ak_retained_all.jsonl" $MOE "operators/$MOE/solutions/dispatch/bf16m16_q8m16_q8m64_80_901.json"
   campaign $PRE prefill_inc 7 "campaign.include=[operators/$PRE/solutions/dispatch/recurrent_wy_401.json]"
-  IDX=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
-  step 120 python3 -m pytest -q -m gpu tests/test_fastlaunch.py tests/test_seeds.py -k "fastlaunch or dsa_indexer_fl"
-  evaluate_once "$P/indexer_ak_fl.jsonl" $IDX "operators/$IDX/solutions/seeds/dsa_indexer_fl"
-  evaluate_once "$P/indexer_ak_scores.jsonl" $IDX "operators/$IDX/solutions/seeds/dsa_indexer_scores"
 ) &
 finish_session $!
