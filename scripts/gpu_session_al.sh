@@ -9,6 +9,8 @@
 #      launches) then the retained dsa_indexer_scores, all 128 workloads each, side by side.
 #   2. MoE decode rows (seq_len 1, 7, 16, 32, 59, 80): q8 at BLOCK_M 16 / N 64 / 4 warps with LAUNCH=fast, then jit,
 #      then the retained dispatch.
+#   3. MoE large rows (901 / 11,948 / 14,107): GEMM1 holds 254 registers at BLOCK_N 128 (call AJ's Nsight Compute,
+#      12.5 % occupancy): q8 with BLOCK_N 64 at 8 and at 4 warps (half the accumulator registers per program).
 # Usage (carry .whl):  CALL=al END_BY=<limit - 60> bash scripts/gpu_session_al.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -27,5 +29,9 @@ W=$W,6230e838-67ca-41dd-a9d6-6f36b7676c6b,eedc63b2-c03b-4cf2-8d16-1f46566e3af7,8
   evaluate_once "$P/moe_al_q8_m16_fast.jsonl" $MOE "$Q@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast" $W
   evaluate_once "$P/moe_al_q8_m16_jit.jsonl" $MOE "$Q@BLOCK_M=16,BLOCK_N=64,num_warps=4" $W
   evaluate_once "$P/moe_al_retained.jsonl" $MOE "operators/$MOE/solutions/dispatch/bf16m16_q8m16_q8m64_80_901.json" $W
+  WL=1a4c6ba1-3cd2-4d7d-b716-84f2d52b69fc,58a34f27-7995-4155-8b46-f60a7225e20e,5e8dc11c-f2a9-42d5-8dce-9419cbf34d5d
+  evaluate_once "$P/moe_al_q8_default_large.jsonl" $MOE "$Q" $WL
+  evaluate_once "$P/moe_al_q8_n64_large.jsonl" $MOE "$Q@BLOCK_N=64" $WL
+  evaluate_once "$P/moe_al_q8_n64_w4_large.jsonl" $MOE "$Q@BLOCK_N=64,num_warps=4" $WL
 ) &
 finish_session $!
