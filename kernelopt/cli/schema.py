@@ -111,9 +111,9 @@ class ControllerConf:
     # direction's own move); null asks for a full round (candidates_per_round). 1 is what
     # benchmarks/controller_efficiency.py measures (benchmarks/results/controller_efficiency_*_h200_*.md)
     probe_candidates: int | None = 1
-    # defer a direction that lost this many times and never won, across parents (null: off; see
-    # kernelopt/controller/budget.py Rules.defer_lost_after)
-    defer_lost_after: int | None = None
+    # defer a direction that lost this many times and never won, across parents (null: off; the default 2 since
+    # 2026-12-01, see kernelopt/controller/budget.py Rules.defer_lost_after)
+    defer_lost_after: int | None = 2
     # what a band dispatch must improve: mean_latency (summed latency, the paper's metric) or mean_speedup
     # (mean of per-workload speedups, the contest's score; kernelopt/controller/specialise.py)
     dispatch_objective: str = "mean_latency"

@@ -23,7 +23,7 @@ Rules:
   behind it), (3) the skill's directions for the bottleneck of the band with the largest share ×
   headroom, in skill order, (4) the bottleneck evidence of the other bands: the sum over bands naming
   the direction of ``priority / (1 + rank)``, (5) the seed's declared order;
-* deferral (``rules.defer_lost_after``, off by default): a direction that lost that many times and never
+* deferral (``rules.defer_lost_after``, 2 by default; ``None`` turns it off): a direction that lost that many times and never
   won is skipped when looking for the parent; only when no parent has another untried direction do the
   deferred ones come back (best parent first);
 * count: a direction's first try asks for ``rules.probe_candidates`` candidates (the direction's own

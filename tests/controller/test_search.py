@@ -119,7 +119,8 @@ def test_a_direction_that_lost_elsewhere_waits_behind_untried_ones_on_a_new_pare
 
 def test_defer_lost_after_moves_on_to_the_runner_up_instead_of_a_direction_that_lost_twice():
     """With ``defer_lost_after=2``, a direction that lost twice (from two other parents) and never won waits:
-    the runner-up's untried direction goes first, although the champion still has it untried. Off by default."""
+    the runner-up's untried direction goes first, although the champion still has it untried (the default since
+    2026-12-01; ``None`` turns it off)."""
     tree = [rec("g3", "c", "gate", 1.05, parent="g1", direction="narrow", params=DIRS),
             rec("s3", "c", "sweep", 2.1, per_workload={u: 2.1 for u in ALL}),
             rec("g4", "d", "gate", 1.5, parent="g3", direction="wide", params=DIRS),  # lost (c: 1.05)
@@ -128,9 +129,10 @@ def test_defer_lost_after_moves_on_to_the_runner_up_instead_of_a_direction_that_
     tried = [gen_from("g1", n) for n in ("narrow", "more_rows", "fewer_rows")] + [gen_from("g3", "wide"),
                                                                                  gen_from("g6", "wide")]
     s = _state(*tree, decisions=tried)
+    d = decide(s, BUDGET, RULES.model_copy(update={"defer_lost_after": None}))
+    assert d.parent_run_id == "g1" and d.direction == "wide"  # off: the champion's last untried direction
+    assert RULES.defer_lost_after == 2
     d = decide(s, BUDGET, RULES)
-    assert d.parent_run_id == "g1" and d.direction == "wide"  # default: the champion's last untried direction
-    d = decide(s, BUDGET, RULES.model_copy(update={"defer_lost_after": 2}))
     assert d.parent_run_id == "g3" and d.direction == "narrow"  # the runner-up, momentum
     assert _ev(d, "direction").detail["deferred"] == ["wide"]
     d = decide(s, BUDGET, RULES.model_copy(update={"defer_lost_after": 3}))
