@@ -19,8 +19,8 @@ step() {
   echo "=== rc=$? $(date +%T)" | tee -a "$log"
 }
 # evaluate_once FILE OPERATOR SOLUTION [UUID,...]: `kernelopt evaluate` of SOLUTION (a path under the checkout) on
-# every workload of OPERATOR (or those UUIDs) into FILE (written trace by trace as FILE.part and renamed when the run ends, failures
-# recorded too), bounded by what is left before END_BY; skipped once FILE exists. A call cut short keeps FILE.part
+# every workload of OPERATOR (or those UUIDs) into FILE (written trace by trace as FILE.part and renamed when the
+# run ends, failures recorded too), bounded by what is left before END_BY; skipped once FILE exists. A call cut short keeps FILE.part
 # (pack it), and the next call's run resumes it (`resume=true`) instead of starting again.
 evaluate_once() {
   local f=$1 op=$2 sol=$3 only=${4:+"workloads=[$4]"}

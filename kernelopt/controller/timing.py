@@ -24,21 +24,17 @@ def estimate(candidates: list[CandidateRecord], *, runs: int, workloads: int, fu
     """Wall seconds ``runs`` candidate evaluations on ``workloads`` workloads should take, and what the figure
     rests on; ``None`` when no run of the campaign recorded its time.
 
-    A full-run action (sweep, repeat) is priced from earlier full runs (median seconds per run, scaled by the
-    workload count) and, before any, from the gate runs' median seconds per workload; a gate round from the gate
-    runs alone. Per workload, because gates run a few representative workloads and full runs all of them."""
-    def per_workload(stages: tuple[str, ...]) -> list[float]:
-        return [c.eval_wall_s / c.workload_count for c in candidates
+    Priced per workload (gates run a few representative workloads, full runs all of them): a full-run action
+    (sweep, repeat) from the median of earlier full runs, before any from the gate runs; a gate round from the
+    gate runs alone."""
+    for stages in ((FULL_STAGES, ("gate",)) if full else (("gate",),)):
+        vals = [c.eval_wall_s / c.workload_count for c in candidates
                 if c.stage in stages and c.eval_wall_s is not None and c.workload_count > 0]
-
-    for stages, label in (((*FULL_STAGES,), "full run"), (("gate",), "gate run")):
-        if stages != ("gate",) and not full:
-            continue
-        vals = per_workload(stages)
         if vals:
-            each = median(vals) * workloads
-            return each * runs, (f"{runs} run(s) x {workloads} workload(s) at the median {median(vals):.3g} s per "
-                                 f"workload of {len(vals)} earlier {label}(s)")
+            per_workload = median(vals)
+            return per_workload * workloads * runs, (
+                f"{workloads} workload(s) per run at the median {per_workload:.3g} s per workload of {len(vals)} "
+                f"earlier {'gate' if stages == ('gate',) else 'full'} run(s)")
     return None
 
 
@@ -49,8 +45,9 @@ def admit(candidates: list[CandidateRecord], *, runs: int, workloads: int, full:
     est = estimate(candidates, runs=1, workloads=workloads, full=full)
     if est is None or est[0] * runs <= left_s:
         return runs, None
-    fit = max(0, min(runs, int(left_s // est[0]))) if est[0] > 0 else runs
-    return fit, Evidence(kind="time", subject=subject, value=round(est[0] * runs, 3),
-                         detail={"action": action, "runs": runs, "fit": fit, "per_run_s": round(est[0], 3),
-                                 "left_s": round(left_s, 3), "basis": est[1],
+    per_run, basis = est  # > 0 here: the runs do not fit
+    fit = max(0, min(runs, int(left_s // per_run)))
+    return fit, Evidence(kind="time", subject=subject, value=round(per_run * runs, 3),
+                         detail={"action": action, "runs": runs, "fit": fit, "per_run_s": round(per_run, 3),
+                                 "left_s": round(left_s, 3), "basis": basis,
                                  "rule": "an evaluation that would end past the wall clock is not started"})
