@@ -27,6 +27,12 @@ from kernelopt.generators.base import GenerationContext, Generator, kernelopt_ex
 from kernelopt.generators.dispatch import DispatchError, compose_planned
 from kernelopt.generators.llm_base import archive_failures, take_log
 
+#: Band profiling (after the baseline sweep) may use this share of the wall clock left ...
+PROFILE_CLOCK_SHARE = 0.25
+#: ... at most this many seconds per profiler child (torch.profiler or ncu on one workload) ...
+PROFILE_TIMEOUT_S = 300.0
+#: ... and is skipped when that share gives a child less than this (a fresh process builds, loads and runs once).
+PROFILE_MIN_S = 20.0
 
 def _lanes(executor: Any) -> int:
     n = getattr(executor, "num_workers", None) or len(getattr(executor, "devices", None) or [None])
@@ -220,22 +226,33 @@ class _Loop:
                                              self.device)
             self.analysis["baseline_run_id"] = sweeps[0].run_id
             if self.cfg.profile_bands and self.analysis.get("ceilings"):
-                self.analysis = self.profile_bands(self.analysis, sweeps[0].run_id)
+                self.analysis = self.profile_bands(self.analysis, sweeps[0].run_id,
+                                                   self.cfg.budget.wall_clock_s - state.elapsed_s)
             _log_json(self.store, self.run_id, ANALYSIS_ARTIFACT, self.analysis)
             self.emit("analysis", bands=[b["name"] for b in self.analysis["bands"]["bands"]],
                       device=self.device)
         return state.model_copy(update={"analysis": self.analysis})
 
-    def profile_bands(self, analysis: dict[str, Any], baseline_run: str) -> dict[str, Any]:
+    def profile_bands(self, analysis: dict[str, Any], baseline_run: str, clock_left_s: float) -> dict[str, Any]:
         """``analysis`` with the bands' classes from profiles of the baseline on one workload per band
         (logged as the baseline run's ``profile.json``); on any failure the roofline classes stay and
-        the reason is noted and emitted."""
+        the reason is noted and emitted. The profiles get :data:`PROFILE_CLOCK_SHARE` of the wall clock
+        left (``clock_left_s``), split over their profiler children; too little for one child
+        (:data:`PROFILE_MIN_S`) skips them."""
         probes = band_probes(analysis)
+        children = 2 * len(set(probes.values()))  # torch.profiler and ncu per probed workload
+        per_child = min(PROFILE_TIMEOUT_S, PROFILE_CLOCK_SHARE * clock_left_s / max(children, 1))
+        if per_child < PROFILE_MIN_S:
+            why = (f"band profiling skipped: {max(clock_left_s, 0.0):.0f} s of the wall clock left, "
+                   f"{PROFILE_CLOCK_SHARE:g} of it is {per_child:.1f} s per profiler run (< {PROFILE_MIN_S:g} s)")
+            self.emit("profile_failed", reason=why)
+            return {**analysis, "notes": [*analysis.get("notes", []), why]}
         try:
             sol = self.store.download_solution(baseline_run)
             s = self.cfg.harness.model_copy(update={"trials": 1, "warmup": min(self.cfg.harness.warmup, 1),
                                                     "iterations": min(self.cfg.harness.iterations, 3)})
             req = EvalRequest(definition=self.definition, solution=sol, settings=s, profile=True,
+                              profile_timeout_s=per_child,
                               workloads=[self.by_uuid[u] for u in dict.fromkeys(probes.values())])
             (res,) = self.executor.evaluate_many([req])
             profiles = (res.profile or {}).get("workloads") or {}

@@ -13,12 +13,13 @@
 #    one (batch 4, 34 pages).
 # PARTS=13 (say) runs only parts 1 and 3 (default: all three). Part 2 at another seed point:
 # AT='@SELECT=fused' TAG=_fused (writes replay100_fused.jsonl; scripts/single_launch_probe.sh does that).
+# Another seed: SEED=operators/<def>/solutions/seeds/<name> TAG=_<name> (writes replay100_<name>.jsonl).
 # Usage (about 5 minutes): GPU0_FIRST="bash scripts/indexer_probe.sh" GPU0_FIRST_S=360
 #   PACK_EXTRA='benchmarks/results/indexer_probe' CALL=<x> END_BY=<limit-60> bash scripts/gpu_session_m.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 D=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
-SEED=operators/$D/solutions/seeds/dsa_indexer_scores
+SEED=${SEED:-operators/$D/solutions/seeds/dsa_indexer_scores}
 UU="dd728f92-98ba-5974-bcdc-e0e4d10c52d8 ead4d392-3071-53b8-9ed1-c5a081ae5f0e 1a594ddd-a4b6-5dfc-973b-435639b939dc
 6e9056cc-914e-5d59-a96e-1d9a72176d93"
 W="[$(echo $UU | tr ' ' ',')]"

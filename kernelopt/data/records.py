@@ -116,6 +116,8 @@ class EvalRequest(Record):
     settings: HarnessSettings = Field(default_factory=HarnessSettings)
     evaluator: str | None = None  # default chosen from the definition name
     profile: bool = False
+    #: seconds each profiler child (torch.profiler, ncu) may run per workload; None: the harness default (300 s)
+    profile_timeout_s: float | None = Field(None, gt=0)
 
 
 class EvalResult(Record):

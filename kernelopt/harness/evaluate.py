@@ -306,9 +306,10 @@ class _Run(GuardedRun):
         from kernelopt.harness.profiling import torch_profile_isolated
 
         one = request.model_copy(update={"workloads": [self.workload]})
-        out: dict[str, Any] = {"torch": torch_profile_isolated(one, str(self.device))}
+        limit = {"timeout_s": request.profile_timeout_s} if request.profile_timeout_s else {}
+        out: dict[str, Any] = {"torch": torch_profile_isolated(one, str(self.device), **limit)}
         if self.device.type == "cuda" and ncu_binary():
-            out["ncu"] = ncu_profile(one, str(self.device))
+            out["ncu"] = ncu_profile(one, str(self.device), **limit)
         return out
 
     def result(self) -> WorkloadResult:

@@ -12,7 +12,10 @@ logged as the candidate run's ``profile.json``;
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -81,12 +84,19 @@ def run_profile_target(mode: str, request: EvalRequest, device: str, timeout_s: 
         path.write_text(one.model_dump_json())
         cmd = [*wrapper, sys.executable, "-m", "kernelopt.harness.profile_target", mode, str(path), device]
         short = cmd[:9]
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, check=False), {}
-        except subprocess.TimeoutExpired:
-            return None, {"error": f"{mode} profile timed out after {timeout_s:g} s", "command": short}
+        try:  # own session: a time-out kills the wrapper (ncu) and the target it started
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True)
         except OSError as exc:
             return None, {"error": f"{mode} profile could not start: {exc}", "command": short}
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return None, {"error": f"{mode} profile timed out after {timeout_s:g} s", "command": short}
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err), {}
 
 
 def torch_profile_isolated(request: EvalRequest, device: str, timeout_s: float = 300.0) -> dict[str, Any]:

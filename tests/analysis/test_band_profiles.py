@@ -42,7 +42,9 @@ def test_profiled_band_takes_its_class_from_the_profile_others_keep_the_roofline
     assert analysis["bottlenecks"][first]["source"] == "roofline"  # the input is not changed
 
 
-def test_campaign_profiles_the_baseline_per_band_and_logs_it(tmp_path: Path) -> None:
+def _campaign_analysis(tmp_path: Path, elapsed_s: float = 0.0) -> tuple[dict, dict | None, list]:
+    """The campaign step on a real CPU executor and sqlite store, its baseline sweep logged ``elapsed_s``
+    into the default wall clock: (analysis, the baseline's logged ``profile.json`` or None, events)."""
     pytest.importorskip("mlflow")
     from kernelopt.campaign import CampaignConfig, _Loop
     from kernelopt.executor import make_executor
@@ -63,12 +65,16 @@ def test_campaign_profiles_the_baseline_per_band_and_logs_it(tmp_path: Path) -> 
                                pass_count=len(lat), workload_count=len(lat), mean_latency_ms=0.01,
                                per_workload_ms=lat, status="ALL_PASSED", start_time=1)
         state = CampaignState(campaign_run_id=run, definition=OP.name, candidates=[cand], decisions=[],
-                              gate_workloads=[], all_workloads=list(lat))
+                              gate_workloads=[], all_workloads=list(lat), elapsed_s=elapsed_s)
         loop = _Loop(CampaignConfig(operator=OP.name, harness=quick), store, ex, None,
                      lambda event, **info: events.append((event, info)), OP.definition, OP.workloads)
         loop.run_id, loop.device = run, "NVIDIA H200"  # ceilings known: the profiling step runs
         got = loop.with_analysis(state, OP.path).analysis
-    logged = store.read_artifact_json(base, "profile.json")
+    return got, store.read_artifact_json(base, "profile.json"), events
+
+
+def test_campaign_profiles_the_baseline_per_band_and_logs_it(tmp_path: Path) -> None:
+    got, logged, events = _campaign_analysis(tmp_path)
     assert set(logged["probes"]) == {b["name"] for b in got["bands"]["bands"]}
     assert set(logged["workloads"]) == set(logged["probes"].values())
     assert all(p["torch"]["host_ops"] for p in logged["workloads"].values())
@@ -76,6 +82,19 @@ def test_campaign_profiles_the_baseline_per_band_and_logs_it(tmp_path: Path) -> 
     assert all(v["source"] == "roofline" for v in got["bottlenecks"].values())
     assert any("no profile metrics" in n for n in got["notes"])
     assert ("profiled", {"classes": {}}) in events
+
+
+def test_band_profiling_is_skipped_when_the_wall_clock_cannot_afford_it(tmp_path: Path) -> None:
+    """A 150 s campaign whose GDN prefill profiles (torch + ncu children, ~45 s per workload on the H200) ran
+    80+ s past its clock (call AK): with 60 s left, a quarter of it is below one child's minimum."""
+    from kernelopt.campaign_types import CampaignConfig
+
+    clock = CampaignConfig(operator=OP.name).budget.wall_clock_s
+    got, logged, events = _campaign_analysis(tmp_path, elapsed_s=clock - 60)
+    assert logged is None  # nothing profiled
+    assert all(v["source"] == "roofline" for v in got["bottlenecks"].values())
+    why = [n for n in got["notes"] if n.startswith("band profiling skipped: 60 s of the wall clock left")]
+    assert why and ("profile_failed", {"reason": why[0]}) in events
 
 
 def test_profile_class_is_checked_against_the_bands_roofline_evidence() -> None:

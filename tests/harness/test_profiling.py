@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,33 @@ def test_gpu_profiling_leaves_the_timing_worker_untouched() -> None:
         assert "error" not in prof.get("ncu", {}), prof["ncu"]
     for a, b in zip(plain.results, res.results):
         assert b.latency.mean_ms < 1.3 * a.latency.mean_ms, (a.latency.mean_ms, b.latency.mean_ms)
+
+
+def test_a_profile_past_its_time_limit_is_killed_with_the_target_it_started(tmp_path: Path) -> None:
+    """The wrapper (as ncu does) starts the target and waits; at the limit both go, none is left running."""
+    from kernelopt.harness.profiling import run_profile_target
+
+    pid_file = tmp_path / "target.pid"
+    wrapper = tmp_path / "slow-wrapper"
+    wrapper.write_text(f"""#!{sys.executable}
+import subprocess, sys
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+open({str(pid_file)!r}, "w").write(str(child.pid))
+child.wait()
+""")
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    req = EvalRequest(definition=OP.definition, solution=_reference_solution(), workloads=OP.workloads[:1],
+                      settings=QUICK)
+    proc, err = run_profile_target("ncu", req, "cpu", 3.0, [str(wrapper)])
+    assert proc is None and err["error"] == "ncu profile timed out after 3 s"
+    pid = int(pid_file.read_text())
+    for _ in range(50):  # the kill is delivered at once; reaping by init may take a moment
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the wrapper's child {pid} outlived the time-out")
