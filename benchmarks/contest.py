@@ -572,7 +572,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--operators", nargs="+", default=list(CONTEST_OPERATORS))
     p.add_argument("--solution", nargs="*", default=[], metavar="DEF=PATH",
                    help="retained-kernel override: a Solution JSON, seed folder or solution folder")
-    p.add_argument("--baselines", nargs="*", default=None, help="baseline names (file stems); default all")
+    p.add_argument("--baselines", nargs="*", default=None,
+                   help="baseline names (file stems); default all (their traces in a --resume folder are reused)")
+    p.add_argument("--no-baselines", action="store_true",
+                   help="the retained kernel only (the same as --baselines with no names)")
     p.add_argument("--no-retained", action="store_true",
                    help="baselines only (e.g. to split one operator's candidates over two GPUs, each "
                         "resuming its own labels in one --traces folder)")
@@ -609,6 +612,10 @@ def main(argv: list[str] | None = None) -> int:
         written[:] = [write_results(stem, data, markdown(data), a.out)]
 
     try:
+        if a.no_baselines and a.baselines:
+            raise UsageError(f"--no-baselines and --baselines {' '.join(a.baselines)}: choose one")
+        if a.no_baselines:
+            a.baselines = []
         if a.retry and not a.resume:
             raise UsageError("--retry needs --resume (it re-evaluates traced pairs)")
         if a.resume and a.traces is None:

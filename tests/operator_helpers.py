@@ -72,3 +72,22 @@ def run_kernel_script(script: Path, args: list[str], device: str, timeout: int) 
                           env=env, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def gdn_prefill_inputs(cu: Any, opts: dict[str, Any], gen: Any) -> list:
+    """Random inputs of the GDN prefill definition for the packed sequences of ``cu`` (int64 cu_seqlens):
+    ``[q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale]`` on the CPU (``opts``: ``no_state`` passes
+    ``state=None``, ``scale`` a non-default scale)."""
+    import torch
+
+    bf = torch.bfloat16
+    n, n_seq = int(cu[-1]), cu.numel() - 1
+    q = torch.randn(n, 4, 128, generator=gen).to(bf)
+    k = torch.nn.functional.normalize(torch.randn(n, 4, 128, generator=gen), dim=-1).to(bf)
+    v = torch.randn(n, 8, 128, generator=gen).to(bf)
+    state = None if opts.get("no_state") else torch.randn(n_seq, 8, 128, 128, generator=gen) * 0.1
+    a_log = torch.randn(8, generator=gen) * 0.1
+    a = torch.randn(n, 8, generator=gen).to(bf)
+    dt_bias = torch.randn(8, generator=gen) * 0.1
+    b = torch.randn(n, 8, generator=gen).to(bf)
+    return [q, k, v, state, a_log, a, dt_bias, b, cu, float(opts.get("scale", 0.0))]

@@ -215,6 +215,14 @@ def test_resume_without_traces_is_a_usage_error(capsys: pytest.CaptureFixture[st
     assert "--resume needs --traces" in capsys.readouterr().err
 
 
+def test_no_baselines_selects_none_and_conflicts_with_named_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    mod = _contest()
+    assert mod.main(["--operators", RMSNORM, "--executor", "cpu", "--no-baselines", "--no-retained"]) == 2
+    assert "no candidates (no retained kernel and no baseline selected)" in capsys.readouterr().err
+    assert mod.main(["--operators", RMSNORM, "--executor", "cpu", "--no-baselines", "--baselines", "reference"]) == 2
+    assert "--no-baselines and --baselines reference: choose one" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- comparisons (H200 ceilings)
 def _result(w, ms: float | None) -> WorkloadResult:  # type: ignore[no-untyped-def]
     if ms is None:

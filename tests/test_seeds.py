@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import available_gib, run_kernel_script
+from operator_helpers import available_gib, gdn_prefill_inputs, run_kernel_script
 
 REPO = Path(__file__).resolve().parents[1]
 OPERATORS = REPO / "operators"
@@ -311,16 +311,7 @@ def _case(seed: str, axes: dict[str, int], opts: dict[str, Any], gen):
         else:
             assert len(lens) == n_seq and sum(lens) == n, (lens, axes)
             cu = torch.cumsum(torch.tensor([0, *lens], dtype=torch.int64), 0)
-        q = torch.randn(n, 4, 128, generator=gen).to(bf)
-        k = torch.nn.functional.normalize(torch.randn(n, 4, 128, generator=gen), dim=-1).to(bf)
-        v = torch.randn(n, 8, 128, generator=gen).to(bf)
-        state = None if opts.get("no_state") else torch.randn(n_seq, 8, 128, 128, generator=gen) * 0.1
-        a_log = torch.randn(8, generator=gen) * 0.1
-        a = torch.randn(n, 8, generator=gen).to(bf)
-        dt_bias = torch.randn(8, generator=gen) * 0.1
-        b = torch.randn(n, 8, generator=gen).to(bf)
-        scale = float(opts.get("scale", 0.0))
-        inputs = [q, k, v, state, a_log, a, dt_bias, b, cu, scale]
+        inputs = gdn_prefill_inputs(cu, opts, gen)
         ref_out, ref_state = _reference("gdn_prefill_qk4_v8_d128_k_last")(*inputs)
         outputs = [torch.empty(n, 8, 128, dtype=bf), torch.empty(n_seq, 8, 128, 128)]
         # the chunked seed's tensor-core dots round fp32 operands to tf32 on a GPU (~1e-3 relative)

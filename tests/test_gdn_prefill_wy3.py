@@ -1,0 +1,129 @@
+"""The three-kernel GDN prefill seed ``gdn_prefill_chunked_wy3`` against the operator's fp32 reference and the
+two-kernel ``gdn_prefill_chunked_wy`` seed whose prep kernel it reuses (``base.py``).
+
+Cases: empty sequences first, in the middle and alone (no tokens at all), lengths that are and are not
+multiples of the chunk C (ragged tail chunks, one-token sequences), several chunks per sequence (the start
+state stored per chunk slot in ``h`` must be the state *before* that chunk), with and without an initial
+state, a non-default scale, non-default V tiles of both kernels and tf32x3. Outputs are pre-filled with NaN:
+every element must be written. The references run in fp32 (the Triton interpreter computes bf16 arithmetic
+wrongly; the seeds upcast to fp32 before any arithmetic).
+
+The kernels run in a subprocess with ``TRITON_INTERPRET=1`` set before triton is imported (as in
+tests/test_seeds.py); this file is also that subprocess's script: ``python tests/test_gdn_prefill_wy3.py
+[cpu|cuda]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from operator_helpers import gdn_prefill_inputs, run_kernel_script
+
+REPO = Path(__file__).resolve().parents[1]
+PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
+SEEDS = REPO / "operators" / PREFILL / "solutions" / "seeds"
+NEW, BASE = "gdn_prefill_chunked_wy3", "gdn_prefill_chunked_wy"
+
+# (label, params of the new seed (the WY seed runs at the same C, BV, num_warps, PRECISION), sequence lengths,
+#  options: "no_state" passes state=None, "scale" a non-default scale)
+CASES: list[tuple[str, dict[str, Any], list[int], dict[str, Any]]] = [
+    ("defaults_ragged", {}, [0, 5, 70], {}),
+    ("c16_ragged", {"C": 16, "BV": 64, "BV_O": 32, "num_warps": 4, "num_warps_o": 4}, [0, 5, 70], {}),
+    ("c16_no_state_scale", {"C": 16, "BV": 16, "BV_O": 128, "num_warps": 2, "num_warps_o": 8,
+                            "PRECISION": "tf32x3"}, [33, 0, 17, 1], {"no_state": True, "scale": 0.05}),
+    ("c32_exact_chunks", {"C": 32, "BV": 128, "BV_O": 16, "num_warps": 8, "num_warps_o": 8}, [64, 32], {}),
+    ("only_empty", {"C": 16}, [0, 0], {}),
+]
+
+
+def test_wy3_matches_reference_and_wy_in_interpreter() -> None:
+    res = run_kernel_script(Path(__file__), ["cpu"], "cpu", 600)
+    assert [r["label"] for r in res] == [c[0] for c in CASES]
+    bad = [r for r in res if not r["ok"]]
+    assert not bad, json.dumps(bad, indent=1)[:6000]
+
+
+@pytest.mark.gpu
+def test_wy3_matches_reference_and_wy_on_gpu() -> None:
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    res = run_kernel_script(Path(__file__), ["cuda"], "cuda", 600)
+    bad = [r for r in res if not r["ok"]]
+    assert not bad, json.dumps(bad, indent=1)[:6000]
+
+
+# --------------------------------------------------------------------------- subprocess side
+def _entry(seed_name: str, params: dict[str, Any]):
+    """The seed's ``run`` at ``params`` (over its defaults), imported as the harness does: the sources as one
+    package, so that ``from .base import ...`` resolves."""
+    from kernelopt.generators.seeds import load_seed
+    from kernelopt.harness.build_cache import import_entry_module, materialize
+
+    seed = load_seed(SEEDS / seed_name)
+    sol = seed.instantiate({**seed.spec.defaults, **{k: v for k, v in params.items() if k in seed.spec.space}})
+    pkg = materialize(sol, "py", Path(tempfile.mkdtemp(prefix="wy3check_")))
+    return getattr(import_entry_module(pkg, sol.spec.entry_file), sol.spec.entry_function)
+
+
+def _reference():
+    from kernelopt.data import load_definition
+
+    d = load_definition(REPO / "operators" / PREFILL / "definition.json")
+    ns: dict[str, Any] = {}
+    exec(compile(d.reference, f"{PREFILL}/reference", "exec"), ns)  # noqa: S102
+    return ns["run"]
+
+
+def _close(out, ref, atol: float, rtol: float) -> dict[str, Any]:
+    """FIB rule: an element fails iff abs > atol and rel > rtol; all must pass (and be finite)."""
+    import torch
+
+    x, y = out.float().cpu(), ref.float().cpu()
+    if x.shape != y.shape or not torch.isfinite(x).all():
+        return {"ok": False, "why": f"shape {tuple(x.shape)} vs {tuple(y.shape)} or non-finite"}
+    err = (x - y).abs()
+    bad = (err > atol) & (err / (y.abs() + 1e-8) > rtol)
+    return {"ok": not bool(bad.any()), "max_abs": float(err.max()) if err.numel() else 0.0, "bad": int(bad.sum())}
+
+
+def _check(device: str) -> list[dict[str, Any]]:
+    import torch
+
+    reference = _reference()
+    results = []
+    for i, (label, params, lens, opts) in enumerate(CASES):
+        gen = torch.Generator().manual_seed(4321 + i)
+        inputs = gdn_prefill_inputs(torch.cumsum(torch.tensor([0, *lens], dtype=torch.int64), 0), opts, gen)
+        ref_out, ref_state = reference(*inputs)
+        dev_inputs = [x.to(device) if hasattr(x, "to") else x for x in inputs]
+        got = {}
+        for name in (NEW, BASE):
+            out = torch.full((sum(lens), 8, 128), float("nan"), dtype=torch.bfloat16, device=device)
+            new_state = torch.full((len(lens), 8, 128, 128), float("nan"), dtype=torch.float32, device=device)
+            _entry(name, params)(*dev_inputs, out, new_state)
+            got[name] = (out.cpu(), new_state.cpu())
+        out, state = got[NEW]
+        checks = {
+            # the chunked seeds' tensor-core dots round fp32 operands to tf32 on a GPU (~1e-3 relative)
+            "out_vs_reference": _close(out, ref_out, 1e-2, 1e-2),
+            "state_vs_reference": _close(state, ref_state, 2e-3, 1e-2),
+            # same algebra as the WY seed: at most a bf16 rounding flip apart, states equal to fp32 rounding
+            "out_vs_wy": _close(out, got[BASE][0], 1e-2, 1e-2),
+            "state_vs_wy": _close(state, got[BASE][1], 1e-4, 1e-4),
+        }
+        results.append({"label": label, "ok": all(c["ok"] for c in checks.values()), **checks})
+    return results
+
+
+if __name__ == "__main__":
+    _device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
+    assert (_device == "cpu") == (os.environ.get("TRITON_INTERPRET") == "1"), "cpu runs need TRITON_INTERPRET=1"
+    print(json.dumps(_check(_device)))
