@@ -31,6 +31,7 @@ WY_FILE = ROOT / "operators" / DEF / "solutions" / "dispatch" / "recurrent_wy_40
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
 MOE_SEED = ROOT / "operators" / MOE / "solutions" / "seeds" / "moe_grouped_fp8"
 MOE_DIR = ROOT / "operators" / MOE / "solutions" / "dispatch"
+Q8_SEED = ROOT / "operators" / MOE / "solutions" / "seeds" / "moe_grouped_fp8_q8"
 DECODE = "gdn_decode_qk4_v8_d128_k_last"
 DECODE_SEED = ROOT / "operators" / DECODE / "solutions" / "seeds" / "gdn_decode_vtile"
 BF16 = "INTER_DTYPE=bf16"
@@ -44,6 +45,9 @@ DISPATCHES = [
     (MOE, MOE_DIR / "bf16_m16n64_m32_m64_80_901.json", "seq_len",
      [f"{MOE_SEED}@BLOCK_M=16,BLOCK_N=64,{BF16}", f"{MOE_SEED}@BLOCK_M=32,{BF16}",
       f"{MOE_SEED}@BLOCK_M=64,num_warps=8,{BF16}"], [80, 901]),
+    # the retained MoE dispatch since 2026-12-01 call AN (the q8 seed is frozen from here: new points, new folders)
+    (MOE, MOE_DIR / "q8m16f_q8m64s4f_80.json", "seq_len",
+     [f"{Q8_SEED}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast", f"{Q8_SEED}@num_stages=4,LAUNCH=fast"], [80]),
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
 ]
