@@ -45,15 +45,15 @@ def test_indexer_folder_from_the_committed_traces(rr: types.ModuleType, tmp_path
     md = (out / "summary.md").read_text()
     assert md.startswith(f"# {INDEXER} — retained kernel (status: provisional, H200)\n")
     assert md.count(rr.BEGIN) == 1 and md.count(rr.END) == 1 and md.index(rr.BEGIN) < md.index(rr.END)
-    assert "speedup vs reference: 234.20x (mean-latency ratio over the 128 workloads both passed)" in md
-    assert "speedup vs torch_compile: 206.56x" in md
+    assert "speedup vs reference: 263.02x (mean-latency ratio over the 128 workloads both passed)" in md
+    assert "speedup vs torch_compile: 231.99x" in md
     assert "Workloads PASSED: 128 / 128" in md and "not a full sweep" not in md
-    assert "mean 0.0272 ms · median 0.0020 ms · p95 0.0722 ms" in md
+    assert "mean 0.0243 ms · median 0.0019 ms · p95 0.0659 ms" in md
     assert f"`{record['name']}`" in md and "timer cupti" in md and "NVIDIA H200" in md
     assert "python benchmarks/retained_report.py --operator " + INDEXER in md
     for band in ("max_num_pages 1-32", "max_num_pages 33-36", "max_num_pages 38-45", "max_num_pages 82-91"):
         assert md.count(f"| {band} |") == 2  # the latency and the roofline-fraction rows
-    assert "| max_num_pages 82-91 | memory | 0.03 (133 GB/s, n=20) |" in md
+    assert "| max_num_pages 82-91 | memory | 0.03 (145 GB/s, n=20) |" in md
     assert md.rstrip().endswith("are met and which are not, and what comes next._")  # the History stub
 
 
@@ -69,7 +69,7 @@ def test_rerun_keeps_hand_written_text_and_refreshes_the_block(rr: types.ModuleT
     md = summary.read_text()
     assert md.startswith("Preamble kept.\n# ")
     assert "Hand-written: tried BLOCKS=4." in md and "STALE LINE" not in md
-    assert md.count(rr.BEGIN) == 1 and "234.20x" in md
+    assert md.count(rr.BEGIN) == 1 and "263.02x" in md
     assert len(_lines(out / "traces.jsonl")) == 128
 
 
@@ -92,7 +92,7 @@ def test_a_different_solution_is_refused_unless_replace(rr: types.ModuleType, tm
     (out / "solution.json").write_text(other)
     assert _run(rr, out) == 2
     err = capsys.readouterr().err
-    assert json.loads(other)["name"] in err and "dsa_indexer_scores_1288a3a5" in err and "--replace" in err
+    assert json.loads(other)["name"] in err and "dsa_indexer_fl_d92352cf" in err and "--replace" in err
     assert sorted(p.name for p in out.iterdir()) == ["solution.json"]  # nothing written
     assert (out / "solution.json").read_text() == other
     assert _run(rr, out, "--replace") == 0
@@ -135,10 +135,10 @@ def test_bad_input_exits_2(rr: types.ModuleType, tmp_path: Path, capsys: pytest.
     assert not (tmp_path / "c").exists()
     record = TRACES / INDEXER / "retained.solution.json"
     assert _run(rr, tmp_path / "c", "--solution", str(record), traces=tmp_path / "tr") == 0
-    assert "speedup vs reference: 234.20x" in (tmp_path / "c" / "summary.md").read_text()
+    assert "speedup vs reference: 263.02x" in (tmp_path / "c" / "summary.md").read_text()
     wrong = TRACES / INDEXER / "torch_compile.solution.json"
     assert _run(rr, tmp_path / "d", "--solution", str(wrong), traces=tmp_path / "tr") == 2
-    assert "holds traces of ['dsa_indexer_scores_1288a3a5']" in capsys.readouterr().err
+    assert "holds traces of ['dsa_indexer_fl_d92352cf']" in capsys.readouterr().err
     first = (folder / "retained.jsonl").read_text().splitlines(keepends=True)[0]
     with (folder / "retained.jsonl").open("a") as fh:
         fh.write(first)
