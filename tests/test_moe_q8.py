@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from operator_helpers import run_kernel_script
+from operator_helpers import load_script, run_kernel_script
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO / "operators" / "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048" / "solutions" / "seeds"
@@ -48,18 +48,9 @@ def test_fp8_intermediate_pipeline_matches_dense_fp32_on_gpu() -> None:
 
 
 def _inputs(t: int, h: int, i: int, dev: str, gen):  # type: ignore[no-untyped-def]
-    import torch
-
-    f8 = torch.float8_e4m3fn
-    logits = (torch.randn(t, 256, generator=gen) * 1.5).float()
-    bias = (torch.randn(256, generator=gen) * 0.01).to(torch.bfloat16)
-    x = (torch.randn(t, h, generator=gen) * 2).to(f8)
-    x_s = torch.rand(h // 128, t, generator=gen) * 0.02 + 0.005
-    w1 = (torch.randn(32, 2 * i, h, generator=gen) * 2).to(f8)
-    w1_s = torch.rand(32, 2 * i // 128, h // 128, generator=gen) * 0.02 + 0.005
-    w2 = (torch.randn(32, h, i, generator=gen) * 2).to(f8)
-    w2_s = torch.rand(32, h // 128, i // 128, generator=gen) * 0.02 + 0.005
-    return [v.to(dev) if hasattr(v, "to") else v for v in (logits, bias, x, x_s, w1, w1_s, w2, w2_s)]
+    """The layer's inputs at H / I (``benchmarks/moe_gemm1_sweep.py`` draws the same for its GEMM1 timings)."""
+    return load_script("kopt_moe_gemm1_sweep", REPO / "benchmarks" / "moe_gemm1_sweep.py").synthetic_inputs(
+        t, h, i, dev, gen)
 
 
 def _dense(ids, rw, x, x_s, w1, w1_s, w2, w2_s, offset: int):  # type: ignore[no-untyped-def]
