@@ -2,7 +2,7 @@
 # Retained kernels through the platform: for each named operator (short names as scripts/contest_resume.sh), a
 # campaign on 7 workloads that includes the operator's retained solution (operators/<def>/retained/solution.json):
 # gated, swept, repeated and promoted through the registry gates unless a candidate beats it; the champion's export
-# lands in $P/<name>_inc_campaign_champion.json, the summary in benchmarks/results/campaign_<name>_inc_<call>_h200.md.
+# lands in $P/<name>_ret_campaign_champion.json, the summary in benchmarks/results/campaign_<name>_ret_<call>_h200.md.
 # Queued 2026-12-01 (two calls of about 9 minutes: two campaigns of CAMP_S seconds each):
 #   CALL=ao END_BY=540 bash scripts/gpu_campaigns_retained.sh gdn_prefill dsa_indexer
 #   CALL=ap END_BY=540 bash scripts/gpu_campaigns_retained.sh dsa_attention moe
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 session_setup
 CAMP_S=${CAMP_S:-120}
-keep_packed "results_${CALL}" "$P" "benchmarks/results/campaign_*_inc_${CALL}_h200.*"
+keep_packed "results_${CALL}" "$P" "benchmarks/results/campaign_*_ret_${CALL}_h200.*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   for NAME in "$@"; do
     case $NAME in
@@ -24,7 +24,7 @@ keep_packed "results_${CALL}" "$P" "benchmarks/results/campaign_*_inc_${CALL}_h2
       gdn_prefill) D=$PRE;;
       *) echo "gpu_campaigns_retained.sh: unknown operator '$NAME'" | tee -a "$L"; continue;;
     esac
-    campaign "$D" "${NAME}_inc" 7 "campaign.include=[operators/$D/retained/solution.json]"
+    campaign "$D" "${NAME}_ret" 7 "campaign.include=[operators/$D/retained/solution.json]"
   done
 ) &
 finish_session $!
