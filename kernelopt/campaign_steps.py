@@ -34,6 +34,7 @@ PROFILE_TIMEOUT_S = 300.0
 #: ... and is skipped when that share gives a child less than this (a fresh process builds, loads and runs once).
 PROFILE_MIN_S = 20.0
 
+
 def _lanes(executor: Any) -> int:
     n = getattr(executor, "num_workers", None) or len(getattr(executor, "devices", None) or [None])
     return max(1, int(n))
