@@ -46,6 +46,24 @@ def stamp() -> dict[str, Any]:
     return info
 
 
+def cuda_median_ms(fn: Any, warmup: int = 3, repeats: int = 20) -> float:
+    """Median CUDA-event time (ms) of one call of ``fn`` (``warmup`` calls first)."""
+    import torch
+
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
 def _cell(value: Any) -> str:
     return str(value).replace("\n", " ").replace("|", "\\|")
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 
@@ -25,28 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import RESULTS, device_label, stamp
+from _common import RESULTS, cuda_median_ms, device_label, stamp
 
 CEILINGS_DIR = ROOT / "kernelopt" / "analysis" / "ceilings"
 FP32_DATASHEET = {"h200": 6.7e13, "h100": 6.7e13, "b200": 8.0e13}
-
-
-def _time_ms(fn, warmup: int = 3, repeats: int = 20) -> float:
-    """Median CUDA-event time (ms) of ``fn``."""
-    import torch
-
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def copy_bandwidth(nbytes: int = 1 << 30) -> dict[str, float]:
@@ -57,8 +38,8 @@ def copy_bandwidth(nbytes: int = 1 << 30) -> dict[str, float]:
     a = torch.rand(n, device="cuda")
     b = torch.rand(n, device="cuda")
     c = torch.empty_like(a)
-    copy_ms = _time_ms(lambda: c.copy_(a))
-    add_ms = _time_ms(lambda: torch.add(a, b, out=c))
+    copy_ms = cuda_median_ms(lambda: c.copy_(a))
+    add_ms = cuda_median_ms(lambda: torch.add(a, b, out=c))
     return {"copy": 2 * nbytes / (copy_ms * 1e-3), "add": 3 * nbytes / (add_ms * 1e-3)}
 
 
@@ -70,13 +51,13 @@ def matmul_rate(dtype: str, size: int = 8192) -> float | None:
     a = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
     if dtype == "bf16":
-        return flops / (_time_ms(lambda: a @ b) * 1e-3)
+        return flops / (cuda_median_ms(lambda: a @ b) * 1e-3)
     try:
         a8 = a.to(torch.float8_e4m3fn)
         b8 = b.to(torch.float8_e4m3fn).t()  # column-major second operand, as _scaled_mm wants
         one = torch.ones((), device="cuda", dtype=torch.float32)
         torch._scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
-        return flops / (_time_ms(lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one,
+        return flops / (cuda_median_ms(lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one,
                                                           out_dtype=torch.bfloat16)) * 1e-3)
     except (RuntimeError, AttributeError, TypeError) as exc:
         print(f"fp8 matmul not measurable here: {exc}", file=sys.stderr)

@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command_line, device_label, fmt, md_table, write_results
+from benchmarks._common import command_line, cuda_median_ms, device_label, fmt, md_table, write_results
 
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / MOE / "solutions" / "seeds"
@@ -91,21 +91,7 @@ def _seed_modules() -> tuple[Any, Any]:
 
 
 def _timer(dev: str):  # type: ignore[no-untyped-def]
-    import torch
-
-    def cuda(fn, warmup: int, iters: int) -> float:
-        for _ in range(warmup):
-            fn()
-        times = []
-        for _ in range(iters):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        return statistics.median(times)
-
+    """Median ms of one call: CUDA events on a GPU, the host clock in the interpreter (plumbing only)."""
     def cpu(fn, warmup: int, iters: int) -> float:
         times = []
         for _ in range(max(iters, 1)):
@@ -114,7 +100,7 @@ def _timer(dev: str):  # type: ignore[no-untyped-def]
             times.append((time.perf_counter() - t0) * 1e3)
         return statistics.median(times)
 
-    return cuda if dev == "cuda" else cpu
+    return cuda_median_ms if dev == "cuda" else cpu
 
 
 def sweep(args: argparse.Namespace) -> dict[str, Any]:
