@@ -1,5 +1,6 @@
 """Shared by the tests: cached operators, their smallest workload, free host memory, script modules, kernel
-scripts run in a child process."""
+scripts run in a child process, and for those scripts: a definition's reference, a solution's entry imported as
+the harness does, the contest's closeness rule and GDN prefill inputs."""
 
 from __future__ import annotations
 
@@ -91,3 +92,36 @@ def gdn_prefill_inputs(cu: Any, opts: dict[str, Any], gen: Any) -> list:
     dt_bias = torch.randn(8, generator=gen) * 0.1
     b = torch.randn(n, 8, generator=gen).to(bf)
     return [q, k, v, state, a_log, a, dt_bias, b, cu, float(opts.get("scale", 0.0))]
+
+
+def reference_run(def_name: str) -> Any:
+    """The ``run`` of a definition's PyTorch reference code."""
+    from kernelopt.data import load_definition
+
+    d = load_definition(REPO / "operators" / def_name / "definition.json")
+    ns: dict[str, Any] = {}
+    exec(compile(d.reference, f"{def_name}/reference", "exec"), ns)  # noqa: S102
+    return ns["run"]
+
+
+def import_entry(sol: Any) -> Any:
+    """A solution's entry function, imported as the harness does: the sources as one package (a seed's entry file
+    may import its sibling files relatively, e.g. ``from .base import ...``)."""
+    import tempfile
+
+    from kernelopt.harness.build_cache import import_entry_module, materialize
+
+    pkg = materialize(sol, "py", Path(tempfile.mkdtemp(prefix="seedcheck_")))
+    return getattr(import_entry_module(pkg, sol.spec.entry_file), sol.spec.entry_function)
+
+
+def fib_close(out: Any, ref: Any, atol: float, rtol: float) -> dict[str, Any]:
+    """FIB rule: an element fails iff abs > atol and rel > rtol; all must pass (and be finite)."""
+    import torch
+
+    x, y = out.float().cpu(), ref.float().cpu()
+    if x.shape != y.shape or not torch.isfinite(x).all():
+        return {"ok": False, "why": f"shape {tuple(x.shape)} vs {tuple(y.shape)} or non-finite"}
+    err = (x - y).abs()
+    bad = (err > atol) & (err / (y.abs() + 1e-8) > rtol)
+    return {"ok": not bool(bad.any()), "max_abs": float(err.max()) if err.numel() else 0.0, "bad": int(bad.sum())}

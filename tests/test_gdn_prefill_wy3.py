@@ -18,12 +18,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import gdn_prefill_inputs, run_kernel_script
+from operator_helpers import fib_close, gdn_prefill_inputs, import_entry, reference_run, run_kernel_script
 
 REPO = Path(__file__).resolve().parents[1]
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
@@ -62,42 +61,18 @@ def test_wy3_matches_reference_and_wy_on_gpu() -> None:
 
 # --------------------------------------------------------------------------- subprocess side
 def _entry(seed_name: str, params: dict[str, Any]):
-    """The seed's ``run`` at ``params`` (over its defaults), imported as the harness does: the sources as one
-    package, so that ``from .base import ...`` resolves."""
+    """The seed's ``run`` at ``params`` (over its defaults), imported as the harness does."""
     from kernelopt.generators.seeds import load_seed
-    from kernelopt.harness.build_cache import import_entry_module, materialize
 
     seed = load_seed(SEEDS / seed_name)
-    sol = seed.instantiate({**seed.spec.defaults, **{k: v for k, v in params.items() if k in seed.spec.space}})
-    pkg = materialize(sol, "py", Path(tempfile.mkdtemp(prefix="wy3check_")))
-    return getattr(import_entry_module(pkg, sol.spec.entry_file), sol.spec.entry_function)
-
-
-def _reference():
-    from kernelopt.data import load_definition
-
-    d = load_definition(REPO / "operators" / PREFILL / "definition.json")
-    ns: dict[str, Any] = {}
-    exec(compile(d.reference, f"{PREFILL}/reference", "exec"), ns)  # noqa: S102
-    return ns["run"]
-
-
-def _close(out, ref, atol: float, rtol: float) -> dict[str, Any]:
-    """FIB rule: an element fails iff abs > atol and rel > rtol; all must pass (and be finite)."""
-    import torch
-
-    x, y = out.float().cpu(), ref.float().cpu()
-    if x.shape != y.shape or not torch.isfinite(x).all():
-        return {"ok": False, "why": f"shape {tuple(x.shape)} vs {tuple(y.shape)} or non-finite"}
-    err = (x - y).abs()
-    bad = (err > atol) & (err / (y.abs() + 1e-8) > rtol)
-    return {"ok": not bool(bad.any()), "max_abs": float(err.max()) if err.numel() else 0.0, "bad": int(bad.sum())}
+    return import_entry(seed.instantiate({**seed.spec.defaults,
+                                          **{k: v for k, v in params.items() if k in seed.spec.space}}))
 
 
 def _check(device: str) -> list[dict[str, Any]]:
     import torch
 
-    reference = _reference()
+    reference = reference_run(PREFILL)
     results = []
     for i, (label, params, lens, opts) in enumerate(CASES):
         gen = torch.Generator().manual_seed(4321 + i)
@@ -113,11 +88,11 @@ def _check(device: str) -> list[dict[str, Any]]:
         out, state = got[NEW]
         checks = {
             # the chunked seeds' tensor-core dots round fp32 operands to tf32 on a GPU (~1e-3 relative)
-            "out_vs_reference": _close(out, ref_out, 1e-2, 1e-2),
-            "state_vs_reference": _close(state, ref_state, 2e-3, 1e-2),
+            "out_vs_reference": fib_close(out, ref_out, 1e-2, 1e-2),
+            "state_vs_reference": fib_close(state, ref_state, 2e-3, 1e-2),
             # same algebra as the WY seed: at most a bf16 rounding flip apart, states equal to fp32 rounding
-            "out_vs_wy": _close(out, got[BASE][0], 1e-2, 1e-2),
-            "state_vs_wy": _close(state, got[BASE][1], 1e-4, 1e-4),
+            "out_vs_wy": fib_close(out, got[BASE][0], 1e-2, 1e-2),
+            "state_vs_wy": fib_close(state, got[BASE][1], 1e-4, 1e-4),
         }
         results.append({"label": label, "ok": all(c["ok"] for c in checks.values()), **checks})
     return results

@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import traceback
 from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import available_gib, gdn_prefill_inputs, run_kernel_script
+from operator_helpers import (available_gib, fib_close, gdn_prefill_inputs, import_entry, reference_run,
+                              run_kernel_script)
 
 REPO = Path(__file__).resolve().parents[1]
 OPERATORS = REPO / "operators"
@@ -237,28 +237,6 @@ def test_seed_correct_on_gpu(seed_dir: Path) -> None:
 
 
 # --------------------------------------------------------------------------- subprocess side
-def _close(out, ref, atol: float, rtol: float) -> dict[str, Any]:
-    """FIB rule: an element fails iff abs > atol and rel > rtol; all must pass."""
-    import torch
-
-    x, y = out.float(), ref.float()
-    if x.shape != y.shape or not torch.isfinite(x).all():
-        return {"ok": False, "why": f"shape {tuple(x.shape)} vs {tuple(y.shape)} or non-finite"}
-    err = (x - y).abs()
-    bad = (err > atol) & (err / (y.abs() + 1e-8) > rtol)
-    return {"ok": not bool(bad.any()), "max_abs": float(err.max()) if err.numel() else 0.0,
-            "bad": int(bad.sum())}
-
-
-def _reference(def_name: str):
-    from kernelopt.data import load_definition
-
-    d = load_definition(OPERATORS / def_name / "definition.json")
-    ns: dict[str, Any] = {}
-    exec(compile(d.reference, f"{def_name}/reference", "exec"), ns)  # noqa: S102
-    return ns["run"]
-
-
 def _to(xs: list, device: str) -> list:
     return [x.to(device) if hasattr(x, "to") else x for x in xs]
 
@@ -298,7 +276,7 @@ def _case(seed: str, axes: dict[str, int], opts: dict[str, Any], gen):
         b = torch.randn(bsz, 1, 8, generator=gen).to(bf)
         scale = float(opts.get("scale", 0.0))
         inputs = [q, k, v, state, a_log, a, dt_bias, b, scale]
-        ref_out, ref_state = _reference("gdn_decode_qk4_v8_d128_k_last")(*inputs)
+        ref_out, ref_state = reference_run("gdn_decode_qk4_v8_d128_k_last")(*inputs)
         outputs = [torch.empty(bsz, 1, 8, 128, dtype=bf), torch.empty(bsz, 8, 128, 128)]
         return inputs, outputs, [(ref_out, 1e-2, 1e-2), (ref_state, 1e-4, 1e-3)]
     if seed in ("gdn_prefill_recurrent", "gdn_prefill_chunked", "gdn_prefill_chunked_wy"):
@@ -312,7 +290,7 @@ def _case(seed: str, axes: dict[str, int], opts: dict[str, Any], gen):
             assert len(lens) == n_seq and sum(lens) == n, (lens, axes)
             cu = torch.cumsum(torch.tensor([0, *lens], dtype=torch.int64), 0)
         inputs = gdn_prefill_inputs(cu, opts, gen)
-        ref_out, ref_state = _reference("gdn_prefill_qk4_v8_d128_k_last")(*inputs)
+        ref_out, ref_state = reference_run("gdn_prefill_qk4_v8_d128_k_last")(*inputs)
         outputs = [torch.empty(n, 8, 128, dtype=bf), torch.empty(n_seq, 8, 128, 128)]
         # the chunked seed's tensor-core dots round fp32 operands to tf32 on a GPU (~1e-3 relative)
         state_tol = (1e-4, 1e-3) if seed == "gdn_prefill_recurrent" else (2e-3, 1e-2)
@@ -347,15 +325,6 @@ def _check_with_harness(seed, sol, axes: dict[str, int], opts: dict[str, Any], d
             "log": (r.log or res.build_log)[-2000:]}
 
 
-def _import_entry(sol) -> Any:
-    """The entry function, imported as the harness does: the sources as one package (a seed's entry file may
-    import its sibling files relatively, e.g. ``from .base import ...``)."""
-    from kernelopt.harness.build_cache import import_entry_module, materialize
-
-    pkg = materialize(sol, "py", Path(tempfile.mkdtemp(prefix="seedcheck_")))
-    return getattr(import_entry_module(pkg, sol.spec.entry_file), sol.spec.entry_function)
-
-
 def _check_points(seed_dir: Path, points: list, device: str = "cpu") -> list[dict[str, Any]]:
     import torch
 
@@ -366,7 +335,7 @@ def _check_points(seed_dir: Path, points: list, device: str = "cpu") -> list[dic
     for i, (params, axes, opts) in enumerate(points):
         try:
             sol = seed.instantiate({**seed.spec.defaults, **params})
-            fn = _import_entry(sol)
+            fn = import_entry(sol)
             if sol.kernelopt["seed"] not in CASES:
                 results.append(_check_with_harness(seed, sol, axes, opts, device, i))
                 continue
@@ -374,7 +343,7 @@ def _check_points(seed_dir: Path, points: list, device: str = "cpu") -> list[dic
             inputs, outputs, refs = _case(sol.kernelopt["seed"], axes, opts, gen)
             inputs, outputs = _to(inputs, device), _to(outputs, device)
             fn(*inputs, *outputs)
-            per = [_close(o.cpu(), r, atol, rtol) for o, (r, atol, rtol) in zip(outputs, refs)]
+            per = [fib_close(o.cpu(), r, atol, rtol) for o, (r, atol, rtol) in zip(outputs, refs)]
             results.append({"ok": all(p["ok"] for p in per), "outputs": per})
         except Exception:  # noqa: BLE001 - reported to the parent test
             results.append({"ok": False, "error": traceback.format_exc()[-3000:]})
