@@ -43,6 +43,8 @@ clears the gate, else provisionally, else stop); either way with a ``time`` evid
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from kernelopt.controller.budget import Budget, Rules
 from kernelopt.controller.directions import choose_direction
 from kernelopt.controller.evidence import (
@@ -178,7 +180,8 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
     Returns:
         The decision, with the evidence it rests on and a human-readable reason.
     """
-    decision = _decide(state, budget, rules)
+    b = _basics(state, budget, rules)
+    decision = _decide(state, budget, rules, b)
     if decision.action not in ("generate", "sweep", "repeat"):
         return decision
     full = decision.action != "generate"
@@ -196,46 +199,61 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
                       f"{left:.0f} s of wall clock left)"})
     ends = (f"wall clock: the {decision.action} would take ~{late.value:.0f} s, {max(left, 0.0):.0f} s left "
             f"(of {budget.wall_clock_s:.0f} s)")
-    groups, nf, base = _basics(state, budget, rules)
-    base = base + [late]
-    return (_promote(groups, state.champion, rules, nf, base, f"{ends}; ")
-            or _provisional(groups, state.champion, rules, nf, base, ends)
-            or Decision(action="stop", reason=ends, evidence=base))
+    return _clock_end(b, state.champion, rules, ends, b.base + [late])
 
 
-def _basics(state: CampaignState, budget: Budget, rules: Rules) -> tuple[list[SolutionRuns], float, list[Evidence]]:
-    """The solutions' run groups, the noise floor and the evidence rows every decision carries."""
+@dataclass(frozen=True)
+class _Basics:
+    """What every decision reads: the solutions' run groups, the noise floor, the evidence rows every decision
+    carries (noise floor, counts) and the campaign's round counts (:func:`_rounds`)."""
+
+    groups: list[SolutionRuns]
+    nf: float
+    base: list[Evidence]
+    generations: int
+    rounds: float
+    since: float
+    baseline_tries: int
+    gated: int
+
+
+def _basics(state: CampaignState, budget: Budget, rules: Rules) -> _Basics:
     groups = group_by_solution(state.candidates)
     champion = state.champion
     default_nf = champion.noise_floor if champion and champion.noise_floor is not None else rules.noise_floor_default
     nf, nf_ev = noise_floor(groups, default_nf)
-    generations, rounds, since, _ = _rounds(state.decisions, budget.candidates_per_round)
+    generations, rounds, since, baseline_tries = _rounds(state.decisions, budget.candidates_per_round)
     gated = sum(g.gate is not None for g in groups)
     counts = Evidence(kind="counts", subject=state.campaign_run_id, value=gated,
                       detail={"gated": gated, "swept": sum(g.swept for g in groups), "generations": generations,
                               "rounds": round(rounds, 3), "rounds_since_promotion": round(since, 3),
                               "elapsed_s": state.elapsed_s})
-    return groups, nf, [nf_ev, counts]
+    return _Basics(groups, nf, [nf_ev, counts], generations, rounds, since, baseline_tries, gated)
 
 
-def _decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
+def _clock_end(b: _Basics, champion: ChampionInfo | None, rules: Rules, why: str, base: list[Evidence]) -> Decision:
+    """The wall clock ends the campaign: promote a finalist that clears the gate, else (no champion yet) the best
+    fully passed solution provisionally, else stop; ``why`` starts the reason, ``base`` is the evidence."""
+    return (_promote(b.groups, champion, rules, b.nf, base, f"{why}; ")
+            or _provisional(b.groups, champion, rules, b.nf, base, why)
+            or Decision(action="stop", reason=why, evidence=base))
+
+
+def _decide(state: CampaignState, budget: Budget, rules: Rules, b: _Basics) -> Decision:
     """Steps 1-10 of the module docstring (before the wall-clock admission of :func:`decide`)."""
-    groups, nf, base = _basics(state, budget, rules)
-    champion = state.champion
-    generations, rounds, since, baseline_tries = _rounds(state.decisions, budget.candidates_per_round)
-    gated = sum(g.gate is not None for g in groups)
+    groups, nf, base, champion = b.groups, b.nf, b.base, state.champion
+    generations, since, gated = b.generations, b.since, b.gated
 
     def stop(reason: str) -> Decision:
         return Decision(action="stop", reason=reason, evidence=base)
 
     if state.elapsed_s >= budget.wall_clock_s:
         spent = f"wall-clock budget spent ({state.elapsed_s:.0f} s >= {budget.wall_clock_s:.0f} s)"
-        return (_promote(groups, champion, rules, nf, base, f"{spent}; ")
-                or _provisional(groups, champion, rules, nf, base, spent) or stop(spent))
+        return _clock_end(b, champion, rules, spent, base)
 
     if not groups:
-        if baseline_tries >= 2:
-            return stop(f"baseline generation was tried {baseline_tries} times and no candidate was evaluated")
+        if b.baseline_tries >= 2:
+            return stop(f"baseline generation was tried {b.baseline_tries} times and no candidate was evaluated")
         return Decision(action="generate", direction=BASELINE, count=budget.max_candidates,
                         workloads=list(state.gate_workloads), evidence=base,
                         reason="nothing evaluated yet: gate every seed at its default parameters (baseline)")
@@ -271,8 +289,8 @@ def _decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
 
     if gated >= budget.max_candidates:
         return stop(f"candidate budget spent ({gated} >= {budget.max_candidates})")
-    if rounds >= budget.max_rounds - 1e-9:
-        return stop(f"round budget spent ({rounds:.3g} >= {budget.max_rounds})")
+    if b.rounds >= budget.max_rounds - 1e-9:
+        return stop(f"round budget spent ({b.rounds:.3g} >= {budget.max_rounds})")
     if since >= budget.patience - 1e-9:
         return stop(f"patience exceeded: {since:.3g} round(s) without a promotion (patience {budget.patience})")
 
