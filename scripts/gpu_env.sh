@@ -89,8 +89,11 @@ pack_once() {
   [ $? -le 1 ] && mv -f "$OUT/$PACK_NAME.partial" "$OUT/$PACK_NAME.tgz"
 }
 # finish_packing: end keep_packed's loop and pack once more (the call's final results)
+# (a script that never called keep_packed still gets its profiles folder back, as results_<call>.tgz: call AR of
+# 2026-12-01 lost its traces to an unset packer)
 finish_packing() {
-  [ -n "${PACKER:-}" ] && kill "$PACKER" 2>/dev/null; wait "$PACKER" 2>/dev/null
+  if [ -n "${PACKER:-}" ]; then kill "$PACKER" 2>/dev/null; wait "$PACKER" 2>/dev/null; fi
+  PACK_NAME=${PACK_NAME:-results_${CALL:-call}}; PACK_PATTERNS=${PACK_PATTERNS:-benchmarks/results/profiles_v}
   pack_once; rm -f "$OUT"/*.partial
 }
 # The contest sweeps still owed to issue 3, split over two GPUs: sweeps_gpu0 the DSA indexer, GDN decode's
