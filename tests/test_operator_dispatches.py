@@ -28,6 +28,7 @@ SEEDS = ROOT / "operators" / DEF / "solutions" / "seeds"
 FILE = ROOT / "operators" / DEF / "solutions" / "dispatch" / "recurrent_chunked_224.json"
 EDGE = 224
 WY_FILE = ROOT / "operators" / DEF / "solutions" / "dispatch" / "recurrent_wy_401.json"
+WY3_FILE = ROOT / "operators" / DEF / "solutions" / "dispatch" / "recurrent_wy3_401.json"
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
 MOE_SEED = ROOT / "operators" / MOE / "solutions" / "seeds" / "moe_grouped_fp8"
 MOE_DIR = ROOT / "operators" / MOE / "solutions" / "dispatch"
@@ -39,6 +40,8 @@ BF16 = "INTER_DTYPE=bf16"
 DISPATCHES = [
     (DEF, FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked"], [EDGE]),
     (DEF, WY_FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy"], [401]),
+    # the retained GDN prefill dispatch since 2026-12-01 call AS (the wy3 seed is frozen from here)
+    (DEF, WY3_FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy3"], [401]),
     (MOE, MOE_DIR / "block_m16_m32_901.json", "seq_len", [MOE_SEED, f"{MOE_SEED}@BLOCK_M=32"], [901]),
     (MOE, MOE_DIR / "bf16_m16n64_m32_80.json", "seq_len",
      [f"{MOE_SEED}@BLOCK_M=16,BLOCK_N=64,{BF16}", f"{MOE_SEED}@BLOCK_M=32,{BF16}"], [80]),
@@ -88,7 +91,8 @@ def test_the_cli_explains_bad_bands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert not (tmp_path / "x.json").exists()
 
 
-@pytest.mark.parametrize("file, edge", [(FILE, EDGE), (WY_FILE, 401)], ids=["chunked_224", "wy_401"])
+@pytest.mark.parametrize("file, edge", [(FILE, EDGE), (WY_FILE, 401), (WY3_FILE, 401)],
+                         ids=["chunked_224", "wy_401", "wy3_401"])
 def test_the_dispatch_passes_on_a_workload_of_each_band(file: Path, edge: int) -> None:
     op = load_operator(DEF)
     sol = load_solution(file)
