@@ -24,6 +24,7 @@ def main() -> int:
     p.add_argument("--name", required=True, help="results file stem")
     p.add_argument("--tracking-uri", default=None)
     p.add_argument("--command", default="", help="the command that ran the campaign (recorded)")
+    p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
     a = p.parse_args()
     store = TrackingStore(a.tracking_uri)
     campaigns = store.list_campaigns(a.operator)
@@ -48,6 +49,12 @@ def main() -> int:
                          "-" if r["p95_latency_ms"] is None else f"{r['p95_latency_ms']:.5f}",
                          "-" if r["speedup_vs_reference"] is None else f"{r['speedup_vs_reference']:.2f}",
                          r.get("direction") or "-"] for r in board[:15]]))
+    failed = [r for r in board[:15] if r["pass_count"] < (r["workload_count"] or 0)]
+    if failed:  # the first failing workload's status and last log line, as the controller's repair table reads it
+        md.append("\n## Why candidates failed\n")
+        md.append(md_table(["#", "candidate", "stage", "direction", "first failure"],
+                           [[r["rank"], r["name"], r["stage"], r.get("direction") or "-",
+                             r.get("failure") or "-"] for r in failed]))
     analysis = store.read_artifact_json(cid, ANALYSIS_ARTIFACT) or {}  # bands.json (the stored state has none)
     bottlenecks = analysis.get("bottlenecks") or {}
     if analysis:  # the evidence the controller chose directions from: roofline or measured profile
@@ -78,7 +85,7 @@ def main() -> int:
             md.append(f"Mean per-workload speedup vs the PyTorch reference: {statistics.fmean(speedups):.1f}x "
                       f"(min {min(speedups):.1f}x, max {max(speedups):.1f}x)\n")
         md.append(md_table(["workload", "champion ms", "reference ms", "speedup"], rows))
-    write_results(a.name, payload, "\n".join(md))
+    write_results(a.name, payload, "\n".join(md), out_dir=a.out)
     print("\n".join(md))
     return 0
 

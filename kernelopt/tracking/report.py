@@ -29,7 +29,7 @@ def leaderboard_row(run: Run) -> dict[str, Any]:
         "pass_count": rec.pass_count, "workload_count": rec.workload_count,
         "mean_latency_ms": rec.mean_latency_ms, "median_latency_ms": m.get(names.MEDIAN_MS),
         "p95_latency_ms": rec.p95_latency_ms, "speedup_vs_reference": m.get(names.SPEEDUP),
-        "start_time": rec.start_time,
+        "start_time": rec.start_time, "failure": rec.failure,
     }
     row.update({k: rec.params.get(k) for k in _ROW_PARAMS})
     return row

@@ -37,6 +37,8 @@ def test_leaderboard_orders_passing_by_latency_then_failing(store):
     assert [r["rank"] for r in board] == [1, 2, 3, 4, 5]
     assert board[0]["mean_latency_ms"] == 1.0 and board[0]["all_passed"] and board[0]["generator"] == "offline"
     assert board[3]["mean_latency_ms"] is None and board[3]["pass_count"] == 1
+    assert board[3]["failure"] == f"RUNTIME_ERROR: Traceback: boom on {UUIDS[1]}"
+    assert board[0]["failure"] is None  # why a candidate failed travels with its row (campaign summaries print it)
     other, oids = _campaign(store, "full", [[0.5, 0.5]])
     by_def = store.leaderboard(DEFINITION)
     assert by_def[0]["run_id"] == oids[0] and len(by_def) == 6
