@@ -73,6 +73,7 @@ def check_final_state(store: TrackingStore, run_id: str) -> None:
     for c in cands:
         assert c.workload_count == (1 if c.stage == "gate" else 2), c
         assert c.eval_wall_s is not None and c.eval_wall_s > 0, c  # the controller prices evaluations with it
+        assert len(c.workload_wall_s) == c.workload_count and min(c.workload_wall_s.values()) > 0, c  # and these
         if c.stage != "gate":
             assert c.params["source_run_id"] in {g.run_id for g in cands if g.solution_hash == c.solution_hash}
     assert state.decisions[0].action == "generate" and state.decisions[0].direction == "baseline"

@@ -187,8 +187,9 @@ def decide(state: CampaignState, budget: Budget, rules: Rules) -> Decision:
     full = decision.action != "generate"
     runs = len(decision.candidate_run_ids) if full else (decision.count or budget.candidates_per_round)
     left = budget.wall_clock_s - state.elapsed_s
-    fit, late = admit(state.candidates, runs=runs, workloads=len(decision.workloads) or len(state.gate_workloads),
-                      full=full, left_s=left, action=decision.action, subject=state.campaign_run_id)
+    ids = decision.workloads or list(state.gate_workloads)
+    fit, late = admit(state.candidates, runs=runs, workloads=len(ids), full=full, left_s=left,
+                      action=decision.action, subject=state.campaign_run_id, workload_ids=ids)
     if late is None:
         return decision
     if fit >= 1:  # the best `fit` of them: sweep and repeat targets come best first

@@ -242,6 +242,7 @@ class CandidateRecord(Record):
     start_time: float = 0.0
     failure: str | None = None  # EvalResult.failure_line() of a run that did not pass every workload
     eval_wall_s: float | None = None  # wall seconds its evaluation took (None: not recorded)
+    workload_wall_s: dict[str, float] = Field(default_factory=dict)  # harness seconds per workload uuid
 
     @property
     def all_passed(self) -> bool:

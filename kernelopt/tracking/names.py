@@ -46,6 +46,7 @@ WALL_S = "wall_s"
 LAT_PREFIX = "lat_ms."  # + full workload uuid
 REF_PREFIX = "ref_ms."  # + full workload uuid
 SPEEDUP_PREFIX = "speedup."  # + full workload uuid
+WORKLOAD_WALL_PREFIX = "wall_s."  # + full workload uuid: host seconds the harness spent on it
 DECISIONS_METRIC = "decisions"
 
 # artefacts

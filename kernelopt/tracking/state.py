@@ -41,6 +41,7 @@ def record_from_run(run: Run) -> CandidateRecord:
         start_time=run.info.start_time / 1000.0,
         failure=tags.get(names.FAILURE),
         eval_wall_s=metrics.get(EVAL_WALL_S),
+        workload_wall_s=names.per_workload(metrics, names.WORKLOAD_WALL_PREFIX),
     )
 
 

@@ -39,7 +39,8 @@ def result_metrics(result: EvalResult) -> dict[str, float]:
     Aggregates over workloads (``mean/median/p95_latency_ms``, ``speedup_vs_reference``) are logged only
     when every workload passed, so they always compare like with like; per-workload latencies
     (``lat_ms.<uuid>``), reference latencies (``ref_ms.<uuid>``) and speedups (``speedup.<uuid>``) are
-    logged for each passed workload.
+    logged for each passed workload; the harness's host seconds per workload (``wall_s.<uuid>``, its
+    ``extra["wall_s"]``) for every workload.
     """
     m: dict[str, float] = {
         names.PASS_COUNT: float(result.pass_count),
@@ -50,6 +51,9 @@ def result_metrics(result: EvalResult) -> dict[str, float]:
     lats: list[float] = []
     speedups: list[float] = []
     for r in result.results:
+        wall = r.extra.get("wall_s")  # every workload, passed or not: what the controller prices with
+        if isinstance(wall, (int, float)) and _finite(wall):
+            m[names.workload_metric(names.WORKLOAD_WALL_PREFIX, r.uuid)] = float(wall)
         if not r.passed or r.latency is None:
             continue
         if _finite(r.latency.mean_ms):

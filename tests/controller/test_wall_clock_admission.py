@@ -69,3 +69,26 @@ def test_a_repeat_that_cannot_finish_ends_the_campaign_with_a_provisional_champi
     s = state(*runs, decisions=[baseline()], elapsed=BUDGET.wall_clock_s - each / 2, champion=champ)
     assert decide(s, BUDGET, RULES).action == "stop"
     assert decide(state(*runs, decisions=[baseline()], elapsed=0.0), BUDGET, RULES).action == "repeat"
+
+
+def test_a_gate_round_is_priced_by_its_own_workloads_when_their_seconds_are_on_record():
+    # call AT (H200, 2026-12-01): a GDN prefill gate on two 3,999-8,192-token workloads ran 80+ s past the clock,
+    # admitted at the median gate workload's ~3 s; each workload's harness seconds now price the round.
+    g1 = timed("g1", "a", "gate", 1.0, 45.0, n=2).model_copy(update={"workload_wall_s": {"w-small": 2.0,
+                                                                                         "w-large": 40.0}})
+    g2 = timed("g2", "b", "gate", 1.1, 4.0, n=1).model_copy(update={"workload_wall_s": {"w-small": 3.0}})
+    # build time outside the workloads: median(45 - 42, 4 - 3) = 2 s; w-large costs 40 s, a workload never run the
+    # median known cost (3 and 40 -> 21.5 s)
+    cost, basis = estimate([g1, g2], runs=1, workloads=2, full=False, workload_ids=["w-large", "w-4"])
+    assert cost == 2.0 + 40.0 + 21.5 and "most harness seconds" in basis
+    assert estimate([g1, g2], runs=2, workloads=1, full=False, workload_ids=["w-small"])[0] == 2 * (2.0 + 3.0)
+    # the per-workload median of the runs (median(22.5, 4) = 13.25 s) would have admitted the long gate in 30 s
+    assert estimate([g1, g2], runs=1, workloads=2, full=False)[0] == 2 * 13.25
+    fit, row = admit([g1, g2], runs=1, workloads=2, full=False, left_s=30.0, action="generate", subject="c",
+                     workload_ids=["w-large", "w-4"])
+    assert fit == 0 and row.value == 63.5
+    assert admit([g1, g2], runs=1, workloads=1, full=False, left_s=30.0, action="generate", subject="c",
+                  workload_ids=["w-small"]) == (1, None)
+    # full runs on record price a full run as before (the same workloads each time)
+    s1 = timed("s1", "a", "sweep", 1.0, 10.0).model_copy(update={"workload_wall_s": {u: 99.0 for u in ALL}})
+    assert estimate([g1, g2, s1], runs=1, workloads=len(ALL), full=True, workload_ids=ALL)[0] == 10.0
