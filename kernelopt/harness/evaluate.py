@@ -33,7 +33,7 @@ from kernelopt.data.definition import Definition
 from kernelopt.data.records import EvalRequest, EvalResult, HarnessSettings, WorkloadResult
 from kernelopt.data.trace import EvaluationStatus as S
 from kernelopt.data.workload import Workload
-from kernelopt.harness import environment, protected_files, static_policy
+from kernelopt.harness import environment, protected_files, reference_times, static_policy
 from kernelopt.harness.builders import BuildError, build
 from kernelopt.harness.evaluators import Evaluator, OutputFormatError, select_evaluator
 from kernelopt.harness.guards import InputGuard, IntegrityGuard, ThreadWatch, output_problems, poison_
@@ -72,10 +72,11 @@ def resolve_device(device: str | torch.device | None, settings: HarnessSettings)
     return dev
 
 
-# Reference timings per (definition, reference source, workload, settings, device) in this worker:
-# the reference is deterministic code on the same seeded inputs, so timing it again for every
-# candidate only spends GPU time (a slow reference such as GDN's dominates a campaign otherwise).
-_REFERENCE_TIMES: dict[tuple[Any, ...], tuple[list[list[float]], str | None]] = {}
+# Reference timings per (definition, reference source, workload, settings, device) in this worker, backed by
+# the machine's disk cache (kernelopt.harness.reference_times): the reference is deterministic code on the same
+# seeded inputs, so timing it again for every candidate only spends GPU time (a slow reference such as GDN's
+# dominates a campaign otherwise).
+_REFERENCE_TIMES: dict[str, tuple[list[list[float]], str | None]] = {}
 #: This worker's tensor caches by purpose (``inputs``, ``reference``); see :mod:`kernelopt.harness.tensor_cache`.
 _CACHES: dict[str, TensorCache] = {}
 
@@ -223,9 +224,9 @@ class _Run(GuardedRun):
         kw = {"warmup": s.warmup, "iterations": s.iterations, "device": self.device, "timer": s.timer,
               "flush_l2": s.flush_l2, "cupti_max_call_ms": s.cupti_max_call_ms}
         sol, ref, timer, ref_timer = [], [], None, None
-        ref_key = (self.definition.name, hash(self.definition.reference), self.workload.uuid, s.key(),
-                   str(self.device))
-        cached = _REFERENCE_TIMES.get(ref_key) if s.cache_reference_timing else None
+        ref_key = reference_times.cache_key(self.definition.name, self.definition.reference, self.workload.uuid,
+                                            s.key(), self.device) if s.cache_reference_timing else None
+        cached = (_REFERENCE_TIMES.get(ref_key) or reference_times.load(ref_key)) if ref_key else None
         fresh_ms: list[list[float]] = []
         for t, (inputs, guard) in enumerate(trials):
             outs = []
@@ -269,10 +270,11 @@ class _Run(GuardedRun):
                 ref_timer = rtimer
         if s.time_reference and cached is not None:
             ref, ref_timer = cached
-            self.log.append("reference latency reused from an earlier evaluation in this worker "
-                            "(same workload, inputs, settings and device)")
-        elif ref and s.cache_reference_timing:
+            self.log.append("reference latency reused from an earlier evaluation on this machine "
+                            "(same workload, inputs, settings, device and torch)")
+        elif ref and ref_key:
             _REFERENCE_TIMES[ref_key] = (ref, ref_timer)
+            reference_times.store(ref_key, ref, ref_timer)
         requested = resolve_timer(s.timer, self.device)
         for who, ran in (("solution", timer), ("reference", ref_timer)):
             if ran is not None and ran != requested:  # time_callable's CUPTI -> CUDA-event fallback
