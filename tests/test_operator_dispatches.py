@@ -42,6 +42,8 @@ DISPATCHES = [
     (DEF, WY_FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy"], [401]),
     # the retained GDN prefill dispatch since 2026-12-01 call AS (the wy3 seed is frozen from here)
     (DEF, WY3_FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy3"], [401]),
+    (DEF, WY3_FILE.with_name("recurrent_wy3f_401.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy3f"], [401]),  # queued: call AX
     (MOE, MOE_DIR / "block_m16_m32_901.json", "seq_len", [MOE_SEED, f"{MOE_SEED}@BLOCK_M=32"], [901]),
     (MOE, MOE_DIR / "bf16_m16n64_m32_80.json", "seq_len",
      [f"{MOE_SEED}@BLOCK_M=16,BLOCK_N=64,{BF16}", f"{MOE_SEED}@BLOCK_M=32,{BF16}"], [80]),
