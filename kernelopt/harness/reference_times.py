@@ -53,11 +53,16 @@ def store(key: str, times: list[list[float]], timer: str | None, root: Path | No
     """Write ``key``'s figures atomically (another worker may read it at the same time); errors are ignored: the
     cache only saves time."""
     path = _path(key, root)
+    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "w") as f:
             json.dump({"times_ms": times, "timer": timer}, f)
         os.replace(tmp, path)
-    except OSError:
+        tmp = None
+    except (OSError, TypeError, ValueError):
         return
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
