@@ -9,6 +9,8 @@
 #      in the interpreter) on one 8,192-token workload: its status and log are in the trace.
 #   3. Profiles (torch.profiler + Nsight Compute) of wy3 on the 8,192-token / 20-sequence workload (fla's kernels:
 #      190 us of device time there, call Z; the wy3 dispatch 0.56 ms on the official timer).
+#   4. wy3 at BV 64 (the widest state-walk tile that fits 8 warps at C 64: W, K read by 2 instead of 4 V tiles) then
+#      at its defaults (BV 32) on the workloads of >= 3,999 tokens (resumable: a cut step continues next call).
 # Usage (carry .whl):  CALL=ax END_BY=<limit - 60> bash scripts/gpu_session_ax.sh
 # Then: CALL=ap END_BY=540 bash scripts/gpu_campaigns_retained.sh dsa_attention moe
 set -u
@@ -27,6 +29,7 @@ PY
 MID=$(band 64 2285)
 SHORT=$(band 64 461)
 LONG8K=546aba8e-e39a-590a-8949-b2a4b5e09890
+LONGEST=$(band 3999 1000000)
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   step 150 python3 -m pytest -q -m gpu tests/test_seeds.py -k wy3f
   evaluate_once "$P/prefill_ax_wy3f_mid.jsonl" $PRE "$S/gdn_prefill_chunked_wy3f" "$MID"
@@ -34,5 +37,7 @@ LONG8K=546aba8e-e39a-590a-8949-b2a4b5e09890
   evaluate_once "$P/prefill_ax_recurrent_short.jsonl" $PRE "$S/gdn_prefill_recurrent" "$SHORT"
   evaluate_once "$P/prefill_ax_wy3_bv16_c64.jsonl" $PRE "$S/gdn_prefill_chunked_wy3@BV=16" "$LONG8K"
   profile_once wy3_prefill $PRE "$S/gdn_prefill_chunked_wy3" "$LONG8K"
+  evaluate_once "$P/prefill_ax_wy3_bv64_long.jsonl" $PRE "$S/gdn_prefill_chunked_wy3@BV=64" "$LONGEST"
+  evaluate_once "$P/prefill_ax_wy3_long.jsonl" $PRE "$S/gdn_prefill_chunked_wy3" "$LONGEST"
 ) &
 finish_session $!
