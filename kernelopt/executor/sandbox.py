@@ -6,6 +6,7 @@ candidate code, gives each worker a throw-away working directory and caps host m
 
 from __future__ import annotations
 
+import atexit
 import fnmatch
 import os
 import resource
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import kernelopt
+from kernelopt.harness.reference_times import ENV as REFERENCE_TIMES_ENV
 
 #: Environment variables matching any of these (case-insensitive) never reach a worker.
 SECRET_PATTERNS: tuple[str, ...] = (
@@ -50,8 +52,25 @@ def worker_env(extra: Mapping[str, str] | None = None, base: Mapping[str, str] |
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONFAULTHANDLER"] = "1"
     env.pop("PYTHONSTARTUP", None)
+    env.setdefault(REFERENCE_TIMES_ENV, run_reference_times_dir())
     env.update(extra or {})
     return env
+
+
+_RUN_DIRS: dict[int, str] = {}
+
+
+def run_reference_times_dir() -> str:
+    """This process's folder for its workers' shared reference timings: made on first use, removed when the
+    process exits, so every worker of one campaign or ``kernelopt evaluate`` (a fresh one after a crash
+    included) reuses the first timing of a reference, and nothing carries over to the next run (a timing
+    taken under load would otherwise stay). Setting ``KERNELOPT_REFERENCE_TIMES_DIR`` keeps one folder across runs."""
+    pid = os.getpid()
+    if pid not in _RUN_DIRS:
+        path = tempfile.mkdtemp(prefix="kernelopt-reftimes-")
+        _RUN_DIRS[pid] = path
+        atexit.register(shutil.rmtree, path, True)
+    return _RUN_DIRS[pid]
 
 
 def make_scratch_dir(prefix: str = "kernelopt-worker-") -> str:
