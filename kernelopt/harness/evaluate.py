@@ -72,8 +72,8 @@ def resolve_device(device: str | torch.device | None, settings: HarnessSettings)
     return dev
 
 
-# Reference timings per (definition, reference source, workload, settings, device) in this worker, backed by
-# the machine's disk cache (kernelopt.harness.reference_times): the reference is deterministic code on the same
+# Reference timings per (definition, reference source, workload, settings, device) in this worker, shared with the
+# run's other workers (kernelopt.harness.reference_times): the reference is deterministic code on the same
 # seeded inputs, so timing it again for every candidate only spends GPU time (a slow reference such as GDN's
 # dominates a campaign otherwise).
 _REFERENCE_TIMES: dict[str, tuple[list[list[float]], str | None]] = {}
@@ -270,7 +270,7 @@ class _Run(GuardedRun):
                 ref_timer = rtimer
         if s.time_reference and cached is not None:
             ref, ref_timer = cached
-            self.log.append("reference latency reused from an earlier evaluation on this machine "
+            self.log.append("reference latency reused from an earlier evaluation in this run "
                             "(same workload, inputs, settings, device and torch)")
         elif ref and ref_key:
             _REFERENCE_TIMES[ref_key] = (ref, ref_timer)
