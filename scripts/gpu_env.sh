@@ -37,6 +37,14 @@ profile_once() {
   step "$(left)" python3 -m kernelopt.cli.main evaluate operator=$op "solution='$sol'" harness.time_reference=false \
     "workloads=[$uuids]" output=$P/profiled_$name.jsonl profile=$P/profile_$name.json
 }
+# prefill_band LO HI: the GDN prefill workloads of LO <= total_seq_len < HI, as a comma-separated uuid list
+prefill_band() { python3 - "$1" "$2" <<'PY'
+import json, sys
+lo, hi = int(sys.argv[1]), int(sys.argv[2])
+ws = [json.loads(l)["workload"] for l in open("operators/gdn_prefill_qk4_v8_d128_k_last/workloads.jsonl")]
+print(",".join(w["uuid"] for w in ws if lo <= w["axes"]["total_seq_len"] < hi))
+PY
+}
 # session_setup: the common start of the gpu_session_*.sh scripts: END_BY (default 540 s), CALL (default: the
 # script's suffix, gpu_session_<call>.sh), P (the profiles folder, created), the MOE, PRE and DEC definition names and
 # NGPU (GPUs on this machine; see second_gpu / one_gpu_waits).

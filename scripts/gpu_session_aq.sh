@@ -15,12 +15,7 @@ source scripts/gpu_env.sh
 session_setup
 keep_packed "results_${CALL}" "$P" 'benchmarks/results/moe_gemm1_sweep_*'
 S=operators/$PRE/solutions/seeds
-LONG=$(python3 - <<'PY'
-import json
-ws = [json.loads(l)["workload"] for l in open("operators/gdn_prefill_qk4_v8_d128_k_last/workloads.jsonl")]
-print(",".join(w["uuid"] for w in ws if w["axes"]["total_seq_len"] >= 461))
-PY
-)
+LONG=$(prefill_band 461 1000000)
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   step 150 python3 -m pytest -q -m gpu tests/test_gdn_prefill_wy3.py tests/test_seeds.py -k wy3
   step 180 python3 benchmarks/moe_gemm1_sweep.py --tokens 14107

@@ -9,15 +9,8 @@ cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 session_setup
 S=operators/$PRE/solutions/seeds
-band() { python3 - "$1" "$2" <<'PY'
-import json, sys
-lo, hi = int(sys.argv[1]), int(sys.argv[2])
-ws = [json.loads(l)["workload"] for l in open("operators/gdn_prefill_qk4_v8_d128_k_last/workloads.jsonl")]
-print(",".join(w["uuid"] for w in ws if lo <= w["axes"]["total_seq_len"] < hi))
-PY
-}
-MID=$(band 64 461)
-LONG=$(band 461 1000000)
+MID=$(prefill_band 64 461)
+LONG=$(prefill_band 461 1000000)
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   evaluate_once "$P/prefill_ar_wy3_mid.jsonl" $PRE "$S/gdn_prefill_chunked_wy3" "$MID"
   evaluate_once "$P/prefill_ar_recurrent_mid.jsonl" $PRE "$S/gdn_prefill_recurrent" "$MID"

@@ -19,17 +19,10 @@ source scripts/gpu_env.sh
 session_setup
 keep_packed "results_${CALL}" "$P"
 S=operators/$PRE/solutions/seeds
-band() { python3 - "$1" "$2" <<'PY'
-import json, sys
-lo, hi = int(sys.argv[1]), int(sys.argv[2])
-ws = [json.loads(l)["workload"] for l in open("operators/gdn_prefill_qk4_v8_d128_k_last/workloads.jsonl")]
-print(",".join(w["uuid"] for w in ws if lo <= w["axes"]["total_seq_len"] < hi))
-PY
-}
-MID=$(band 64 2285)
-SHORT=$(band 64 461)
+MID=$(prefill_band 64 2285)
+SHORT=$(prefill_band 64 461)
 LONG8K=546aba8e-e39a-590a-8949-b2a4b5e09890
-LONGEST=$(band 3999 1000000)
+LONGEST=$(prefill_band 3999 1000000)
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   step 150 python3 -m pytest -q -m gpu tests/test_seeds.py -k wy3f
   evaluate_once "$P/prefill_ax_wy3f_mid.jsonl" $PRE "$S/gdn_prefill_chunked_wy3f" "$MID"
