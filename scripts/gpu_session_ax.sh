@@ -24,7 +24,7 @@ SHORT=$(prefill_band 64 461)
 LONG8K=546aba8e-e39a-590a-8949-b2a4b5e09890
 LONGEST=$(prefill_band 3999 1000000)
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  step 150 python3 -m pytest -q -m gpu tests/test_seeds.py -k wy3f
+  step 150 python3 -m pytest -q -m gpu tests/test_seeds.py tests/test_gdn_prefill_wy3.py -k "wy3f or wy3_matches"
   evaluate_once "$P/prefill_ax_wy3f_mid.jsonl" $PRE "$S/gdn_prefill_chunked_wy3f" "$MID"
   evaluate_once "$P/prefill_ax_wy3_mid.jsonl" $PRE "$S/gdn_prefill_chunked_wy3" "$MID"
   evaluate_once "$P/prefill_ax_recurrent_short.jsonl" $PRE "$S/gdn_prefill_recurrent" "$SHORT"
