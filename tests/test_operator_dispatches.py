@@ -17,7 +17,7 @@ from harness_helpers import DEVICE  # (sets TRITON_INTERPRET=1 on a CPU-only mac
 from kernelopt.cli.main import main as cli
 from kernelopt.data import EvaluationStatus as S
 from kernelopt.data import load_solution
-from kernelopt.data.records import EvalRequest, HarnessSettings
+from kernelopt.data.records import EvalRequest, HarnessSettings, Workload
 from kernelopt.generators.dispatch import band_index
 from kernelopt.harness.evaluate import evaluate
 from kernelopt.operators import load_operator
@@ -29,6 +29,8 @@ FILE = ROOT / "operators" / DEF / "solutions" / "dispatch" / "recurrent_chunked_
 EDGE = 224
 WY_FILE = ROOT / "operators" / DEF / "solutions" / "dispatch" / "recurrent_wy_401.json"
 WY3_FILE = ROOT / "operators" / DEF / "solutions" / "dispatch" / "recurrent_wy3_401.json"
+SEQS_FILE = WY3_FILE.with_name("wy3f_seqs8_bv64.json")
+NESTED_FILE = WY3_FILE.with_name("recurrent_wy3f_bv64_401.json")
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
 MOE_SEED = ROOT / "operators" / MOE / "solutions" / "seeds" / "moe_grouped_fp8"
 MOE_DIR = ROOT / "operators" / MOE / "solutions" / "dispatch"
@@ -40,10 +42,16 @@ BF16 = "INTER_DTYPE=bf16"
 DISPATCHES = [
     (DEF, FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked"], [EDGE]),
     (DEF, WY_FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy"], [401]),
-    # the retained GDN prefill dispatch since 2026-12-01 call AS (the wy3 seed is frozen from here)
+    # the retained GDN prefill dispatch of 2026-12-01 calls AS-AX (the wy3 seed is frozen from here)
     (DEF, WY3_FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy3"], [401]),
     (DEF, WY3_FILE.with_name("recurrent_wy3f_401.json"), "total_seq_len",
-     [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy3f"], [401]),  # queued: call AX
+     [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy3f"], [401]),
+    # the retained GDN prefill dispatch since 2026-12-01 call AY (wy3f frozen from here), nested: above 401 tokens,
+    # wy3f for up to 8 sequences, at BV 64 for 9 or more (half the state-walk programs, each reading W and K once
+    # per 64 columns of V instead of 32: 9 sequences x 8 heads x 2 tiles = 144 programs fill the H200's 132 SMs)
+    (DEF, SEQS_FILE, "len_cu_seqlens", [SEEDS / "gdn_prefill_chunked_wy3f", f"{SEEDS}/gdn_prefill_chunked_wy3f@BV=64"],
+     [9]),
+    (DEF, NESTED_FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEQS_FILE], [401]),
     (MOE, MOE_DIR / "block_m16_m32_901.json", "seq_len", [MOE_SEED, f"{MOE_SEED}@BLOCK_M=32"], [901]),
     (MOE, MOE_DIR / "bf16_m16n64_m32_80.json", "seq_len",
      [f"{MOE_SEED}@BLOCK_M=16,BLOCK_N=64,{BF16}", f"{MOE_SEED}@BLOCK_M=32,{BF16}"], [80]),
@@ -107,3 +115,20 @@ def test_the_dispatch_passes_on_a_workload_of_each_band(file: Path, edge: int) -
     res = evaluate(req, device=DEVICE)
     assert [r.status for r in res.results] == [S.PASSED, S.PASSED], [r.log for r in res.results]
     assert json.loads(file.read_text())["spec"]["entry_point"] == "dispatch.py::run"
+
+
+def test_the_nested_dispatch_passes_in_each_of_its_three_bands() -> None:
+    """recurrent_wy3f_bv64_401: total_seq_len first, then the number of sequences (len_cu_seqlens) above 401
+    tokens; one synthetic workload per leaf band, inputs from the operator's generators."""
+    op = load_operator(DEF)
+    template = op.workloads[0].model_dump(mode="json")
+    leaves = [(6, 1), (402, 3), (402, 9)]  # (total_seq_len, num_seqs): recurrent, wy3f, wy3f at BV 64
+    wls = [Workload.model_validate({**template, "uuid": f"nested-{n}-{s}",
+                                    "axes": {"total_seq_len": n, "num_seqs": s, "len_cu_seqlens": s + 1}})
+           for n, s in leaves]
+    assert [band_index(n, [401]) for n, _ in leaves] == [0, 1, 1]
+    assert [band_index(s + 1, [9]) for _, s in leaves[1:]] == [0, 1]
+    settings = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
+    res = evaluate(EvalRequest(definition=op.definition, solution=load_solution(NESTED_FILE), workloads=wls,
+                               settings=settings), device=DEVICE)
+    assert [r.status for r in res.results] == [S.PASSED] * 3, [r.log for r in res.results]
