@@ -52,6 +52,11 @@ DISPATCHES = [
     (DEF, SEQS_FILE, "len_cu_seqlens", [SEEDS / "gdn_prefill_chunked_wy3f", f"{SEEDS}/gdn_prefill_chunked_wy3f@BV=64"],
      [9]),
     (DEF, NESTED_FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEQS_FILE], [401]),
+    # the same with wy3v (chunk slots found 64 sequences a step): 1.16x over wy3f at 57 sequences (call BC); queued
+    (DEF, SEQS_FILE.with_name("wy3v_seqs8_bv64.json"), "len_cu_seqlens",
+     [SEEDS / "gdn_prefill_chunked_wy3v", f"{SEEDS}/gdn_prefill_chunked_wy3v@BV=64"], [9]),
+    (DEF, NESTED_FILE.with_name("recurrent_wy3v_bv64_401.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3v_seqs8_bv64.json")], [401]),
     (MOE, MOE_DIR / "block_m16_m32_901.json", "seq_len", [MOE_SEED, f"{MOE_SEED}@BLOCK_M=32"], [901]),
     (MOE, MOE_DIR / "bf16_m16n64_m32_80.json", "seq_len",
      [f"{MOE_SEED}@BLOCK_M=16,BLOCK_N=64,{BF16}", f"{MOE_SEED}@BLOCK_M=32,{BF16}"], [80]),
