@@ -99,6 +99,9 @@ def test_the_cli_explains_bad_bands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "at least 2 specialists" in _err(capsys)
     assert cli(["dispatch", DEF, "--axis", "batch_size", "--band", rec, "--band", rec, "--upper", "8"]) == 2
     assert "no input has axis 'batch_size'" in _err(capsys)
+    # num_seqs is only in the optional state's shape (None when there is no initial state)
+    assert cli(["dispatch", DEF, "--axis", "num_seqs", "--band", rec, "--band", rec, "--upper", "8"]) == 2
+    assert "only optional inputs (state) have axis 'num_seqs'" in _err(capsys)
     other = ROOT / "operators" / "rmsnorm_h4096" / "solutions" / "baselines" / "reference.json"
     assert cli(["dispatch", DEF, "--axis", "total_seq_len", "--band", rec, "--band", str(other),
                 "--upper", "8"]) == 2

@@ -28,11 +28,20 @@ class DispatchError(ValueError):
 
 
 def axis_locator(definition: Definition, axis: str) -> tuple[int, str, int]:
-    """``(argument index, input name, dimension)`` of the first input whose shape names ``axis``."""
+    """``(argument index, input name, dimension)`` of the first required input whose shape names ``axis``
+    (an optional input may be ``None`` at run time, so its shape cannot be read)."""
+    optional = []
     for i, (name, spec) in enumerate(definition.inputs.items()):
         shape = list(spec.shape or [])
         if axis in shape:
+            if spec.optional:
+                optional.append(name)
+                continue
             return i, name, shape.index(axis)
+    if optional:
+        raise DispatchError(f"{definition.name}: only optional inputs ({', '.join(optional)}) have axis '{axis}' in "
+                            "their shape, and they may be None; cannot dispatch on it (dispatch on an axis of a "
+                            "required input, e.g. one coupled to it)")
     raise DispatchError(f"{definition.name}: no input has axis '{axis}' in its shape; cannot dispatch on it")
 
 
