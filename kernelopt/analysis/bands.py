@@ -70,6 +70,10 @@ class BandAnalysis(BaseModel):
     representatives: list[str]
     representative_roles: dict[str, str] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    # UUID -> its values of the varying axes, and the varying axes a composed solution can read from a required
+    # input's shape (where a band can split again behind a nested dispatch: controller/specialise.py)
+    workload_axes: dict[str, dict[str, int]] = Field(default_factory=dict)
+    dispatch_axes: list[str] = Field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -295,4 +299,6 @@ def discover_bands(definition: Definition, workloads: list[Workload], latencies:
     roles = _representatives(bands, by_uuid, cost, max(1, representatives))
     return BandAnalysis(definition=definition.name, varying_axes=varying, coupled_axes=coupled, band_axis=axis,
                         cost_source=source, total_cost=total, bands=bands, representatives=list(roles),
-                        representative_roles=roles, notes=notes)
+                        representative_roles=roles, notes=notes,
+                        workload_axes={w.uuid: {a: int(w.axes[a]) for a in varying} for w in workloads},
+                        dispatch_axes=[a for a in varying if definition.shape_axis(a) is not None])

@@ -303,8 +303,10 @@ def _decide(state: CampaignState, budget: Budget, rules: Rules, b: _Basics) -> D
                             candidate_run_ids=list(d["specialists"]), workloads=list(state.gate_workloads),
                             evidence=base + [_latency_ev(best, "full"), plan],
                             reason=f"round {generations + 1}: bands disagree on the best solution — dispatch over "
-                                   f"{d['axis']} to " + ", ".join(d["names"]) + f" (edges {d['uppers']}; "
-                                   f"estimated gain {plan.value:.1%} over {best.name})")
+                                   f"{d['axis']} to " + ", ".join(d["names"]) + f" (edges {d['uppers']}"
+                                   + "".join(f"; band {i} split again over {n['axis']} at {n['uppers']}"
+                                             for i, n in enumerate(d.get("nested") or []) if n)
+                                   + f"; estimated gain {plan.value:.1%} over {best.name})")
 
     # a dispatch is a composite of specialists: tuning continues from the best non-composite solution
     tunable = [g for g in groups if g.direction != DISPATCH]

@@ -112,6 +112,16 @@ class Definition(FIBModel):
         """Names of the axes each workload sets."""
         return [k for k, a in self.axes.items() if isinstance(a, VarAxis)]
 
+    def shape_axis(self, axis: str) -> tuple[int, str, int] | None:
+        """``(argument index, input name, dimension)`` of the first required input whose shape names ``axis``
+        (an optional input may be ``None`` at run time), else ``None``: where a composed solution can read
+        ``axis`` from its arguments without a host sync."""
+        for i, (name, spec) in enumerate(self.inputs.items()):
+            shape = list(spec.shape or [])
+            if axis in shape and not spec.optional:
+                return i, name, shape.index(axis)
+        return None
+
     def axis_values(self, workload_axes: dict[str, int]) -> dict[str, int]:
         """All axis sizes for a workload; raises ``ValueError`` naming a missing/unknown axis."""
         missing = [a for a in self.var_axes if a not in workload_axes]

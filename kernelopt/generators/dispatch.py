@@ -30,14 +30,10 @@ class DispatchError(ValueError):
 def axis_locator(definition: Definition, axis: str) -> tuple[int, str, int]:
     """``(argument index, input name, dimension)`` of the first required input whose shape names ``axis``
     (an optional input may be ``None`` at run time, so its shape cannot be read)."""
-    optional = []
-    for i, (name, spec) in enumerate(definition.inputs.items()):
-        shape = list(spec.shape or [])
-        if axis in shape:
-            if spec.optional:
-                optional.append(name)
-                continue
-            return i, name, shape.index(axis)
+    found = definition.shape_axis(axis)
+    if found is not None:
+        return found
+    optional = [name for name, spec in definition.inputs.items() if axis in (spec.shape or [])]
     if optional:
         raise DispatchError(f"{definition.name}: only optional inputs ({', '.join(optional)}) have axis '{axis}' in "
                             "their shape, and they may be None; cannot dispatch on it (dispatch on an axis of a "
@@ -76,16 +72,30 @@ def band_index(value: int, uppers: list[int]) -> int:
 
 def compose_planned(definition: Definition, decision: Decision, specialists: list[Solution]) -> Solution:
     """The dispatch candidate of a ``dispatch`` decision: ``specialists`` (the solutions of its
-    ``candidate_run_ids``, in order) behind the axis and band edges of its ``dispatch`` evidence row.
+    ``candidate_run_ids``, in order) behind the axis and band edges of its ``dispatch`` evidence row. A band
+    the plan splits again (its ``nested`` entry: axis and edge) takes the next two specialists behind an inner
+    dispatch on that axis, composed first.
 
     Raises:
         ValueError: The decision carries no ``dispatch`` evidence row.
-        DispatchError: As :func:`compose_dispatch`.
+        DispatchError: As :func:`compose_dispatch`, or a plan whose bands do not use up the specialists.
     """
     plan = next((e for e in decision.evidence if e.kind == "dispatch"), None)
     if plan is None:
         raise ValueError("a dispatch decision without its 'dispatch' evidence row")
-    return compose_dispatch(definition, specialists, list(plan.detail["uppers"]), plan.detail["axis"])
+    uppers, axis = list(plan.detail["uppers"]), plan.detail["axis"]
+    nested = plan.detail.get("nested") or [None] * (len(uppers) + 1)
+    bands, rest = [], list(specialists)
+    for inner in nested:
+        take = 1 if inner is None else len(inner["uppers"]) + 1
+        if len(rest) < take:
+            raise DispatchError(f"the plan's bands need more than the {len(specialists)} specialists given")
+        part, rest = rest[:take], rest[take:]
+        bands.append(part[0] if inner is None else compose_dispatch(definition, part, list(inner["uppers"]),
+                                                                   inner["axis"]))
+    if rest:
+        raise DispatchError(f"{len(rest)} specialist(s) left over by the plan's bands")
+    return compose_dispatch(definition, bands, uppers, axis)
 
 
 def compose_dispatch(definition: Definition, specialists: list[Solution], uppers: list[int], axis: str,

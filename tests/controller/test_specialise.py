@@ -165,3 +165,86 @@ def test_the_contest_objective_dispatches_for_many_short_wins_that_summed_latenc
     assert plan.value > 0.1
     with pytest.raises(ValueError, match="dispatch_objective"):
         Rules(dispatch_objective="geomean")
+
+
+# --------------------------------------------------------------------------- nested split (GDN prefill's shape)
+PRE = load_operator("gdn_prefill_qk4_v8_d128_k_last")
+PRE_UUIDS = [w.uuid for w in PRE.workloads]
+TOK = {w.uuid: w.axes["total_seq_len"] for w in PRE.workloads}
+SEQS = {w.uuid: w.axes["num_seqs"] for w in PRE.workloads}
+
+
+def _prefill_state(lat: dict[str, dict[str, float]]) -> CampaignState:
+    """Full sweeps of the named solutions (``lat``: name -> UUID -> ms) on every prefill workload, the fastest
+    (summed latency) the champion."""
+    names = sorted(lat, key=lambda n: sum(lat[n].values()))
+    analysis = analyse_operator(PRE.definition, PRE.workloads, PRE.path, lat[names[0]], "NVIDIA H200")
+    cands = [r for i, n in enumerate(names) for r in _sweep(n, f"h{n}", lat[n], 1 + 2 * i)]
+    return CampaignState(campaign_run_id="camp", definition=PRE.name, candidates=cands,
+                         decisions=[Decision(action="generate", reason="r", direction="baseline"),
+                                    Decision(action="promote", reason="r", candidate_run_ids=[f"g{names[0]}"])],
+                         champion=ChampionInfo(run_id=f"g{names[0]}",
+                                               mean_latency_ms=sum(lat[names[0]].values()) / len(PRE_UUIDS)),
+                         gate_workloads=PRE_UUIDS[:3], all_workloads=PRE_UUIDS, analysis=analysis)
+
+
+def _walk_tiles(wide_gain: float = 0.9) -> dict[str, dict[str, float]]:
+    """'narrow' wins everywhere except the long calls of many sequences, where 'wide' is ``wide_gain`` of it
+    (and 10 % slower at few sequences), as the state walk's V tiles behaved on the H200 (calls AY, BC)."""
+    narrow = {u: 0.01 + TOK[u] * 6e-5 for u in PRE_UUIDS}
+    wide = {u: v * (wide_gain if TOK[u] >= 2857 and SEQS[u] >= 13 else 1.1) for u, v in narrow.items()}
+    return {"narrow": narrow, "wide": wide}
+
+
+def test_a_band_whose_workloads_disagree_along_another_axis_splits_behind_a_nested_dispatch():
+    st = _prefill_state(_walk_tiles())
+    assert st.analysis["bands"]["dispatch_axes"] == ["total_seq_len", "len_cu_seqlens"]  # not num_seqs: optional
+    d = decide(st, BUDGET, RULES)
+    assert d.action == "generate" and d.direction == "dispatch"
+    plan = next(e for e in d.evidence if e.kind == "dispatch").detail
+    below = max(b["high"] for b in st.analysis["bands"]["bands"] if b["high"] < 2857)
+    # every band below the long one merges into 'narrow'; the long band splits between 5 and 13 sequences
+    assert plan["axis"] == "total_seq_len" and plan["uppers"] == [below] == [2284]
+    assert d.candidate_run_ids == ["gnarrow", "gnarrow", "gwide"]
+    assert plan["nested"][0] is None and plan["nested"][-1] == {"axis": "len_cu_seqlens", "uppers": [6]}
+    assert "split again over len_cu_seqlens at [6]" in d.reason
+    # the estimated gain is the composite's, recomputed by hand
+    wide, narrow = _walk_tiles()["wide"], _walk_tiles()["narrow"]
+    composite = sum(wide[u] if TOK[u] >= 2857 and SEQS[u] >= 13 else narrow[u] for u in PRE_UUIDS)
+    assert plan["composite_ms"] == pytest.approx(composite)
+    assert next(e for e in d.evidence if e.kind == "dispatch").value == pytest.approx(
+        1 - composite / min(sum(narrow.values()), sum(wide.values())))
+
+
+def test_no_split_below_the_noise_floor_or_for_one_workload_a_side():
+    assert plan_dispatch(*_plan_args(_walk_tiles(wide_gain=0.999))) is None  # 0.1 % on the band: noise
+    lat = _walk_tiles()
+    only = next(u for u in PRE_UUIDS if SEQS[u] >= 13)  # 'wide' wins a single workload: never a side on its own
+    lat["wide"] = {u: v * (0.5 if u == only else 1.1) for u, v in lat["narrow"].items()}
+    assert plan_dispatch(*_plan_args(lat)) is None
+
+
+def _plan_args(lat: dict[str, dict[str, float]]) -> tuple:
+    st = _prefill_state(lat)
+    return group_by_solution(st.candidates), st.analysis, PRE_UUIDS, 0.02, RULES, []
+
+
+def test_the_planned_nested_dispatch_is_the_cli_composition():
+    """compose_planned of a nested plan = `kernelopt dispatch` run twice (the retained GDN prefill dispatch)."""
+    from pathlib import Path
+
+    from kernelopt.data import load_solution
+    from kernelopt.data.records import Evidence
+    from kernelopt.generators.dispatch import compose_planned
+    from kernelopt.generators.seeds import load_seed
+
+    seeds = Path(PRE.path) / "solutions" / "seeds"
+    wy3f = load_seed(seeds / "gdn_prefill_chunked_wy3f")
+    leaves = [load_seed(seeds / "gdn_prefill_recurrent").instantiate(), wy3f.instantiate(),
+              wy3f.instantiate({**wy3f.spec.defaults, "BV": 64})]
+    plan = Evidence(kind="dispatch", subject="x", value=0.1, detail={
+        "axis": "total_seq_len", "uppers": [401], "nested": [None, {"axis": "len_cu_seqlens", "uppers": [9]}]})
+    got = compose_planned(PRE.definition, Decision(action="generate", reason="r", direction="dispatch",
+                                                   evidence=[plan]), leaves)
+    committed = load_solution(Path(PRE.path) / "solutions" / "dispatch" / "recurrent_wy3f_bv64_401.json")
+    assert got.hash() == committed.hash()
