@@ -30,7 +30,7 @@ from _common import command_line, fmt, md_table, write_results
 from kernelopt.analysis.campaign_analysis import analyse_operator
 from kernelopt.controller.budget import Rules
 from kernelopt.controller.selection import SolutionRuns, best_full
-from kernelopt.controller.specialise import band_winners, plan_dispatch, winner_totals
+from kernelopt.controller.specialise import band_winners, describe_nested, plan_dispatch, winner_totals
 from kernelopt.data import DataError
 from kernelopt.data.loader import parse_model
 from kernelopt.data.records import CandidateRecord
@@ -99,6 +99,7 @@ def markdown(res: dict[str, Any], command: str) -> str:
             for b in res["bands"]]
     planned = res["planned"]
     verdict = ("**dispatch planned**: " + ", ".join(planned["names"]) + f" with edges {planned['uppers']}"
+               + describe_nested(planned)
                if planned else "**no dispatch**: the gain does not exceed max(noise floor, min_improvement)")
     return "\n".join([
         f"# Dispatch plan from traces — {res['operator']}", "", f"Command: `{command}`", "",

@@ -59,7 +59,7 @@ from kernelopt.controller.noise import noise_floor
 from kernelopt.controller.promotion import champion_mean, gate
 from kernelopt.controller.search import choose_next
 from kernelopt.controller.selection import SolutionRuns, best_full, best_gate, group_by_solution, rank_key
-from kernelopt.controller.specialise import DISPATCH, plan_dispatch
+from kernelopt.controller.specialise import DISPATCH, describe_nested, plan_dispatch
 from kernelopt.controller.timing import admit
 from kernelopt.data.records import CampaignState, ChampionInfo, Decision, Evidence
 
@@ -304,8 +304,7 @@ def _decide(state: CampaignState, budget: Budget, rules: Rules, b: _Basics) -> D
                             evidence=base + [_latency_ev(best, "full"), plan],
                             reason=f"round {generations + 1}: bands disagree on the best solution — dispatch over "
                                    f"{d['axis']} to " + ", ".join(d["names"]) + f" (edges {d['uppers']}"
-                                   + "".join(f"; band {i} split again over {n['axis']} at {n['uppers']}"
-                                             for i, n in enumerate(d.get("nested") or []) if n)
+                                   + describe_nested(d)
                                    + f"; estimated gain {plan.value:.1%} over {best.name})")
 
     # a dispatch is a composite of specialists: tuning continues from the best non-composite solution

@@ -154,6 +154,12 @@ def best_split(row: dict[str, Any], full_per: dict[str, dict[str, float]], best_
     return best
 
 
+def describe_nested(detail: dict[str, Any]) -> str:
+    """The nested splits of a ``dispatch`` evidence row's detail, for a decision's reason (empty when none)."""
+    return "".join(f"; band {i} split again over {n['axis']} at {n['uppers']}"
+                   for i, n in enumerate(detail.get("nested") or []) if n)
+
+
 def plan_dispatch(groups: list[SolutionRuns], analysis: dict[str, Any], campaign_workloads: list[str],
                   noise_floor: float, rules: Rules, decisions: list[Decision]) -> Evidence | None:
     """The ``dispatch`` evidence row (specialists, band edges, estimated gain) or ``None``."""
