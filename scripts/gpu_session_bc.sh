@@ -2,7 +2,8 @@
 # Device call BC (2026-12-01): the new seed gdn_prefill_chunked_wy3v (wy3f with chunk slots found 64 sequences a
 # step, operators/_solution_lib/chunk_slots.py, instead of a walk over every sequence at the start of each prep and
 # output program) against wy3f, both at BV 64 (the retained dispatch's point for >= 9 sequences), side by side on
-# three long workloads of 13, 20 and 57 sequences; then the GPU tests (chunk_slots; wy3v bit for bit wy3).
+# three long workloads of 2, 20 and 57 sequences (5,709 and 8,192 tokens: the ids below; the script's first
+# version said 13 sequences for the first); then the GPU tests (chunk_slots; wy3v bit for bit wy3).
 # Usage (carry .whl):  CALL=bc END_BY=<limit - 20> bash scripts/gpu_session_bc.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
