@@ -9,6 +9,7 @@ import platform
 import shlex
 import statistics
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,20 @@ def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 def fmt(x: float | None, spec: str = ".4f") -> str:
     """A number for a table cell ("-" when unknown)."""
     return "-" if x is None else format(x, spec)
+
+
+def call_timer(dev: str) -> Any:
+    """``timer(fn, warmup, iters)`` -> median ms of one call: CUDA events on a GPU (:func:`cuda_median_ms`), the
+    host clock elsewhere (the Triton interpreter: plumbing only, the times mean nothing)."""
+    def host(fn: Any, warmup: int, iters: int) -> float:
+        times = []
+        for _ in range(max(iters, 1)):
+            t0 = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t0) * 1e3)
+        return statistics.median(times)
+
+    return cuda_median_ms if dev == "cuda" else host
 
 
 def command_line(script: str, argv: Sequence[str] | None = None) -> str:

@@ -30,15 +30,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command_line, cuda_median_ms, device_label, fmt, md_table, write_results
+from benchmarks._common import call_timer, command_line, device_label, fmt, md_table, write_results
 
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / MOE / "solutions" / "seeds"
@@ -90,19 +88,6 @@ def _seed_modules() -> tuple[Any, Any]:
     return (importlib.import_module("moe_grouped_fp8_q8.kernel"), importlib.import_module("moe_grouped_fp8_q8.base"))
 
 
-def _timer(dev: str):  # type: ignore[no-untyped-def]
-    """Median ms of one call: CUDA events on a GPU, the host clock in the interpreter (plumbing only)."""
-    def cpu(fn, warmup: int, iters: int) -> float:
-        times = []
-        for _ in range(max(iters, 1)):
-            t0 = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - t0) * 1e3)
-        return statistics.median(times)
-
-    return cuda_median_ms if dev == "cuda" else cpu
-
-
 def sweep(args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
@@ -115,7 +100,7 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
     logits, bias, x, x_s, w1, w1_s, _w2, _w2_s = synthetic_inputs(t, h, i, dev, torch.Generator().manual_seed(7))
     x_s = x_s.float().contiguous()
     ids, _rw = base._route(logits, bias, 2.5)
-    timer = _timer(dev)
+    timer = call_timer(dev)
     tiles: dict[int, tuple] = {}
     first: dict[int, torch.Tensor] = {}
     rows: list[dict[str, Any]] = []

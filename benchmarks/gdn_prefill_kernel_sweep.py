@@ -1,0 +1,252 @@
+"""The three kernels of the GDN prefill seed ``gdn_prefill_chunked_wy3v`` one at a time, over launch options.
+
+On the H200 (2026-12-01 call AX, Nsight Compute, 8,192 tokens / 20 sequences) wy3's kernels took 168.5 us (WY prep:
+249 registers, 12.5 % occupancy, SM 20.6 %), 229.8 us (state walk) and 149.6 us (output), 550 us against fla's
+190 us; wy3v (the same kernels with chunk slots found 64 sequences a step) is the current candidate for the long
+band. The prep and output kernels look latency-bound on their register-limited occupancy. This script times each
+kernel alone on synthetic inputs of the definition's sizes, so many launch options fit in one short device call:
+
+* ``C`` (chunk), ``BV`` (V tile: the state walk's, or the output kernel's ``BV_O``; ``-`` for the prep kernel),
+  ``num_warps``, ``num_stages`` as in the seed's space;
+* ``maxnreg``: Triton's per-kernel register cap (two 8-warp programs per SM need <= 128), at the price of spills
+  (``n_spills`` of the compiled kernel).
+
+For each configuration: registers and spills, median time of one launch (CUDA events, ``--iters`` launches after
+``--warmup``) and a check against the first configuration of the same kernel and ``C`` (largest difference /
+largest value of its outputs: a register cap or a warp count must stay at tf32 rounding). A kernel's inputs come
+from the previous kernels at the seed's defaults for that ``C``. On a CPU (``TRITON_INTERPRET=1``, few tokens)
+only the plumbing and the checks run; times are meaningless and ``maxnreg`` is dropped.
+
+    python benchmarks/gdn_prefill_kernel_sweep.py --lengths 8192:20          # the default grid, on the GPU
+    python benchmarks/gdn_prefill_kernel_sweep.py --lengths 8192:57 --configs prep,64,-,8,1,- prep,64,-,16,1,-
+
+A configuration is ``KERNEL,C,BV,num_warps,num_stages,maxnreg`` with KERNEL one of prep, h, o (``-``: none).
+``--lengths TOTAL:SEQS`` packs SEQS sequences of near-equal lengths. Writes
+``benchmarks/results/gdn_prefill_kernel_sweep_<device>[_<name>].{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import call_timer, command_line, device_label, fmt, md_table, write_results
+
+PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
+SEEDS = Path(__file__).resolve().parents[1] / "operators" / PREFILL / "solutions" / "seeds"
+SEED = "gdn_prefill_chunked_wy3v"
+KERNELS = ("prep", "h", "o")
+HQK, HV, D = 4, 8, 128
+#: KERNEL, C, BV (None for prep), num_warps, num_stages, maxnreg; the first of each kernel is the seed's default
+DEFAULT_CONFIGS = [
+    ("prep", 64, None, 8, 1, None), ("prep", 64, None, 16, 1, None), ("prep", 64, None, 8, 1, 168),
+    ("prep", 64, None, 8, 1, 128), ("prep", 64, None, 8, 2, None), ("prep", 32, None, 4, 1, None),
+    ("prep", 32, None, 8, 1, None), ("prep", 32, None, 4, 1, 128),
+    ("h", 64, 32, 8, 1, None), ("h", 64, 64, 8, 1, None), ("h", 64, 64, 8, 2, None), ("h", 64, 128, 8, 1, None),
+    ("h", 64, 64, 16, 1, None), ("h", 64, 32, 4, 1, None),
+    ("o", 64, 64, 8, 1, None), ("o", 64, 128, 8, 1, None), ("o", 64, 64, 4, 1, None), ("o", 64, 32, 4, 1, None),
+    ("o", 64, 64, 8, 1, 128), ("o", 64, 64, 8, 2, None),
+]
+
+
+def parse_config(text: str) -> tuple[str, int, int | None, int, int, int | None]:
+    """``KERNEL,C,BV,num_warps,num_stages,maxnreg`` (BV and maxnreg ``-`` for none)."""
+    parts = text.split(",")
+    if len(parts) != 6 or parts[0] not in KERNELS:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected KERNEL,C,BV,num_warps,num_stages,maxnreg with KERNEL "
+                                         f"one of {', '.join(KERNELS)}")
+    try:
+        c, nw, ns = int(parts[1]), int(parts[3]), int(parts[4])
+        bv = None if parts[2] in ("-", "") else int(parts[2])
+        cap = None if parts[5] in ("-", "") else int(parts[5])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: integers expected (BV and maxnreg may be '-')") from None
+    if c < 16 or c & (c - 1):
+        raise argparse.ArgumentTypeError(f"{text!r}: C must be a power of two >= 16")
+    if (parts[0] == "prep") != (bv is None) or (bv is not None and (bv < 16 or D % bv)):
+        raise argparse.ArgumentTypeError(f"{text!r}: BV is '-' for prep, else a divisor of {D} >= 16")
+    return parts[0], c, bv, nw, ns, cap
+
+
+def parse_lengths(text: str) -> list[int]:
+    """``TOTAL:SEQS`` -> SEQS near-equal sequence lengths summing to TOTAL."""
+    try:
+        total, seqs = (int(p) for p in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected TOTAL:SEQS") from None
+    if seqs < 1 or total < seqs:
+        raise argparse.ArgumentTypeError(f"{text!r}: need 1 <= SEQS <= TOTAL")
+    return [total // seqs + (1 if i < total % seqs else 0) for i in range(seqs)]
+
+
+def synthetic_inputs(lengths: list[int], dev: str, gen: Any) -> dict[str, Any]:
+    """q, k (unit rows), v, gates (a, b, A_log, dt_bias), an initial state and int64 ``cu_seqlens`` on ``dev``."""
+    import torch
+
+    bf, n = torch.bfloat16, sum(lengths)
+    k = torch.nn.functional.normalize(torch.randn(n, HQK, D, generator=gen), dim=-1)
+    vals = {"q": torch.randn(n, HQK, D, generator=gen).to(bf), "k": k.to(bf),
+            "v": torch.randn(n, HV, D, generator=gen).to(bf), "a": torch.randn(n, HV, generator=gen).to(bf),
+            "b": torch.randn(n, HV, generator=gen).to(bf), "A_log": torch.rand(HV, generator=gen) * 0.5,
+            "dt_bias": torch.randn(HV, generator=gen) * 0.1,
+            "state": torch.randn(len(lengths), HV, D, D, generator=gen) * 0.05,
+            "cu": torch.cumsum(torch.tensor([0, *lengths], dtype=torch.int64), 0)}
+    return {key: t.to(dev) for key, t in vals.items()}
+
+
+def _seed_module() -> Any:
+    """wy3v's ``kernel`` module (a seed folder imports as a package: ``from . import wy3``)."""
+    if str(SEEDS) not in sys.path:
+        sys.path.insert(0, str(SEEDS))
+    return importlib.import_module(f"{SEED}.kernel")
+
+
+class _Stages:
+    """Each kernel's launch and outputs for one chunk size; the inputs of h and o come from the kernels before
+    them at the seed's defaults (kept per C)."""
+
+    def __init__(self, mod: Any, x: dict[str, Any], chunk: int, interpret: bool) -> None:
+        self.mod, self.x, self.c, self.interpret = mod, x, chunk, interpret
+        self.n_tok, self.n_seq = x["q"].shape[0], x["cu"].numel() - 1
+        self.slots = -(-self.n_tok // chunk) + self.n_seq
+        self.inputs: dict[str, Any] = {}
+        self.launch("prep", None, 8, 1, None, keep=True)
+        self.launch("h", 32, 8, 1, None, keep=True)
+
+    def empty(self, *shape: int) -> Any:
+        """Zero-filled fp32 output: slots past a sequence's last chunk are never written, and must compare equal."""
+        import torch
+
+        return torch.zeros(shape, dtype=torch.float32, device=self.x["q"].device)
+
+    def launch(self, kernel: str, bv: int | None, warps: int, stages: int, cap: int | None,
+               keep: bool = False) -> tuple[Any, Any, dict[str, Any]]:
+        """``(run, compiled kernel of the first run, outputs)``: ``run()`` launches once more into the same
+        outputs."""
+        import torch
+
+        m, x, c = self.mod, self.x, self.c
+        opts: dict[str, Any] = {"num_warps": warps, "num_stages": stages}
+        if cap is not None and not self.interpret:
+            opts["maxnreg"] = cap
+        meta = {"HQK": HQK, "HV": HV, "D": D, "C": c, "PRECISION": "tf32"}
+        if kernel == "prep":
+            out = {"w": self.empty(self.n_tok, HV, D), "u": self.empty(self.n_tok, HV, D),
+                   "gamma": self.empty(self.n_tok, HV)}
+
+            def run() -> Any:
+                return m._prep_kernel[(self.slots, HV)](
+                    x["k"], x["v"], x["A_log"], x["a"], x["dt_bias"], x["b"], x["cu"], out["w"], out["u"],
+                    out["gamma"], self.n_seq, LOG2C=c.bit_length() - 1, **meta, **opts)
+        elif kernel == "h":
+            p = self.inputs
+            out = {"h": self.empty(self.slots, HV, D, D), "v_new": self.empty(self.n_tok, HV, D),
+                   "state": self.empty(self.n_seq, HV, D, D)}
+
+            def run() -> Any:
+                return m._h_kernel[(self.n_seq * HV, D // bv)](
+                    x["k"], p["w"], p["u"], p["gamma"], x["state"], x["cu"], out["h"], out["v_new"], out["state"],
+                    BV=bv, HAS_STATE=True, **meta, **opts)
+        else:
+            p = self.inputs
+            out = {"o": torch.zeros(self.n_tok, HV, D, dtype=torch.bfloat16, device=x["q"].device)}
+
+            def run() -> Any:
+                return m._o_kernel[(self.slots, HV, D // bv)](
+                    x["q"], x["k"], p["v_new"], p["gamma"], p["h"], x["cu"], out["o"], D ** -0.5, self.n_seq,
+                    BV=bv, **meta, **opts)
+        compiled = run()
+        if keep:
+            self.inputs.update(out)
+        return run, compiled, out
+
+
+def _rel_diff(out: dict[str, Any], ref: dict[str, Any]) -> float:
+    """Largest |difference| / largest |value| over the outputs (NaN when either has a non-finite value)."""
+    worst = 0.0
+    for key, r in ref.items():
+        got, r = out[key].float(), r.float()
+        if not (got.isfinite().all() and r.isfinite().all()):
+            return float("nan")
+        worst = max(worst, float((got - r).abs().max()) / max(float(r.abs().max()), 1e-30))
+    return worst
+
+
+def sweep(args: argparse.Namespace) -> dict[str, Any]:
+    import torch
+
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    interpret = os.environ.get("TRITON_INTERPRET") == "1"
+    if dev == "cpu" and not interpret:
+        raise SystemExit("gdn_prefill_kernel_sweep.py: no GPU; run with TRITON_INTERPRET=1 (and few tokens)")
+    mod = _seed_module()
+    x = synthetic_inputs(args.lengths, dev, torch.Generator().manual_seed(11))
+    timer = call_timer(dev)
+    stages: dict[int, _Stages] = {}
+    first: dict[tuple[str, int], dict[str, Any]] = {}
+    rows: list[dict[str, Any]] = []
+    for kernel, c, bv, nw, ns, cap in args.configs:
+        row: dict[str, Any] = {"kernel": kernel, "C": c, "BV": bv, "num_warps": nw, "num_stages": ns, "maxnreg": cap}
+        try:
+            if c not in stages:
+                stages[c] = _Stages(mod, x, c, interpret)
+            run, compiled, out = stages[c].launch(kernel, bv, nw, ns, cap)
+            ms = timer(run, args.warmup, args.iters)
+        except Exception as exc:  # noqa: BLE001  an out-of-resource config is a row, not the end of the sweep
+            row["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+            rows.append(row)
+            print(f"  {row}", file=sys.stderr)
+            continue
+        if dev == "cuda":
+            torch.cuda.synchronize()
+        ref = first.setdefault((kernel, c), {k: v.clone() for k, v in out.items()})
+        row.update(ms=ms, n_regs=getattr(compiled, "n_regs", None), n_spills=getattr(compiled, "n_spills", None),
+                   max_rel_diff=_rel_diff(out, ref))
+        rows.append(row)
+        print(f"  {kernel} C {c} BV {bv} warps {nw} stages {ns} maxnreg {cap}: {ms:.4f} ms, regs {row['n_regs']} "
+              f"spills {row['n_spills']}, diff {row['max_rel_diff']:.1e}", file=sys.stderr)
+    return {"device": dev, "seed": SEED, "lengths": args.lengths, "tokens": sum(args.lengths),
+            "sequences": len(args.lengths), "warmup": args.warmup, "iters": args.iters, "configs": rows}
+
+
+def markdown(data: dict[str, Any], command: str) -> str:
+    lines = [(f"# GDN prefill kernels alone ({data['seed']}, {data['device']}, {data['tokens']} tokens / "
+              f"{data['sequences']} sequences)"), "", f"Command: `{command}`", "",
+             ("Median of one launch (CUDA events, after warm-up), synthetic inputs; each kernel's inputs from the "
+              "kernels before it at the seed's defaults. `diff`: largest difference / largest value of its outputs "
+              "against the first configuration of the same kernel and C."), ""]
+    rows = [[c["kernel"], c["C"], c["BV"] or "-", c["num_warps"], c["num_stages"], c["maxnreg"] or "-",
+             c.get("n_regs", "-"), c.get("n_spills", "-"), fmt(c.get("ms")), fmt(c.get("max_rel_diff"), ".1e"),
+             c.get("error", "")] for c in data["configs"]]
+    lines.append(md_table(["kernel", "C", "BV", "warps", "stages", "maxnreg", "regs", "spills", "ms", "diff",
+                           "error"], rows))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--lengths", type=parse_lengths, default=parse_lengths("8192:20"), metavar="TOTAL:SEQS",
+                   help="packed sequences (default 8192:20, the contest's 8,192-token workload with 20 sequences)")
+    p.add_argument("--configs", nargs="+", type=parse_config, default=DEFAULT_CONFIGS,
+                   metavar="KERNEL,C,BV,WARPS,STAGES,MAXNREG")
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--name", default=None, help="results file suffix")
+    p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
+    args = p.parse_args(argv)
+    data = sweep(args)
+    stem = f"gdn_prefill_kernel_sweep_{device_label()}" + (f"_{args.name}" if args.name else "")
+    cmd = command_line("gdn_prefill_kernel_sweep.py", argv)
+    path = write_results(stem, {"command": cmd, **data}, markdown(data, cmd), args.out)
+    print(f"wrote {path} and {path.with_suffix('.md')}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""benchmarks/gdn_prefill_kernel_sweep.py on the CPU (Triton interpreter, few tokens): each of wy3v's three kernels
+runs per configuration on inputs from the kernels before it, every row is reported with its difference from the
+first configuration of the same kernel and chunk (zero here: the interpreter computes the same sums for any warp
+count, V tile or register cap), and malformed configurations, bad lengths and a CPU run without the interpreter
+are refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from operator_helpers import load_script
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "benchmarks" / "gdn_prefill_kernel_sweep.py"
+
+
+def _run(args: list[str], interpret: bool) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
+    if interpret:
+        env["TRITON_INTERPRET"] = "1"
+    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+
+
+def test_sweep_in_the_interpreter(tmp_path: Path) -> None:
+    configs = ["prep,16,-,4,1,-", "prep,16,-,8,1,128", "prep,32,-,4,1,-", "h,16,32,4,1,-", "h,16,64,8,1,-",
+               "o,16,64,8,1,-", "o,16,32,4,1,-"]
+    proc = _run(["--lengths", "40:3", "--warmup", "0", "--iters", "1", "--out", str(tmp_path), "--name", "t",
+                 "--configs", *configs], interpret=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads((tmp_path / "gdn_prefill_kernel_sweep_cpu_t.json").read_text())
+    assert data["lengths"] == [14, 13, 13] and data["tokens"] == 40 and data["sequences"] == 3
+    rows = data["configs"]
+    assert [(r["kernel"], r["C"], r["BV"], r["maxnreg"]) for r in rows] == [
+        ("prep", 16, None, None), ("prep", 16, None, 128), ("prep", 32, None, None), ("h", 16, 32, None),
+        ("h", 16, 64, None), ("o", 16, 64, None), ("o", 16, 32, None)]
+    assert all("error" not in r and r["ms"] > 0 for r in rows), rows
+    assert all(r["max_rel_diff"] == 0.0 for r in rows), rows  # each against the first of its kernel and C
+    md = (tmp_path / "gdn_prefill_kernel_sweep_cpu_t.md").read_text()
+    assert md.startswith("# GDN prefill kernels alone (gdn_prefill_chunked_wy3v, cpu, 40 tokens / 3 sequences)")
+    assert "| prep | 16 | - | 8 | 1 | 128 |" in md
+
+
+def test_bad_configurations_lengths_and_no_interpreter_are_refused(tmp_path: Path) -> None:
+    mod = load_script("kopt_gdn_prefill_kernel_sweep", SCRIPT)
+    for bad, why in (("prep,64,-,8,1", "expected KERNEL"), ("walk,64,32,8,1,-", "expected KERNEL"),
+                     ("prep,48,-,8,1,-", "power of two"), ("prep,64,32,8,1,-", "BV is '-' for prep"),
+                     ("h,64,-,8,1,-", "BV is '-' for prep"), ("o,64,48,8,1,-", "divisor of 128"),
+                     ("h,64,x,8,1,-", "integers expected")):
+        with pytest.raises(mod.argparse.ArgumentTypeError, match=why):
+            mod.parse_config(bad)
+    assert mod.parse_config("h,64,64,8,2,128") == ("h", 64, 64, 8, 2, 128)
+    assert mod.parse_lengths("10:4") == [3, 3, 2, 2]
+    for bad in ("10", "3:4", "x:2"):
+        with pytest.raises(mod.argparse.ArgumentTypeError):
+            mod.parse_lengths(bad)
+    proc = _run(["--lengths", "8:2", "--out", str(tmp_path)], interpret=False)
+    assert proc.returncode != 0 and "run with TRITON_INTERPRET=1" in proc.stderr
