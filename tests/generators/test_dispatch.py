@@ -55,3 +55,22 @@ def test_combination_errors_are_explained():
         compose_dispatch(RMS, [ok, fixture_solution("rmsnorm_cuda_torch")], [4], "batch_size")
     with pytest.raises(DispatchError, match="strictly increasing band edges"):
         compose_dispatch(RMS, [ok, ok, ok], [8, 4], "batch_size")
+
+
+def test_a_nested_plan_must_use_up_its_specialists():
+    from kernelopt.data.records import Decision, Evidence
+    from kernelopt.generators.dispatch import compose_planned
+
+    ok = fixture_solution("rmsnorm_triton_ok")
+    plan = Evidence(kind="dispatch", subject="x", value=0.1, detail={
+        "axis": "batch_size", "uppers": [4], "nested": [None, {"axis": "batch_size", "uppers": [32]}]})
+    decision = Decision(action="generate", reason="r", direction="dispatch", evidence=[plan])
+    with pytest.raises(DispatchError, match="need more than the 2 specialists given"):
+        compose_planned(RMS, decision, [ok, ok])
+    with pytest.raises(DispatchError, match="1 specialist\\(s\\) left over"):
+        compose_planned(RMS, decision, [ok, ok, ok, ok])
+    nested = compose_planned(RMS, decision, [ok, ok, ok])
+    assert {"dispatch.py", "b0/kernel.py", "b1/dispatch.py", "b1/b0/kernel.py", "b1/b1/kernel.py"} <= {
+        s.path for s in nested.sources}
+    with pytest.raises(ValueError, match="without its 'dispatch' evidence row"):
+        compose_planned(RMS, Decision(action="generate", reason="r", direction="dispatch"), [ok, ok])
