@@ -75,6 +75,17 @@ def run_kernel_script(script: Path, args: list[str], device: str, timeout: int) 
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def run_benchmark(script: Path, args: list[str], interpret: bool) -> subprocess.CompletedProcess[str]:
+    """``python script *args`` from the repository root with no GPU visible and one BLAS thread; the Triton
+    interpreter on when ``interpret`` (a benchmark script's CPU check)."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
+    if interpret:
+        env["TRITON_INTERPRET"] = "1"
+    return subprocess.run([sys.executable, str(script), *args], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+
+
 def gdn_prefill_inputs(cu: Any, opts: dict[str, Any], gen: Any) -> list:
     """Random inputs of the GDN prefill definition for the packed sequences of ``cu`` (int64 cu_seqlens):
     ``[q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale]`` on the CPU (``opts``: ``no_state`` passes

@@ -7,32 +7,20 @@ are refused."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from operator_helpers import load_script
+from operator_helpers import load_script, run_benchmark
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "gdn_prefill_kernel_sweep.py"
 
 
-def _run(args: list[str], interpret: bool) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
-    if interpret:
-        env["TRITON_INTERPRET"] = "1"
-    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=600, check=False)
-
-
 def test_sweep_in_the_interpreter(tmp_path: Path) -> None:
     configs = ["prep,16,-,4,1,-", "prep,16,-,8,1,128", "prep,32,-,4,1,-", "h,16,32,4,1,-", "h,16,64,8,1,-",
                "o,16,64,8,1,-", "o,16,32,4,1,-"]
-    proc = _run(["--lengths", "40:3", "--warmup", "0", "--iters", "1", "--out", str(tmp_path), "--name", "t",
-                 "--configs", *configs], interpret=True)
+    proc = run_benchmark(SCRIPT, ["--lengths", "40:3", "--warmup", "0", "--iters", "1", "--out", str(tmp_path),
+                                  "--name", "t", "--configs", *configs], interpret=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads((tmp_path / "gdn_prefill_kernel_sweep_cpu_t.json").read_text())
     assert data["lengths"] == [14, 13, 13] and data["tokens"] == 40 and data["sequences"] == 3
@@ -60,5 +48,5 @@ def test_bad_configurations_lengths_and_no_interpreter_are_refused(tmp_path: Pat
     for bad in ("10", "3:4", "x:2"):
         with pytest.raises(mod.argparse.ArgumentTypeError):
             mod.parse_lengths(bad)
-    proc = _run(["--lengths", "8:2", "--out", str(tmp_path)], interpret=False)
+    proc = run_benchmark(SCRIPT, ["--lengths", "8:2", "--out", str(tmp_path)], interpret=False)
     assert proc.returncode != 0 and "run with TRITON_INTERPRET=1" in proc.stderr

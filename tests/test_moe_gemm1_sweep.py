@@ -6,31 +6,19 @@ BLOCK_N, and refuses malformed configurations and a CPU run without the interpre
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from operator_helpers import load_script
+from operator_helpers import load_script, run_benchmark
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "moe_gemm1_sweep.py"
 
 
-def _run(args: list[str], interpret: bool) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
-    if interpret:
-        env["TRITON_INTERPRET"] = "1"
-    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=600, check=False)
-
-
 def test_sweep_in_the_interpreter(tmp_path: Path) -> None:
-    proc = _run(["--tokens", "24", "--hidden", "256", "--inter", "256", "--warmup", "0", "--iters", "1",
-                 "--configs", "16,64,4,2,-", "16,64,4,2,128", "32,64,4,2,-", "16,128,4,2,-",
-                 "--out", str(tmp_path), "--name", "t"], interpret=True)
+    proc = run_benchmark(SCRIPT, ["--tokens", "24", "--hidden", "256", "--inter", "256", "--warmup", "0",
+                                  "--iters", "1", "--configs", "16,64,4,2,-", "16,64,4,2,128", "32,64,4,2,-",
+                                  "16,128,4,2,-", "--out", str(tmp_path), "--name", "t"], interpret=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads((tmp_path / "moe_gemm1_sweep_cpu_t.json").read_text())
     rows = data["configs"]
@@ -51,5 +39,6 @@ def test_bad_configurations_and_no_interpreter_are_refused(tmp_path: Path) -> No
         with pytest.raises(mod.argparse.ArgumentTypeError, match=why):
             mod.parse_config(bad)
     assert mod.parse_config("64,128,8,3,-") == (64, 128, 8, 3, None)
-    proc = _run(["--tokens", "4", "--hidden", "256", "--inter", "256", "--out", str(tmp_path)], interpret=False)
+    proc = run_benchmark(SCRIPT, ["--tokens", "4", "--hidden", "256", "--inter", "256", "--out", str(tmp_path)],
+                         interpret=False)
     assert proc.returncode != 0 and "run with TRITON_INTERPRET=1" in proc.stderr
