@@ -95,6 +95,25 @@ def call_timer(dev: str) -> Any:
     return cuda_median_ms if dev == "cuda" else host
 
 
+def add_sweep_options(parser: Any) -> None:
+    """The options every kernel sweep shares: ``--warmup``, ``--iters`` (launches timed), ``--name`` (results file
+    suffix) and ``--out`` (results folder)."""
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--iters", type=int, default=20)
+    parser.add_argument("--name", default=None, help="results file suffix")
+    parser.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
+
+
+def write_sweep(script: str, argv: Sequence[str] | None, args: Any, data: dict[str, Any], markdown: Any) -> Path:
+    """Write a kernel sweep's ``<script stem>_<device>[_<name>].{json,md}`` (``markdown(data, command)`` makes the
+    table), say where on stderr, return the JSON path."""
+    stem = f"{Path(script).stem}_{device_label()}" + (f"_{args.name}" if args.name else "")
+    cmd = command_line(script, argv)
+    path = write_results(stem, {"command": cmd, **data}, markdown(data, cmd), args.out)
+    print(f"wrote {path} and {path.with_suffix('.md')}", file=sys.stderr)
+    return path
+
+
 def command_line(script: str, argv: Sequence[str] | None = None) -> str:
     """The command that produced a result file, e.g. ``python benchmarks/baselines.py --budget-s 60``."""
     args = list(sys.argv[1:] if argv is None else argv)

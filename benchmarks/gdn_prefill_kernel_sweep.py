@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import call_timer, command_line, device_label, fmt, md_table, write_results
+from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, write_sweep
 
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / PREFILL / "solutions" / "seeds"
@@ -235,16 +235,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="packed sequences (default 8192:20, the contest's 8,192-token workload with 20 sequences)")
     p.add_argument("--configs", nargs="+", type=parse_config, default=DEFAULT_CONFIGS,
                    metavar="KERNEL,C,BV,WARPS,STAGES,MAXNREG")
-    p.add_argument("--warmup", type=int, default=5)
-    p.add_argument("--iters", type=int, default=20)
-    p.add_argument("--name", default=None, help="results file suffix")
-    p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
+    add_sweep_options(p)
     args = p.parse_args(argv)
-    data = sweep(args)
-    stem = f"gdn_prefill_kernel_sweep_{device_label()}" + (f"_{args.name}" if args.name else "")
-    cmd = command_line("gdn_prefill_kernel_sweep.py", argv)
-    path = write_results(stem, {"command": cmd, **data}, markdown(data, cmd), args.out)
-    print(f"wrote {path} and {path.with_suffix('.md')}", file=sys.stderr)
+    write_sweep("gdn_prefill_kernel_sweep.py", argv, args, sweep(args), markdown)
     return 0
 
 

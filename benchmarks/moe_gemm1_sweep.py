@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import call_timer, command_line, device_label, fmt, md_table, write_results
+from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, write_sweep
 
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / MOE / "solutions" / "seeds"
@@ -168,18 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--offset", type=int, default=0, help="local_expert_offset (this rank's first expert)")
     p.add_argument("--configs", nargs="+", type=parse_config, default=DEFAULT_CONFIGS,
                    metavar="BM,BN,WARPS,STAGES,MAXNREG")
-    p.add_argument("--warmup", type=int, default=5)
-    p.add_argument("--iters", type=int, default=20)
-    p.add_argument("--name", default=None, help="results file suffix")
-    p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
+    add_sweep_options(p)
     args = p.parse_args(argv)
     if args.hidden % 128 or args.inter % 128 or args.tokens < 1:
         p.error("--hidden and --inter must be multiples of 128, --tokens >= 1")
-    data = sweep(args)
-    stem = f"moe_gemm1_sweep_{device_label()}" + (f"_{args.name}" if args.name else "")
-    cmd = command_line("moe_gemm1_sweep.py", argv)
-    path = write_results(stem, {"command": cmd, **data}, markdown(data, cmd), args.out)
-    print(f"wrote {path} and {path.with_suffix('.md')}", file=sys.stderr)
+    write_sweep("moe_gemm1_sweep.py", argv, args, sweep(args), markdown)
     return 0
 
 
