@@ -30,6 +30,7 @@ SEEDS = REPO / "operators" / PREFILL / "solutions" / "seeds"
 NEW, BASE = "gdn_prefill_chunked_wy3", "gdn_prefill_chunked_wy"
 FAST = "gdn_prefill_chunked_wy3f"  # wy3's kernels through fast launches: on a GPU, bit for bit wy3's results
 VEC = "gdn_prefill_chunked_wy3v"  # wy3's math with chunk slots found 64 sequences a step: bit for bit wy3's results
+PER = "gdn_prefill_chunked_wy3p"  # wy3v with each kernel's own warps: bit for bit in the interpreter, tf32 on a GPU
 
 # (label, params of the new seed (the WY seed runs at the same C, BV, num_warps, PRECISION), sequence lengths,
 #  options: "no_state" passes state=None, "scale" a non-default scale)
@@ -84,7 +85,7 @@ def _check(device: str) -> list[dict[str, Any]]:
         got = {}
         # on a GPU, wy3f twice: its second call goes through the compiled launchers (the interpreter always takes
         # the JIT path, so there it would only repeat wy3; its interpreter points are in tests/test_seeds.py)
-        for name in (NEW, BASE, VEC, *((FAST, FAST, VEC) if device != "cpu" else ())):
+        for name in (NEW, BASE, VEC, PER, *((FAST, FAST, VEC, PER) if device != "cpu" else ())):
             out = torch.full((sum(lens), 8, 128), float("nan"), dtype=torch.bfloat16, device=device)
             new_state = torch.full((len(lens), 8, 128, 128), float("nan"), dtype=torch.float32, device=device)
             _entry(name, params)(*dev_inputs, out, new_state)
@@ -103,6 +104,12 @@ def _check(device: str) -> list[dict[str, Any]]:
             checks["fast_equals_wy3"] = {"ok": bool(same)}
         # (on a GPU the second wy3v call, through the compiled launchers, is the one kept)
         checks["vec_equals_wy3"] = {"ok": bool(torch.equal(got[VEC][0], out) and torch.equal(got[VEC][1], state))}
+        if device == "cpu":  # the warp counts (wy3p's only change) do not exist in the interpreter
+            checks["per_kernel_equals_wy3"] = {"ok": bool(torch.equal(got[PER][0], out) and
+                                                          torch.equal(got[PER][1], state))}
+        else:  # other warp counts may sum the dots in another order: tf32 rounding apart
+            checks["per_kernel_out"] = fib_close(got[PER][0], out, 1e-2, 1e-2)
+            checks["per_kernel_state"] = fib_close(got[PER][1], state, 1e-4, 1e-4)
         results.append({"label": label, "ok": all(c["ok"] for c in checks.values()), **checks})
     return results
 
