@@ -115,6 +115,18 @@ def test_evaluate_bad_input_is_one_clear_error_and_writes_nothing(tmp_path: Path
     assert r.returncode != 0 and "no_such_operator" in (r.stdout + r.stderr)
 
 
+def test_an_error_line_is_never_wrapped_nor_read_as_markup(tmp_path: Path) -> None:
+    """A path longer than any console width stays whole on one line (it used to break at 80 columns when the
+    output was piped), and ``[bold]`` in a message is printed as written, not taken for markup."""
+    long_dir = tmp_path / ("d" * 120) / ("e[bold]" + "f" * 120)
+    missing = long_dir / "no_such_specialist.json"
+    r = _cli(["dispatch", "rmsnorm_h4096", "--axis", "batch_size", "--band", str(missing)], tmp_path)
+    assert r.returncode == 2
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("kernelopt dispatch: ") and str(missing) in lines[0]
+
+
 def test_optimize_typo_fails_before_any_work(tmp_path: Path) -> None:
     r = _cli(["optimize", "controller.max_candidtes=3"], tmp_path)
     assert r.returncode != 0

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rich.console import Console
 from rich.table import Table
 
-from kernelopt.cli.display import make_console
+from kernelopt.cli.display import error_line, make_console, say
 
 
 def _tracking_args(p: argparse.ArgumentParser) -> None:
@@ -46,7 +45,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     store = TrackingStore(args.tracking_uri)
     path = store.export(args.operator, alias=args.alias, path=args.output)
-    Console().print(f"wrote [bold]{path}[/bold]")
+    say("", path)
     return 0
 
 
@@ -74,7 +73,7 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     out = Path(args.output or f"{sol.name}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(sol.model_dump_json(indent=1, exclude_none=True) + "\n")
-    Console().print(f"wrote [bold]{out}[/bold]: {sol.description}")
+    say(f": {sol.description}", out)
     return 0
 
 
@@ -117,7 +116,7 @@ def run(command: str, argv: list[str]) -> int:
     try:
         return fn(args)
     except (ValueError, KeyError, FileNotFoundError) as exc:
-        Console(stderr=True).print(f"[red]kernelopt {command}: {exc}[/red]")
+        error_line(command, exc)
         return 2
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from kernelopt.analysis.profile_parse import dominant_kernel_metrics
@@ -16,6 +17,18 @@ def make_console(stderr: bool = False) -> Console:
     """A console; when output is piped (logs, CI, tests) it is wide so tables are not squeezed."""
     c = Console(stderr=stderr)
     return c if c.is_terminal else Console(stderr=stderr, width=200)
+
+
+def say(text: str, path: object = None, stderr: bool = False) -> None:
+    """One message line, never hard-wrapped (a path or an error stays whole for grep and copy-paste) and never
+    read as markup (``[...]`` in a message is printed as is); ``path``, when given, is printed in bold first."""
+    head = f"wrote [bold]{escape(str(path))}[/bold]" if path is not None else ""
+    make_console(stderr).print(head + escape(text), soft_wrap=True)
+
+
+def error_line(command: str, exc: BaseException) -> None:
+    """The one red line on stderr that a CLI command prints for bad input."""
+    make_console(stderr=True).print(f"[red]kernelopt {command}: {escape(str(exc))}[/red]", soft_wrap=True)
 
 
 def _ms(x: float | None) -> str:

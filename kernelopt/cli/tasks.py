@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 import datetime as _dt
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kernelopt.cli import build
-from kernelopt.cli.display import make_console, print_profiles, print_results
+from kernelopt.cli.display import error_line, make_console, print_profiles, print_results
 from kernelopt.controller.workloads import select_workloads
 from kernelopt.data import DataError, EvalRequest, EvalResult, Solution, dump_jsonl, load_solution
 
@@ -163,7 +162,7 @@ def _run_task(command: str, task: Any, cfg: DictConfig) -> Any:
     try:
         return task(cfg)
     except (DataError, ValueError, KeyError) as exc:
-        Console(stderr=True).print(f"[red]kernelopt {command}: {exc}[/red]")
+        error_line(command, exc)
         return None
 
 
