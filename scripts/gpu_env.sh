@@ -1,6 +1,9 @@
 # Source on the lent GPU machine: installs the carried wheels (.whl/) into /tmp/site, sets paths, a local
 # (sqlite) tracking store and the `step` helper the session scripts use.
 # Usage (device tool, carry .whl):  source scripts/gpu_env.sh
+# A session script's one-line start:  source "$(dirname "$0")/gpu_env.sh" session  (also: set -u, cd to the
+# checkout, session_setup).
+if [ "${1:-}" = session ]; then set -u; cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1; fi
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >/tmp/pip.log 2>&1 \
   || { tail -5 /tmp/pip.log; echo "wheel install failed"; }
 export PYTHONPATH=/tmp/site:$PWD
@@ -45,9 +48,18 @@ ws = [json.loads(l)["workload"] for l in open("operators/gdn_prefill_qk4_v8_d128
 print(",".join(w["uuid"] for w in ws if lo <= w["axes"]["total_seq_len"] < hi))
 PY
 }
+# prefill_points TOKENS:SEQS...: the GDN prefill workloads with those (total_seq_len, num_seqs), comma-separated uuids
+prefill_points() { python3 - "$@" <<'PY'
+import json, sys
+want = {tuple(int(x) for x in arg.split(":")) for arg in sys.argv[1:]}
+ws = [json.loads(l)["workload"] for l in open("operators/gdn_prefill_qk4_v8_d128_k_last/workloads.jsonl")]
+print(",".join(w["uuid"] for w in ws if (w["axes"]["total_seq_len"], w["axes"]["num_seqs"]) in want))
+PY
+}
 # session_setup: the common start of the gpu_session_*.sh scripts: END_BY (default 540 s), CALL (default: the
-# script's suffix, gpu_session_<call>.sh), P (the profiles folder, created), the MOE, PRE and DEC definition names and
-# NGPU (GPUs on this machine; see second_gpu / one_gpu_waits).
+# script's suffix, gpu_session_<call>.sh), P (the profiles folder, created), the MOE, PRE and DEC definition names,
+# PRE_SEEDS and PRE_DISPATCH (GDN prefill's seed and dispatch folders) and NGPU (GPUs on this machine; see
+# second_gpu / one_gpu_waits).
 session_setup() {
   END_BY=${END_BY:-540}
   CALL=${CALL:-$(basename "$0" .sh | sed 's/^gpu_session_//')}
@@ -56,6 +68,8 @@ session_setup() {
   MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
   PRE=gdn_prefill_qk4_v8_d128_k_last
   DEC=gdn_decode_qk4_v8_d128_k_last
+  PRE_SEEDS=operators/$PRE/solutions/seeds
+  PRE_DISPATCH=operators/$PRE/solutions/dispatch
   NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 }
 # second_gpu: the GPU of a script's second queue (1, or 0 on a one-GPU machine); one_gpu_waits PID: on a one-GPU
@@ -139,3 +153,4 @@ campaign() {
   step 60 python3 benchmarks/campaign_summary.py "$op" --name "campaign_${name}_${CALL}_h200" \
     --command "kernelopt optimize $args (scripts/gpu_session_$CALL.sh)"
 }
+if [ "${1:-}" = session ]; then session_setup; fi

@@ -14,16 +14,10 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu_env.sh
 session_setup
-D=operators/$PRE/solutions/dispatch
-S=operators/$PRE/solutions/seeds
+D=$PRE_DISPATCH
+S=$PRE_SEEDS
 LONG=$(prefill_band 2857 1000000)
-EDGE6=$(python3 - <<'PY'
-import json
-rows = [json.loads(line)["workload"] for line in open("operators/gdn_prefill_qk4_v8_d128_k_last/workloads.jsonl")]
-want = {(3028, 5), (5709, 2), (3999, 13), (8192, 20), (8192, 35), (8192, 57)}
-print(",".join(w["uuid"] for w in rows if (w["axes"]["total_seq_len"], w["axes"]["num_seqs"]) in want))
-PY
-)
+EDGE6=$(prefill_points 3028:5 5709:2 3999:13 8192:20 8192:35 8192:57)
 CONFIGS="prep,64,-,8,1,- prep,64,-,8,2,- prep,32,-,4,1,- prep,32,-,4,1,128 prep,32,-,4,2,128 prep,32,-,2,1,-
   prep,16,-,2,1,- prep,16,-,4,1,-
   h,64,32,4,1,- h,64,64,4,1,- h,64,64,8,1,- h,64,64,8,2,- h,64,32,4,2,- h,64,128,8,2,- h,32,32,4,1,- h,32,64,4,1,-

@@ -9,20 +9,10 @@
 #      (dispatch/recurrent_wy3f_wy3p_2284.json, composed here), then its contest sweep over all 100 workloads,
 #      resumable into profiles_v/contest_scratch_bf.
 # Usage (carry .whl):  CALL=bf END_BY=570 bash scripts/gpu_session_bf.sh
-set -u
-cd "$(dirname "$0")/.." || exit 1
-source scripts/gpu_env.sh
-session_setup
-D=operators/$PRE/solutions/dispatch
-S=operators/$PRE/solutions/seeds
-W=$S/gdn_prefill_chunked_wy3p
-EDGE6=$(python3 - <<'PY'
-import json
-rows = [json.loads(line)["workload"] for line in open("operators/gdn_prefill_qk4_v8_d128_k_last/workloads.jsonl")]
-want = {(3028, 5), (5709, 2), (3999, 13), (8192, 20), (8192, 35), (8192, 57)}
-print(",".join(w["uuid"] for w in rows if (w["axes"]["total_seq_len"], w["axes"]["num_seqs"]) in want))
-PY
-)
+source "$(dirname "$0")/gpu_env.sh" session
+D=$PRE_DISPATCH
+W=$PRE_SEEDS/gdn_prefill_chunked_wy3p
+EDGE6=$(prefill_points 3028:5 5709:2 3999:13 8192:20 8192:35 8192:57)
 C32="C=32,num_warps=4,BV=64,num_warps_h=4,BV_O=128,num_warps_o=4"
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_prefill_wy3p_*" "$D/recurrent_wy3f_wy3p_2284.json"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
@@ -31,7 +21,8 @@ keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_prefill_wy3p_*" "
   WIN=$(python3 - "$P" "$C32" <<'PY'
 import json, sys
 p, c32 = sys.argv[1], sys.argv[2]
-cands = {"": "prefill_be_wy3p_edge6.jsonl", c32: "prefill_bf_wy3p_c32_edge6.jsonl", "BV=64": "prefill_bf_wy3p_bv64_h4_edge6.jsonl"}
+cands = {"": "prefill_be_wy3p_edge6.jsonl", c32: "prefill_bf_wy3p_c32_edge6.jsonl",
+         "BV=64": "prefill_bf_wy3p_bv64_h4_edge6.jsonl"}
 means = {}
 for point, name in cands.items():
     try:
@@ -45,7 +36,7 @@ print(f"means over the six: {means}", file=sys.stderr)
 PY
   )
   echo "=== winner: '${WIN}'" | tee -a "$L"
-  python3 -m kernelopt.cli.main dispatch $PRE --axis total_seq_len --band $S/gdn_prefill_recurrent --upper 401 \
+  python3 -m kernelopt.cli.main dispatch $PRE --axis total_seq_len --band $PRE_SEEDS/gdn_prefill_recurrent --upper 401 \
     --band $D/wy3f_seqs8_bv64.json --upper 2284 --band "$W${WIN:+@$WIN}" -o $D/recurrent_wy3f_wy3p_2284.json >>"$L" 2>&1
   step "$(left)" python3 benchmarks/contest.py --operators $PRE --no-baselines \
     --solution "$PRE=$D/recurrent_wy3f_wy3p_2284.json" --budget-s 100000 --name prefill_wy3p_${CALL} \

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Device call BG (queued 2026-12-01, after call BF): evidence for the next two steps.
+#   1. GDN prefill, side by side on the 19 workloads of 461-2,284 tokens (the retained dispatch's wy3f band, 0.1286
+#      ms in call AY; wy3v was slower there, 0.1360 in calls BD-BE): wy3p at its defaults and at C 32 (prep 4
+#      warps, state walk BV 64 / 4 warps, output BV_O 128 / 4 warps), then the retained dispatch.
+#   2. MoE: a profile of the retained dispatch on two mid-band workloads (32 and 59 tokens). The 32-80-token band
+#      decides the mean of per-workload speedups (11 of 19 workloads) and reads 2.56 TB/s (0.59 of the H200's
+#      bandwidth roofline): which kernels and how far from the copy ceiling.
+# Usage (carry .whl):  CALL=bg END_BY=540 bash scripts/gpu_session_bg.sh
+source "$(dirname "$0")/gpu_env.sh" session
+D=$PRE_DISPATCH
+W=$PRE_SEEDS/gdn_prefill_chunked_wy3p
+MID=$(prefill_band 402 2857)
+C32="C=32,num_warps=4,BV=64,num_warps_h=4,BV_O=128,num_warps_o=4"
+MOE_MID=6230e838-67ca-41dd-a9d6-6f36b7676c6b,eedc63b2-c03b-4cf2-8d16-1f46566e3af7
+keep_packed "results_${CALL}" "$P"
+( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  evaluate_once "$P/prefill_bg_wy3p_mid.jsonl" $PRE "$W" "$MID"
+  evaluate_once "$P/prefill_bg_wy3p_c32_mid.jsonl" $PRE "$W@$C32" "$MID"
+  evaluate_once "$P/prefill_bg_retained_mid.jsonl" $PRE "$D/recurrent_wy3f_bv64_401.json" "$MID"
+  profile_once moe_mid $MOE "operators/$MOE/solutions/dispatch/q8m16f_q8m64s4f_80.json" "$MOE_MID"
+) &
+finish_session $!
