@@ -181,6 +181,7 @@ class _Loop:
                 "settings_key": self.key, "generator": "include" if h in included else generator,
                 "mode": self.cfg.mode, "parent_run_id": decision.parent_run_id, "direction": decision.direction,
                 "directions": kernelopt_extra(sol).get("directions"), "campaign_seed": self.cfg.seed,
+                "direction_kernels": kernelopt_extra(sol).get("direction_kernels") or None,
                 "model": kernelopt_extra(sol).get("model"),
             }))
         self.evaluate("gate", jobs, list(decision.workloads) or state.gate_workloads, decision)
@@ -204,6 +205,7 @@ class _Loop:
                 "settings_key": self.key, "generator": src.get("generator"), "mode": self.cfg.mode,
                 "parent_run_id": rec.parent_run_id if rec else None, "direction": rec.direction if rec else None,
                 "directions": src.get("directions"), "campaign_seed": self.cfg.seed, "source_run_id": rid,
+                "direction_kernels": src.get("direction_kernels"),
             }
             if stage == "repeat":
                 params["repeat_index"] = len(full)

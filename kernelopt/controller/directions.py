@@ -15,6 +15,9 @@ from kernelopt.data.records import CandidateRecord, Decision, Evidence
 
 #: Run parameter holding the direction names a candidate's seed declares.
 DIRECTIONS_PARAM = "directions"
+#: Run parameter holding, for a solution of several kernels, the kernel each direction acts on
+#: (``{direction: part of a kernel name}``, from the seed's ``directions.<name>.kernel``).
+DIRECTION_KERNELS_PARAM = "direction_kernels"
 
 
 def parse_directions(value: Any) -> list[str]:
@@ -39,6 +42,42 @@ def available_directions(parent: SolutionRuns, fallback: list[str]) -> list[str]
         if names:
             return names
     return list(fallback)
+
+
+def direction_kernels(parent: SolutionRuns) -> dict[str, str]:
+    """``{direction: kernel}`` declared by the parent's runs (``{}`` when none names a kernel)."""
+    for r in ([parent.gate] if parent.gate else []) + parent.full:
+        value = r.params.get(DIRECTION_KERNELS_PARAM)
+        if isinstance(value, str) and value.strip().startswith("{"):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                continue
+        if isinstance(value, dict) and value:
+            return {str(k): str(v) for k, v in value.items() if v}
+    return {}
+
+
+def focus_on_kernel(preferred: list[str], names: list[str], kernels: dict[str, str],
+                    dominant: str | None) -> tuple[list[str], dict[str, Any]]:
+    """The preferred directions narrowed to the profile's dominant kernel, and the evidence detail.
+
+    Rule: when the band's profile names its dominant kernel and some of the parent's directions act on it
+    (their ``kernel`` is part of its name), the preferred directions that act on another kernel drop out, and
+    the dominant kernel's own directions follow the remaining preferred ones (in declared order): a move on a
+    kernel that takes a small share of the call cannot save more than that share. Directions naming no kernel
+    act on every kernel and stay. Unchanged when there is no dominant kernel or no direction names it.
+    """
+    if not dominant or not kernels:
+        return preferred, {}
+    mine = [n for n in names if kernels.get(n) and kernels[n] in dominant]
+    if not mine:
+        return preferred, {"dominant_kernel": dominant, "kernel_rule": "no direction names the dominant kernel"}
+    kept = [n for n in preferred if n not in kernels or n in mine]
+    return kept + [n for n in mine if n not in kept], {
+        "dominant_kernel": dominant, "on_dominant_kernel": mine,
+        "kernel_rule": "directions on another kernel than the profile's dominant one lose their preference; "
+                       "the dominant kernel's own directions are preferred after the skill's"}
 
 
 def tried_counts(parent_run_id: str, names: list[str], decisions: list[Decision],

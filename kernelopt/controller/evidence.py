@@ -11,8 +11,10 @@ Rules:
 * class: a profiled class (``analysis["bottlenecks"][band]["source"] == "profile"``) when present,
   else :func:`kernelopt.analysis.bottleneck.classify_from_roofline` on the band's mean bound/latency;
 * direction: the skill's ``directions[class]`` ∩ the parent's directions get a one-try head start
-  over the others (fewest tries wins, then skill order, then declared order); with no preferred
-  direction available, the v1 round robin (:func:`choose_direction`);
+  over the others (fewest tries wins, then skill order, then declared order), narrowed to the band's
+  dominant kernel when its profile names one and the seed says which kernel its directions act on
+  (:func:`~kernelopt.controller.directions.focus_on_kernel`); with no preferred direction available, the
+  v1 round robin (:func:`choose_direction`);
 * stop: every band's roofline fraction ≥ ``rules.roofline_target`` (all bands need a bound).
 """
 
@@ -23,7 +25,13 @@ from typing import Any
 
 from kernelopt.analysis.bottleneck import UNKNOWN, classify_from_roofline
 from kernelopt.controller.budget import Rules
-from kernelopt.controller.directions import available_directions, choose_direction, tried_counts
+from kernelopt.controller.directions import (
+    available_directions,
+    choose_direction,
+    direction_kernels,
+    focus_on_kernel,
+    tried_counts,
+)
 from kernelopt.controller.selection import SolutionRuns
 from kernelopt.data.records import CandidateRecord, Decision, Evidence
 
@@ -43,6 +51,14 @@ class BandView:
     limiter: str | None = None
     cls: str = UNKNOWN
     cls_evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dominant_kernel(self) -> str | None:
+        """The kernel taking the largest share of the profiled call (``None`` without a profile)."""
+        if self.cls_evidence.get("source") != "profile":
+            return None
+        name = (self.cls_evidence.get("metrics") or {}).get("dominant_kernel")
+        return str(name) if name else None
 
     @property
     def priority(self) -> float:
@@ -117,6 +133,7 @@ def choose_band_direction(parent: SolutionRuns, analysis: dict[str, Any], rules:
                           detail={**band.cls_evidence, "priority": band.priority})
     names = available_directions(parent, rules.directions)
     preferred = [n for n in (analysis.get("directions") or {}).get(band.cls, []) if n in names]
+    preferred, focus = focus_on_kernel(preferred, names, direction_kernels(parent), band.dominant_kernel)
     if not preferred:
         direction, ev = choose_direction(parent, rules.directions, decisions, candidates)
         ev.detail["band_rule"] = f"no direction of the skill table fits class {band.cls!r}: round robin"
@@ -131,7 +148,7 @@ def choose_band_direction(parent: SolutionRuns, analysis: dict[str, Any], rules:
     choice = min(names, key=key)
     ev = Evidence(kind="direction", subject=parent.run_id, value=choice,
                   detail={"available": names, "preferred": preferred, "tried": counts, "band": band.name,
-                          "bottleneck": band.cls,
+                          "bottleneck": band.cls, **focus,
                           "rule": "skill directions for the band's bottleneck first (one-try head start), "
                                   "then fewest tries, then declared order"})
     return choice, band.name, band_rows(views) + [bottleneck, ev]

@@ -21,8 +21,10 @@ Rules:
   generated solution wins when its gate latency beats its parent's on the same workloads
   (:func:`direction_record`; a direction never tried scores 1/2, so one that lost elsewhere waits
   behind it), (3) the skill's directions for the bottleneck of the band with the largest share ×
-  headroom, in skill order, (4) the bottleneck evidence of the other bands: the sum over bands naming
-  the direction of ``priority / (1 + rank)``, (5) the seed's declared order;
+  headroom, in skill order, narrowed to that band's dominant kernel when its profile names one and the seed
+  says which kernel its directions act on (:func:`~kernelopt.controller.directions.focus_on_kernel`), (4) the
+  bottleneck evidence of the other bands: the sum over bands naming the direction of ``priority / (1 + rank)``,
+  (5) the seed's declared order;
 * deferral (``rules.defer_lost_after``, 2 by default; ``None`` turns it off): a direction that lost that many times and never
   won is skipped when looking for the parent; only when no parent has another untried direction do the
   deferred ones come back (best parent first);
@@ -39,7 +41,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernelopt.controller.budget import Rules
-from kernelopt.controller.directions import available_directions, tried_counts
+from kernelopt.controller.directions import (
+    available_directions,
+    direction_kernels,
+    focus_on_kernel,
+    tried_counts,
+)
 from kernelopt.controller.evidence import BandView, band_rows, band_views, latencies_for
 from kernelopt.controller.selection import SolutionRuns, best_full, best_gate, rank_key
 from kernelopt.data.records import CandidateRecord, Decision, Evidence
@@ -94,13 +101,18 @@ def direction_record(groups: list[SolutionRuns]) -> dict[str, tuple[int, int]]:
     return {d: (w, lost) for d, (w, lost) in rec.items()}
 
 
-def _evidence_rank(names: list[str], views: list[BandView], analysis: dict[str, Any]) -> tuple[
-        BandView | None, list[str], dict[str, float], dict[str, str]]:
-    """Top band, its preferred directions (skill order), every direction's evidence score over the
-    other bands, and the band contributing most to each direction."""
+def _evidence_rank(names: list[str], views: list[BandView], analysis: dict[str, Any],
+                   kernels: dict[str, str]) -> tuple[BandView | None, list[str], dict[str, float], dict[str, str],
+                                                     dict[str, Any]]:
+    """Top band, its preferred directions (skill order, narrowed to its dominant kernel by
+    :func:`~kernelopt.controller.directions.focus_on_kernel`), every direction's evidence score over the
+    other bands, the band contributing most to each direction, and the kernel focus's evidence detail."""
     table = analysis.get("directions") or {}
     top = max(views, key=lambda v: (v.priority, v.share, -v.low)) if views else None
     preferred = [n for n in table.get(top.cls, []) if n in names] if top is not None else []
+    focus: dict[str, Any] = {}
+    if top is not None:
+        preferred, focus = focus_on_kernel(preferred, names, kernels, top.dominant_kernel)
     score = {n: 0.0 for n in names}
     best_band: dict[str, tuple[float, str]] = {}
     for v in views:
@@ -111,7 +123,7 @@ def _evidence_rank(names: list[str], views: list[BandView], analysis: dict[str, 
                 score[n] += w
             if w > best_band.get(n, (-1.0, ""))[0]:
                 best_band[n] = (w, v.name)
-    return top, preferred, score, {n: b for n, (_, b) in best_band.items()}
+    return top, preferred, score, {n: b for n, (_, b) in best_band.items()}, focus
 
 
 def choose_next(groups: list[SolutionRuns], tunable: list[SolutionRuns], analysis: dict[str, Any] | None,
@@ -160,7 +172,7 @@ def choose_next(groups: list[SolutionRuns], tunable: list[SolutionRuns], analysi
         position = 0
     names = available_directions(parent, rules.directions)
     views = band_views(analysis, latencies_for(parent, analysis)) if analysis else []
-    top, preferred, score, band_of = _evidence_rank(names, views, analysis or {})
+    top, preferred, score, band_of, focus = _evidence_rank(names, views, analysis or {}, direction_kernels(parent))
     came_by = parent.direction if parent.direction in names else None
     if came_by is not None and parent.parent_run_id not in by_run:
         came_by = None  # only a step that was actually taken from a known solution has momentum
@@ -195,7 +207,7 @@ def choose_next(groups: list[SolutionRuns], tunable: list[SolutionRuns], analysi
     rows.append(Evidence(kind="direction", subject=parent.run_id, value=direction,
                          detail={"available": names, "untried": [n for n in names if counts.get(n, 0) == 0],
                                  "preferred": preferred, "tried": counts, "band": band,
-                                 "bottleneck": top.cls if top is not None else None,
+                                 "bottleneck": top.cls if top is not None else None, **focus,
                                  "momentum": came_by, "other_bands_score": {n: round(s, 6) for n, s in score.items()},
                                  "record": {n: list(record[n]) for n in names if n in record},
                                  "deferred": sorted(deferred),

@@ -37,6 +37,9 @@ class DirectionSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     description: str = ""
     moves: dict[str, Scalar] = Field(min_length=1)
+    #: the kernel this direction acts on, for a solution of several kernels: a part of its name as a profile
+    #: shows it (e.g. ``_o_kernel``); the controller prefers the directions of a band's dominant kernel
+    kernel: str | None = Field(default=None, min_length=1)
 
 
 class SeedSpec(BaseModel):
@@ -186,14 +189,16 @@ class Seed:
         sources = dict(self.sources)
         sources[entry] = PARAMS_LINE.sub(lambda _m: line, sources[entry], count=1)
         desc = f"{self.spec.description} [params {json.dumps(params)}]".strip()
+        live = self.live_directions(params)
         spec = BuildSpec(language=self.spec.language, target_hardware=list(TARGET_HARDWARE),
                          entry_point=self.spec.entry_point, dependencies=list(self.spec.dependencies),
                          destination_passing_style=self.spec.destination_passing_style)
         return Solution(name=f"{self.name}_{params_digest(params)}", definition=self.definition, author=AUTHOR,
                         description=desc, spec=spec,
                         sources=[SourceFile(path=p, content=c) for p, c in sorted(sources.items())],
-                        kernelopt={"seed": self.name, "params": params,
-                                   "directions": self.live_directions(params)})
+                        kernelopt={"seed": self.name, "params": params, "directions": live,
+                                   "direction_kernels": {n: self.spec.directions[n].kernel for n in live
+                                                         if self.spec.directions[n].kernel}})
 
 
 def partial_moves(moves: dict[str, Any]) -> list[dict[str, Any]]:

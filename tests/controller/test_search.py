@@ -141,3 +141,61 @@ def test_defer_lost_after_moves_on_to_the_runner_up_instead_of_a_direction_that_
     rest = [gen_from(p, n) for p in ("g3", "g6", "g4", "g7") for n in NAMES if n != "wide" or p in ("g4", "g7")]
     d = decide(_state(*tree, decisions=tried + rest), BUDGET, RULES.model_copy(update={"defer_lost_after": 2}))
     assert d.parent_run_id == "g1" and d.direction == "wide" and not _ev(d, "frontier").detail["widen"]
+
+
+# --------------------------------------------------------------------------- kernel focus (several kernels)
+KERNEL_NAMES = ["smaller_chunks", "cap_registers", "fewer_walk_warps", "fewer_output_warps"]
+KERNELS = {"cap_registers": "_prep_kernel", "fewer_walk_warps": "_h_kernel", "fewer_output_warps": "_o_kernel"}
+
+
+def _kernel_state(dominant: str | None, kernels=KERNELS, decisions=()):
+    """One profiled occupancy-limited band whose skill list prefers cap_registers, then smaller_chunks; the
+    profile names ``dominant`` as the kernel with the largest share."""
+    prm = {"directions": KERNEL_NAMES, "direction_kernels": kernels}
+    cands = [rec("g1", "a", "gate", 1.0, params=prm), rec("s1", "a", "sweep", 2.0, per_workload=PW)]
+    metrics = {"waves_per_sm": 0.5, **({"dominant_kernel": dominant} if dominant else {})}
+    analysis = {**ANALYSIS, "directions": {"occupancy_limited": ["cap_registers", "smaller_chunks"]},
+                "bottlenecks": {"all": {"class": "occupancy_limited", "source": "profile",
+                                        "evidence": {"rule": "waves", "metrics": metrics}}}}
+    s = state(*cands, decisions=[baseline(), promote(), *decisions],
+              champion=ChampionInfo(run_id="s1", mean_latency_ms=2.0))
+    return s.model_copy(update={"analysis": analysis})
+
+
+def test_the_dominant_kernels_own_directions_come_first():
+    # no kernel named: the skill's order (cap_registers acts on the prep kernel)
+    assert decide(_kernel_state(None), BUDGET, RULES).direction == "cap_registers"
+    # the prep kernel dominates: its own direction is also the skill's first
+    d = decide(_kernel_state("_prep_kernel"), BUDGET, RULES)
+    assert d.direction == "cap_registers" and _ev(d, "direction").detail["on_dominant_kernel"] == ["cap_registers"]
+    # the output kernel dominates: cap_registers (prep) loses its preference; the skill's kernel-free
+    # smaller_chunks first, then the output kernel's own direction ahead of the declared order
+    d = decide(_kernel_state("_wy_o_kernel"), BUDGET, RULES)
+    ev = _ev(d, "direction")
+    assert d.direction == "smaller_chunks"
+    assert ev.detail["preferred"] == ["smaller_chunks", "fewer_output_warps"]
+    assert ev.detail["dominant_kernel"] == "_wy_o_kernel" and "kernel_rule" in ev.detail
+    d = decide(_kernel_state("_wy_o_kernel", decisions=[gen_from("g1", "smaller_chunks")]), BUDGET, RULES)
+    assert d.direction == "fewer_output_warps"  # not cap_registers, the skill's first
+    # a seed that names no kernel: unchanged
+    assert decide(_kernel_state("_wy_o_kernel", kernels={}), BUDGET, RULES).direction == "cap_registers"
+
+
+def test_focus_on_kernel_rules():
+    from kernelopt.controller.directions import direction_kernels, focus_on_kernel
+
+    names = KERNEL_NAMES
+    assert focus_on_kernel(["cap_registers"], names, KERNELS, None) == (["cap_registers"], {})
+    got, detail = focus_on_kernel(["cap_registers", "smaller_chunks"], names, KERNELS, "_h_kernel")
+    assert got == ["smaller_chunks", "fewer_walk_warps"] and detail["on_dominant_kernel"] == ["fewer_walk_warps"]
+    got, detail = focus_on_kernel(["cap_registers"], names, KERNELS, "_other_kernel")  # no direction names it
+    assert got == ["cap_registers"] and detail["kernel_rule"] == "no direction names the dominant kernel"
+    assert focus_on_kernel([], names, KERNELS, "_o_kernel")[0] == ["fewer_output_warps"]
+    # the run parameter as logged (a dict) or as text (JSON)
+    import json
+
+    for value in (KERNELS, json.dumps(KERNELS)):
+        (g,) = group_by_solution([rec("g9", "z", "gate", 1.0, params={"direction_kernels": value})])
+        assert direction_kernels(g) == KERNELS
+    (g,) = group_by_solution([rec("g8", "y", "gate", 1.0, params={})])
+    assert direction_kernels(g) == {}

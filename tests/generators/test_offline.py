@@ -170,3 +170,32 @@ def test_recorded_directions_are_the_live_ones():
     assert kernelopt_extra(seed.instantiate(edge))["directions"] == ["fewer_rows"]
     mid = {"BLOCK_H": 2048, "ROWS": 2, "num_warps": 4}
     assert seed.live_directions(mid) == ["more_rows", "fewer_rows", "narrow", "wide_many_warps"]
+
+
+def test_recorded_direction_kernels_are_the_live_ones_that_name_a_kernel(tmp_path):
+    """A seed of several kernels says which kernel a direction acts on; a solution records that for its live
+    directions only (the controller's kernel focus reads it), and a seed naming an empty kernel is refused."""
+    import json
+    import shutil
+
+    from kernelopt.data import DataError
+    from kernelopt.generators.seeds import load_seed
+
+    seeds = Path(__file__).resolve().parents[2] / "operators" / "gdn_prefill_qk4_v8_d128_k_last" / "solutions" / "seeds"
+    seed = load_seed(seeds / "gdn_prefill_chunked_wy3p")
+    extra = kernelopt_extra(seed.instantiate())
+    assert extra["direction_kernels"] == {n: seed.spec.directions[n].kernel for n in extra["directions"]
+                                          if seed.spec.directions[n].kernel}
+    assert extra["direction_kernels"]["fewer_output_warps"] == "_o_kernel"
+    # at 2 output warps the output kernel's fewer-warps direction is dead: no kernel recorded for it
+    low = {**seed.spec.defaults, "num_warps_o": 2}
+    assert "fewer_output_warps" not in kernelopt_extra(seed.instantiate(low))["direction_kernels"]
+    # a single-kernel seed records none
+    assert kernelopt_extra(load_seeds("rmsnorm_h4096", ROOT)[0].instantiate())["direction_kernels"] == {}
+    bad = tmp_path / "wy3p_bad"
+    shutil.copytree(seeds / "gdn_prefill_chunked_wy3p", bad, symlinks=False)
+    spec = json.loads((bad / "seed.json").read_text())
+    spec["directions"]["fewer_output_warps"]["kernel"] = ""
+    (bad / "seed.json").write_text(json.dumps(spec))
+    with pytest.raises(DataError, match="kernel"):
+        load_seed(bad, definition="gdn_prefill_qk4_v8_d128_k_last")
