@@ -24,9 +24,13 @@ RUN_ARGS ?=
 run: $(STAMP)
 	$(BIN)/kernelopt optimize $(RUN_ARGS)
 
+# The suite runs on TEST_JOBS processes (pytest-xdist; one test file per process at a time, so a file's
+# fixtures are set up once); `make test TEST_JOBS=0` runs it in one process.
+TEST_JOBS ?= 2
+
 test: $(STAMP)
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist loadfile tests
 
 gpu-test: $(STAMP)
 	$(BIN)/python -m pytest -q -m gpu tests
