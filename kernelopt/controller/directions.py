@@ -20,19 +20,24 @@ DIRECTIONS_PARAM = "directions"
 DIRECTION_KERNELS_PARAM = "direction_kernels"
 
 
+def _decoded(value: Any) -> Any:
+    """A run parameter as logged: JSON text of a list or a dict decoded, anything else as it is."""
+    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
 def parse_directions(value: Any) -> list[str]:
     """Direction names from a run parameter (a JSON list, a comma list or a list)."""
+    value = _decoded(value)
     if value is None or value == "":
         return []
     if isinstance(value, (list, tuple)):
         return [str(v) for v in value]
-    text = str(value).strip()
-    if text.startswith("["):
-        try:
-            return [str(v) for v in json.loads(text)]
-        except json.JSONDecodeError:
-            pass
-    return [t.strip() for t in text.split(",") if t.strip()]
+    return [t.strip() for t in str(value).split(",") if t.strip()]
 
 
 def available_directions(parent: SolutionRuns, fallback: list[str]) -> list[str]:
@@ -47,12 +52,7 @@ def available_directions(parent: SolutionRuns, fallback: list[str]) -> list[str]
 def direction_kernels(parent: SolutionRuns) -> dict[str, str]:
     """``{direction: kernel}`` declared by the parent's runs (``{}`` when none names a kernel)."""
     for r in ([parent.gate] if parent.gate else []) + parent.full:
-        value = r.params.get(DIRECTION_KERNELS_PARAM)
-        if isinstance(value, str) and value.strip().startswith("{"):
-            try:
-                value = json.loads(value)
-            except json.JSONDecodeError:
-                continue
+        value = _decoded(r.params.get(DIRECTION_KERNELS_PARAM))
         if isinstance(value, dict) and value:
             return {str(k): str(v) for k, v in value.items() if v}
     return {}

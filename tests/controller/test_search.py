@@ -199,3 +199,19 @@ def test_focus_on_kernel_rules():
         assert direction_kernels(g) == KERNELS
     (g,) = group_by_solution([rec("g8", "y", "gate", 1.0, params={})])
     assert direction_kernels(g) == {}
+
+
+def test_the_band_direction_rule_narrows_to_the_dominant_kernel_too():
+    """The v2-lite path (``choose_band_direction``, used when no parent ranks) applies the same focus."""
+    from kernelopt.controller.evidence import choose_band_direction
+
+    st = _kernel_state("_wy_o_kernel")
+    parent = next(g for g in group_by_solution(st.candidates) if g.gate is not None)
+    direction, band, rows = choose_band_direction(parent, st.analysis, RULES, [], [])
+    ev = next(e for e in rows if e.kind == "direction")
+    assert band == "all" and direction == "smaller_chunks"
+    assert ev.detail["preferred"] == ["smaller_chunks", "fewer_output_warps"]
+    assert ev.detail["on_dominant_kernel"] == ["fewer_output_warps"]
+    st = _kernel_state(None)
+    direction, _, _ = choose_band_direction(parent, st.analysis, RULES, [], [])
+    assert direction == "cap_registers"
