@@ -1,0 +1,194 @@
+"""Adopt a new retained kernel for one operator from a finished contest sweep, and rebuild what depends on it.
+
+    python benchmarks/adopt_retained.py --operator gdn_prefill_qk4_v8_d128_k_last \\
+        --from benchmarks/results/profiles_v/contest_scratch_bf \\
+        --solution operators/gdn_prefill_qk4_v8_d128_k_last/solutions/dispatch/recurrent_wy3f_wy3p_2284.json \\
+        --tag wy3f_bv64_401_2026-12-01 --why "wy3p on the long band: 0.14 vs 0.15 ms (call BF)"
+
+``--from DIR`` holds ``DIR/<definition>/retained.jsonl`` and ``retained.solution.json``: a contest sweep of the new
+kernel (``contest.py --solution DEF=PATH --traces DIR --resume``). Checked before anything is written (exit 2
+with the reason otherwise): the traced Solution is the one at ``--solution`` (same content hash), every workload
+of the definition has a trace and the last trace of each is ``PASSED``, and the superseded name is free. Then:
+
+1. ``TRACES/<definition>/retained.*`` move to ``TRACES/<definition>/superseded/retained_<tag>.*`` and the new
+   traces take their place; ``superseded/README.md`` gets a paragraph (the old kernel and ``--why``);
+2. ``scripts/contest_resume.sh`` resumes the new kernel (its ``S=$D=...`` for the definition);
+3. the tables built from ``TRACES`` are rebuilt with their own recorded commands, the old solution path
+   replaced by the new one: every ``benchmarks/results/*.json`` whose ``command`` runs ``contest.py
+   --from-traces TRACES`` with ``--solution <definition>=...`` (``contest_<op>_h200_resumed``,
+   ``contest_all_h200``), every ``benchmarks/results/headroom_*.md`` whose ``Command:`` line reads this
+   definition's retained traces, and ``benchmarks/retained_report.py --operator <definition> --replace``
+   (``operators/<definition>/retained/``; hand-written history outside its markers is kept).
+
+``--dry-run`` prints the plan and writes nothing; ``--no-rebuild`` stops after steps 1-2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.contest import UsageError, load_solution_for, read_traces, rel_path
+from kernelopt.data import DataError, load_solution
+from kernelopt.operators import UnknownOperatorError, load_operator
+
+REPO = Path(__file__).resolve().parents[1]
+TRACES = REPO / "benchmarks" / "results" / "traces_contest_h200"
+RESUME = REPO / "scripts" / "contest_resume.sh"
+RESULTS = REPO / "benchmarks" / "results"
+LABEL = "retained"
+
+
+def check_sweep(definition: str, folder: Path, solution: Path) -> tuple[Path, Path, int]:
+    """``(traces file, solution record, workloads)`` of a finished, all-PASSED sweep of ``solution``."""
+    try:
+        op = load_operator(definition)
+    except UnknownOperatorError as exc:
+        raise UsageError(str(exc)) from None
+    traces, record = folder / definition / f"{LABEL}.jsonl", folder / definition / f"{LABEL}.solution.json"
+    for f in (traces, record):
+        if not f.is_file():
+            raise UsageError(f"{f}: not found (a contest sweep with --traces {rel_path(folder)} writes it)")
+    try:
+        traced = load_solution(record)
+    except DataError as exc:
+        raise UsageError(f"{record}: {exc}") from None
+    wanted = load_solution_for(solution, op)
+    if traced.hash() != wanted.hash():
+        raise UsageError(f"{record}: the traces measured '{traced.name}' ({traced.hash()[:12]}), not "
+                         f"{solution} ('{wanted.name}', {wanted.hash()[:12]})")
+    last = {t.workload.uuid: t for t in read_traces(traces)}  # a resumed sweep: the last trace of a workload
+    uuids = [w.uuid for w in op.workloads]
+    missing = [u for u in uuids if u not in last]
+    failed = [f"{u[:8]} {last[u].evaluation.status.value}" for u in uuids
+              if u in last and last[u].evaluation.status.value != "PASSED"]
+    if missing or failed:
+        raise UsageError(f"{traces}: not a full passing sweep: {len(missing)} of {len(uuids)} workloads missing"
+                         + (f", not PASSED: {', '.join(failed[:8])}" if failed else ""))
+    return traces, record, len(uuids)
+
+
+def resume_line(text: str, definition: str, where: Path = RESUME) -> re.Match[str]:
+    """The ``S=$D=<path>`` assignment of ``definition``'s line in contest_resume.sh."""
+    for m in re.finditer(r"D=(\S+?); S=\$D=(\S+?);;", text):
+        if m.group(1) == definition:
+            return m
+    raise UsageError(f"{where}: no line resumes {definition} (expected 'D={definition}; S=$D=<path>;;')")
+
+
+def with_solution(command: str, definition: str, new: str) -> str | None:
+    """``command`` with its ``--solution`` path for ``definition`` replaced by ``new`` (``None``: it names none)."""
+    words = shlex.split(command)
+    hit = False
+    for i, w in enumerate(words):
+        if w.startswith(f"{definition}=") and i and any(words[j] == "--solution" for j in range(i)):
+            words[i], hit = f"{definition}={new}", True
+    return shlex.join(words) if hit else None
+
+
+def rebuild_commands(definition: str, traces_root: Path, new: str) -> list[str]:
+    """The recorded commands of the tables built from ``traces_root`` that involve ``definition``'s retained
+    kernel, with its path replaced by ``new``."""
+    root = rel_path(traces_root)
+    out = []
+    for f in sorted(RESULTS.glob("*.json")):
+        try:
+            command = json.loads(f.read_text()).get("command")
+        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+            continue
+        if isinstance(command, str) and "contest.py" in command and f"--from-traces {root}" in command:
+            changed = with_solution(command, definition, new)
+            if changed:
+                out.append(changed)
+    ours = f"--ours {root}/{definition}/{LABEL}.jsonl"
+    for f in sorted(RESULTS.glob("headroom_*.md")):
+        m = re.search(r"^Command: `(.+)`$", f.read_text(), re.MULTILINE)
+        if m and "headroom.py" in m.group(1) and ours in m.group(1):
+            out.append(m.group(1))
+    out.append(f"python benchmarks/retained_report.py --operator {definition} --traces {root} --replace")
+    return out
+
+
+def superseded_note(old: Path, tag: str, why: str) -> str:
+    """The paragraph ``superseded/README.md`` gets for the traces moved there."""
+    try:
+        sol = load_solution(old.with_suffix(".solution.json"))
+        kernel = f"`{sol.name}` (content hash {sol.hash()[:12]})"
+    except (DataError, OSError):
+        kernel = "the previous retained kernel"
+    passed = sum(1 for t in read_traces(old) if t.evaluation.status.value == "PASSED")
+    return (f"`{LABEL}_{tag}.jsonl`: {kernel}, the retained kernel until {_dt.date.today().isoformat()} "
+            f"({passed} PASSED traces; its Solution in `{LABEL}_{tag}.solution.json`). {why.strip()}\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--operator", required=True, help="definition name")
+    p.add_argument("--from", dest="source", type=Path, required=True, help="the new kernel's contest trace folder")
+    p.add_argument("--solution", type=Path, required=True, help="the new kernel (as given to contest.py)")
+    p.add_argument("--tag", required=True, help="name of the superseded copy: superseded/retained_<tag>.*")
+    p.add_argument("--why", required=True, help="why the new kernel replaces the old (for superseded/README.md)")
+    p.add_argument("--traces", type=Path, default=TRACES, help="the contest trace folder (default %(default)s)")
+    p.add_argument("--resume-script", type=Path, default=RESUME, help="default %(default)s")
+    p.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
+    p.add_argument("--no-rebuild", action="store_true", help="swap the traces and the resume line only")
+    args = p.parse_args(argv)
+    try:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", args.tag):
+            raise UsageError(f"--tag {args.tag!r}: letters, digits, '_', '.', '-' only")
+        new_traces, new_record, n = check_sweep(args.operator, args.source, args.solution)
+        here = args.traces / args.operator
+        old_traces, old_record = here / f"{LABEL}.jsonl", here / f"{LABEL}.solution.json"
+        gone = here / "superseded" / f"{LABEL}_{args.tag}.jsonl"
+        if gone.exists() or gone.with_suffix(".solution.json").exists():
+            raise UsageError(f"{gone}: exists already (pick another --tag)")
+        if not old_traces.is_file():
+            raise UsageError(f"{old_traces}: no retained traces to supersede")
+        text = args.resume_script.read_text()
+        line = resume_line(text, args.operator, args.resume_script)
+        new_path = rel_path(args.solution)
+        commands = [] if args.no_rebuild else rebuild_commands(args.operator, args.traces, new_path)
+    except UsageError as exc:
+        print(f"adopt_retained.py: {exc}", file=sys.stderr)
+        return 2
+    plan = [f"{rel_path(old_traces)} -> {rel_path(gone)} (and its .solution.json)",
+            f"{rel_path(new_traces)} -> {rel_path(old_traces)} ({n} workloads, all PASSED)",
+            f"{rel_path(args.resume_script)}: {args.operator} resumes {new_path} (was {line.group(2)})",
+            *(f"run: {c}" for c in commands)]
+    print("\n".join(plan))
+    if args.dry_run:
+        return 0
+    gone.parent.mkdir(exist_ok=True)
+    note = superseded_note(old_traces, args.tag, args.why)
+    shutil.move(old_traces, gone)
+    shutil.move(old_record, gone.with_suffix(".solution.json"))
+    shutil.copyfile(new_traces, old_traces)
+    shutil.copyfile(new_record, old_record)
+    readme = gone.parent / "README.md"
+    head = readme.read_text() if readme.is_file() else f"# Superseded {args.operator} traces\n"
+    readme.write_text(head.rstrip("\n") + "\n\n" + note)
+    in_script = new_path.replace(f"operators/{args.operator}/", "operators/$D/", 1)  # as the script's other lines
+    args.resume_script.write_text(text[:line.start(2)] + in_script + text[line.end(2):])
+    for c in commands:
+        print(f"$ {c}", flush=True)
+        words = shlex.split(c)
+        argv_ = [sys.executable, *words[1:]] if words[0] == "python" else words
+        rc = subprocess.run(argv_, cwd=REPO, check=False).returncode
+        if rc != 0:
+            print(f"adopt_retained.py: exit {rc} from: {c}; the traces are swapped, rerun it by hand",
+                  file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
