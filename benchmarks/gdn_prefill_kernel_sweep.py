@@ -18,6 +18,7 @@ from the previous kernels at the seed's defaults for that ``C``. On a CPU (``TRI
 only the plumbing and the checks run; times are meaningless and ``maxnreg`` is dropped.
 
     python benchmarks/gdn_prefill_kernel_sweep.py --lengths 8192:20          # the default grid, on the GPU
+    python benchmarks/gdn_prefill_kernel_sweep.py --lengths 8192:35 --scratch bf16  # gdn_prefill_chunked_wy3b's
     python benchmarks/gdn_prefill_kernel_sweep.py --lengths 8192:57 --configs prep,64,-,8,1,- prep,64,-,16,1,-
 
 A configuration is ``KERNEL,C,BV,num_warps,num_stages,maxnreg`` with KERNEL one of prep, h, o (``-``: none).
@@ -41,6 +42,8 @@ from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, wri
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / PREFILL / "solutions" / "seeds"
 SEED = "gdn_prefill_chunked_wy3v"
+#: ``--scratch``: the seed whose kernels are timed (wy3b: bf16 W, U, V_new and h, bf16 dots after the prep)
+SEEDS_BY_SCRATCH = {"fp32": SEED, "bf16": "gdn_prefill_chunked_wy3b"}
 KERNELS = ("prep", "h", "o")
 HQK, HV, D = 4, 8, 128
 #: KERNEL, C, BV (None for prep), num_warps, num_stages, maxnreg; the first of each kernel is the seed's default
@@ -100,30 +103,36 @@ def synthetic_inputs(lengths: list[int], dev: str, gen: Any) -> dict[str, Any]:
     return {key: t.to(dev) for key, t in vals.items()}
 
 
-def _seed_module() -> Any:
-    """wy3v's ``kernel`` module (a seed folder imports as a package: ``from . import wy3``)."""
+def _seed_module(seed: str = SEED) -> Any:
+    """A seed's ``kernel`` module (a seed folder imports as a package: ``from . import wy3``)."""
     if str(SEEDS) not in sys.path:
         sys.path.insert(0, str(SEEDS))
-    return importlib.import_module(f"{SEED}.kernel")
+    return importlib.import_module(f"{seed}.kernel")
 
 
 class _Stages:
     """Each kernel's launch and outputs for one chunk size; the inputs of h and o come from the kernels before
     them at the seed's defaults (kept per C)."""
 
-    def __init__(self, mod: Any, x: dict[str, Any], chunk: int, interpret: bool) -> None:
+    def __init__(self, mod: Any, x: dict[str, Any], chunk: int, interpret: bool, scratch: str = "fp32") -> None:
+        import torch
+
         self.mod, self.x, self.c, self.interpret = mod, x, chunk, interpret
+        # bf16 scratch (wy3b): bf16 buffers on a GPU; fp32 ones under the interpreter, rounded when read
+        self.low = {"LOW": True, "UPCAST": interpret} if scratch == "bf16" else {}
+        self.dtype = torch.bfloat16 if scratch == "bf16" and not interpret else torch.float32
         self.n_tok, self.n_seq = x["q"].shape[0], x["cu"].numel() - 1
         self.slots = -(-self.n_tok // chunk) + self.n_seq
         self.inputs: dict[str, Any] = {}
         self.launch("prep", None, 8, 1, None, keep=True)
         self.launch("h", 32, 8, 1, None, keep=True)
 
-    def empty(self, *shape: int) -> Any:
-        """Zero-filled fp32 output: slots past a sequence's last chunk are never written, and must compare equal."""
+    def empty(self, *shape: int, scratch: bool = False) -> Any:
+        """Zero-filled output (fp32, or the scratch dtype): slots past a sequence's last chunk are never written,
+        and must compare equal."""
         import torch
 
-        return torch.zeros(shape, dtype=torch.float32, device=self.x["q"].device)
+        return torch.zeros(shape, dtype=self.dtype if scratch else torch.float32, device=self.x["q"].device)
 
     def launch(self, kernel: str, bv: int | None, warps: int, stages: int, cap: int | None,
                keep: bool = False) -> tuple[Any, Any, dict[str, Any]]:
@@ -137,7 +146,7 @@ class _Stages:
             opts["maxnreg"] = cap
         meta = {"HQK": HQK, "HV": HV, "D": D, "C": c, "PRECISION": "tf32"}
         if kernel == "prep":
-            out = {"w": self.empty(self.n_tok, HV, D), "u": self.empty(self.n_tok, HV, D),
+            out = {"w": self.empty(self.n_tok, HV, D, scratch=True), "u": self.empty(self.n_tok, HV, D, scratch=True),
                    "gamma": self.empty(self.n_tok, HV)}
 
             def run() -> Any:
@@ -146,13 +155,13 @@ class _Stages:
                     out["gamma"], self.n_seq, LOG2C=c.bit_length() - 1, **meta, **opts)
         elif kernel == "h":
             p = self.inputs
-            out = {"h": self.empty(self.slots, HV, D, D), "v_new": self.empty(self.n_tok, HV, D),
-                   "state": self.empty(self.n_seq, HV, D, D)}
+            out = {"h": self.empty(self.slots, HV, D, D, scratch=True),
+                   "v_new": self.empty(self.n_tok, HV, D, scratch=True), "state": self.empty(self.n_seq, HV, D, D)}
 
             def run() -> Any:
                 return m._h_kernel[(self.n_seq * HV, D // bv)](
                     x["k"], p["w"], p["u"], p["gamma"], x["state"], x["cu"], out["h"], out["v_new"], out["state"],
-                    BV=bv, HAS_STATE=True, **meta, **opts)
+                    BV=bv, HAS_STATE=True, **meta, **self.low, **opts)
         else:
             p = self.inputs
             out = {"o": torch.zeros(self.n_tok, HV, D, dtype=torch.bfloat16, device=x["q"].device)}
@@ -160,7 +169,7 @@ class _Stages:
             def run() -> Any:
                 return m._o_kernel[(self.slots, HV, D // bv)](
                     x["q"], x["k"], p["v_new"], p["gamma"], p["h"], x["cu"], out["o"], D ** -0.5, self.n_seq,
-                    BV=bv, **meta, **opts)
+                    BV=bv, **meta, **self.low, **({"LOW_H": True} if self.low else {}), **opts)
         compiled = run()
         if keep:
             self.inputs.update(out)
@@ -185,7 +194,8 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
     interpret = os.environ.get("TRITON_INTERPRET") == "1"
     if dev == "cpu" and not interpret:
         raise SystemExit("gdn_prefill_kernel_sweep.py: no GPU; run with TRITON_INTERPRET=1 (and few tokens)")
-    mod = _seed_module()
+    seed = SEEDS_BY_SCRATCH[args.scratch]
+    mod = _seed_module(seed)
     x = synthetic_inputs(args.lengths, dev, torch.Generator().manual_seed(11))
     timer = call_timer(dev)
     stages: dict[int, _Stages] = {}
@@ -195,7 +205,7 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
         row: dict[str, Any] = {"kernel": kernel, "C": c, "BV": bv, "num_warps": nw, "num_stages": ns, "maxnreg": cap}
         try:
             if c not in stages:
-                stages[c] = _Stages(mod, x, c, interpret)
+                stages[c] = _Stages(mod, x, c, interpret, args.scratch)
             run, compiled, out = stages[c].launch(kernel, bv, nw, ns, cap)
             ms = timer(run, args.warmup, args.iters)
         except Exception as exc:  # noqa: BLE001  an out-of-resource config is a row, not the end of the sweep
@@ -211,7 +221,7 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
         rows.append(row)
         print(f"  {kernel} C {c} BV {bv} warps {nw} stages {ns} maxnreg {cap}: {ms:.4f} ms, regs {row['n_regs']} "
               f"spills {row['n_spills']}, diff {row['max_rel_diff']:.1e}", file=sys.stderr)
-    return {"device": dev, "seed": SEED, "lengths": args.lengths, "tokens": sum(args.lengths),
+    return {"device": dev, "seed": seed, "scratch": args.scratch, "lengths": args.lengths, "tokens": sum(args.lengths),
             "sequences": len(args.lengths), "warmup": args.warmup, "iters": args.iters, "configs": rows}
 
 
@@ -233,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lengths", type=parse_lengths, default=parse_lengths("8192:20"), metavar="TOTAL:SEQS",
                    help="packed sequences (default 8192:20, the contest's 8,192-token workload with 20 sequences)")
+    p.add_argument("--scratch", choices=sorted(SEEDS_BY_SCRATCH), default="fp32",
+                   help="fp32: wy3v's kernels (default); bf16: gdn_prefill_chunked_wy3b's (bf16 scratch and dots)")
     p.add_argument("--configs", nargs="+", type=parse_config, default=DEFAULT_CONFIGS,
                    metavar="KERNEL,C,BV,WARPS,STAGES,MAXNREG")
     add_sweep_options(p)

@@ -35,6 +35,17 @@ def test_sweep_in_the_interpreter(tmp_path: Path) -> None:
     assert "| prep | 16 | - | 8 | 1 | 128 |" in md
 
 
+def test_bf16_scratch_sweeps_the_wy3b_kernels(tmp_path: Path) -> None:
+    configs = ["prep,16,-,4,1,-", "h,16,32,4,1,-", "h,16,64,8,1,-", "o,16,64,8,1,-", "o,16,32,4,1,-"]
+    proc = run_benchmark(SCRIPT, ["--lengths", "40:3", "--warmup", "0", "--iters", "1", "--out", str(tmp_path),
+                                  "--name", "b", "--scratch", "bf16", "--configs", *configs], interpret=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads((tmp_path / "gdn_prefill_kernel_sweep_cpu_b.json").read_text())
+    assert data["seed"] == "gdn_prefill_chunked_wy3b" and data["scratch"] == "bf16"
+    rows = data["configs"]
+    assert all("error" not in r and r["ms"] > 0 and r["max_rel_diff"] == 0.0 for r in rows), rows
+
+
 def test_bad_configurations_lengths_and_no_interpreter_are_refused(tmp_path: Path) -> None:
     mod = load_script("kopt_gdn_prefill_kernel_sweep", SCRIPT)
     for bad, why in (("prep,64,-,8,1", "expected KERNEL"), ("walk,64,32,8,1,-", "expected KERNEL"),
