@@ -26,7 +26,8 @@ keep_packed "results_${CALL}" "$P"
   evaluate_once "$P/prefill_bg_retained_mid.jsonl" $PRE "$D/recurrent_wy3f_bv64_401.json" "$MID"
   profile_once moe_mid $MOE "operators/$MOE/solutions/dispatch/q8m16f_q8m64s4f_80.json" "$MOE_MID"
   for move in "" BLOCK_N=32 num_stages=4 num_stages=5 BLOCK_N2=64 BLOCK_N2=256; do
-    evaluate_once "$P/moe_bg_q8m16_${move:-anchor}_mid3.jsonl" $MOE "$Q8${move:+,$move}" "$MOE_MID3"
+    tag=${move//=/}
+    evaluate_once "$P/moe_bg_q8m16_${tag:-anchor}_mid3.jsonl" $MOE "$Q8${move:+,$move}" "$MOE_MID3"
   done
 ) &
 finish_session $!
