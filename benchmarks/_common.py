@@ -104,6 +104,19 @@ def add_sweep_options(parser: Any) -> None:
     parser.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
 
 
+def sweep_attempt(row: dict[str, Any], rows: list[dict[str, Any]], fn: Any, *fn_args: Any) -> Any:
+    """``fn(*fn_args)`` for one configuration of a kernel sweep, or ``None`` once its exception is recorded:
+    ``row`` gets ``error`` (type and first line), is appended to ``rows`` and printed. An out-of-resource
+    configuration is a row of the sweep, not the end of it."""
+    try:
+        return fn(*fn_args)
+    except Exception as exc:  # noqa: BLE001
+        row["error"] = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+        rows.append(row)
+        print(f"  {row}", file=sys.stderr)
+        return None
+
+
 def write_sweep(script: str, argv: Sequence[str] | None, args: Any, data: dict[str, Any], markdown: Any) -> Path:
     """Write a kernel sweep's ``<script stem>_<device>[_<name>].{json,md}`` (``markdown(data, command)`` makes the
     table), say where on stderr, return the JSON path."""

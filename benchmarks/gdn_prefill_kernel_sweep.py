@@ -37,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, write_sweep
+from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, sweep_attempt, write_sweep
 
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / PREFILL / "solutions" / "seeds"
@@ -187,6 +187,18 @@ def _rel_diff(out: dict[str, Any], ref: dict[str, Any]) -> float:
     return worst
 
 
+def _measure(stages: dict[int, _Stages], setup: tuple[Any, ...], timer: Any, args: argparse.Namespace,
+             config: tuple[Any, ...]) -> tuple[Any, dict[str, Any], float]:
+    """One configuration: ``(compiled kernel, outputs, median ms)``; the chunk's stages are built on first use
+    (``setup``: seed module, inputs, interpreter flag, scratch dtype)."""
+    kernel, c, bv, nw, ns, cap = config
+    if c not in stages:
+        mod, x, interpret, scratch = setup
+        stages[c] = _Stages(mod, x, c, interpret, scratch)
+    run, compiled, out = stages[c].launch(kernel, bv, nw, ns, cap)
+    return compiled, out, timer(run, args.warmup, args.iters)
+
+
 def sweep(args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
@@ -203,16 +215,11 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for kernel, c, bv, nw, ns, cap in args.configs:
         row: dict[str, Any] = {"kernel": kernel, "C": c, "BV": bv, "num_warps": nw, "num_stages": ns, "maxnreg": cap}
-        try:
-            if c not in stages:
-                stages[c] = _Stages(mod, x, c, interpret, args.scratch)
-            run, compiled, out = stages[c].launch(kernel, bv, nw, ns, cap)
-            ms = timer(run, args.warmup, args.iters)
-        except Exception as exc:  # noqa: BLE001  an out-of-resource config is a row, not the end of the sweep
-            row["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
-            rows.append(row)
-            print(f"  {row}", file=sys.stderr)
+        got = sweep_attempt(row, rows, _measure, stages, (mod, x, interpret, args.scratch), timer, args,
+                            (kernel, c, bv, nw, ns, cap))
+        if got is None:
             continue
+        compiled, out, ms = got
         if dev == "cuda":
             torch.cuda.synchronize()
         ref = first.setdefault((kernel, c), {k: v.clone() for k, v in out.items()})

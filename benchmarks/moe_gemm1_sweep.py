@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, write_sweep
+from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, sweep_attempt, write_sweep
 
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / MOE / "solutions" / "seeds"
@@ -88,6 +88,11 @@ def _seed_modules() -> tuple[Any, Any]:
     return (importlib.import_module("moe_grouped_fp8_q8.kernel"), importlib.import_module("moe_grouped_fp8_q8.base"))
 
 
+def _first_then_timed(launch: Any, timer: Any, args: argparse.Namespace) -> tuple[Any, float]:
+    """``(compiled kernel of the first launch, median ms of the timed ones)``."""
+    return launch(), timer(launch, args.warmup, args.iters)
+
+
 def sweep(args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
@@ -122,14 +127,10 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
 
         row: dict[str, Any] = {"BLOCK_M": bm, "BLOCK_N": bn, "num_warps": nw, "num_stages": ns, "maxnreg": cap,
                                "rows": used}
-        try:
-            compiled = launch()
-            ms = timer(launch, args.warmup, args.iters)
-        except Exception as exc:  # noqa: BLE001  an out-of-resource config is a row, not the end of the sweep
-            row["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
-            rows.append(row)
-            print(f"  {row}", file=sys.stderr)
+        got = sweep_attempt(row, rows, _first_then_timed, launch, timer, args)
+        if got is None:
             continue
+        compiled, ms = got
         # rows in sorted (expert) order: the same for every BLOCK_M (tiles split each expert's segment)
         deq = q[:used].float() * qs[:used].repeat_interleave(bn, 1)
         ref = first.setdefault(bn, deq)

@@ -61,3 +61,21 @@ def test_bad_configurations_lengths_and_no_interpreter_are_refused(tmp_path: Pat
             mod.parse_lengths(bad)
     proc = run_benchmark(SCRIPT, ["--lengths", "8:2", "--out", str(tmp_path)], interpret=False)
     assert proc.returncode != 0 and "run with TRITON_INTERPRET=1" in proc.stderr
+
+
+def test_a_failing_configuration_is_a_row_even_without_a_message(capsys) -> None:
+    """benchmarks/_common.sweep_attempt (both kernel sweeps): the exception's type and first line become the row's
+    ``error``; an exception with an empty message (it used to raise IndexError inside the handler) too."""
+    from benchmarks._common import sweep_attempt
+
+    rows: list[dict] = []
+    assert sweep_attempt({"n": 1}, rows, lambda a, b: a + b, 2, 3) == 5 and rows == []
+
+    def fail(text: str) -> None:
+        raise RuntimeError(text)
+
+    assert sweep_attempt({"n": 2}, rows, fail, "out of resource: shared memory\nmore") is None
+    assert sweep_attempt({"n": 3}, rows, fail, "") is None
+    assert rows == [{"n": 2, "error": "RuntimeError: out of resource: shared memory"},
+                    {"n": 3, "error": "RuntimeError: "}]
+    assert "out of resource" in capsys.readouterr().err
