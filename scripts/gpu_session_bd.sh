@@ -8,11 +8,8 @@
 #      resumable into profiles_v/contest_scratch_bd (the retained one's traces: call AY, 0.1535 ms).
 #   3. Side by side with what is left: the retained dispatch on the workloads of >= 2,857 tokens, after the sweep.
 # Usage (carry .whl):  CALL=bd END_BY=540 bash scripts/gpu_session_bd.sh
-set -u
-cd "$(dirname "$0")/.." || exit 1
-source scripts/gpu_env.sh
-session_setup
-D=operators/$PRE/solutions/dispatch
+source "$(dirname "$0")/gpu_env.sh" session
+D=$PRE_DISPATCH
 LONG=$(prefill_band 2857 1000000)
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_prefill_wy3v_*" \
   "benchmarks/results/gdn_prefill_kernel_sweep_*"

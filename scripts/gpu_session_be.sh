@@ -10,10 +10,7 @@
 #   3. What is left: the retained dispatch on the rest of the long band (resumed from call BD) and the contest
 #      sweep of dispatch/recurrent_wy3v_bv64_401.json (95/100 in call BD).
 # Usage (carry .whl):  CALL=be END_BY=540 bash scripts/gpu_session_be.sh
-set -u
-cd "$(dirname "$0")/.." || exit 1
-source scripts/gpu_env.sh
-session_setup
+source "$(dirname "$0")/gpu_env.sh" session
 D=$PRE_DISPATCH
 S=$PRE_SEEDS
 LONG=$(prefill_band 2857 1000000)
