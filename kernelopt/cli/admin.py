@@ -7,7 +7,7 @@ import sys
 
 from rich.table import Table
 
-from kernelopt.cli.display import error_line, make_console, say
+from kernelopt.cli.display import error_line, make_console, wrote
 
 
 def _tracking_args(p: argparse.ArgumentParser) -> None:
@@ -45,7 +45,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     store = TrackingStore(args.tracking_uri)
     path = store.export(args.operator, alias=args.alias, path=args.output)
-    say("", path)
+    wrote(path)
     return 0
 
 
@@ -73,7 +73,7 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     out = Path(args.output or f"{sol.name}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(sol.model_dump_json(indent=1, exclude_none=True) + "\n")
-    say(f": {sol.description}", out)
+    wrote(out, f": {sol.description}")
     return 0
 
 

@@ -19,11 +19,10 @@ def make_console(stderr: bool = False) -> Console:
     return c if c.is_terminal else Console(stderr=stderr, width=200)
 
 
-def say(text: str, path: object = None, stderr: bool = False) -> None:
-    """One message line, never hard-wrapped (a path or an error stays whole for grep and copy-paste) and never
-    read as markup (``[...]`` in a message is printed as is); ``path``, when given, is printed in bold first."""
-    head = f"wrote [bold]{escape(str(path))}[/bold]" if path is not None else ""
-    make_console(stderr).print(head + escape(text), soft_wrap=True)
+def wrote(path: object, detail: str = "") -> None:
+    """The line a command prints for a file it wrote: ``wrote <path><detail>``, the path in bold, never
+    hard-wrapped (it stays whole for grep and copy-paste) and never read as markup (``[...]`` is printed as is)."""
+    make_console().print(f"wrote [bold]{escape(str(path))}[/bold]{escape(detail)}", soft_wrap=True)
 
 
 def error_line(command: str, exc: BaseException) -> None:
