@@ -20,10 +20,11 @@ def test_poison_values_per_dtype():
 
 
 def test_input_guard_detects_any_byte_change_and_keeps_pristine_copies():
-    inputs = {"x": torch.randn(4, 4), "k": torch.zeros(3, dtype=torch.int8), "scale": 0.5}
+    inputs = {"x": torch.randn(4, 4, generator=torch.Generator().manual_seed(0)),
+              "k": torch.zeros(3, dtype=torch.int8), "scale": 0.5}
     g = InputGuard(inputs)
     assert g.mutated(inputs) == []
-    inputs["x"][2, 3] += 1e-7 if inputs["x"][2, 3] != 0 else 1.0
+    inputs["x"].view(torch.int32)[2, 3] ^= 1  # one bit of the lowest mantissa place: the smallest possible change
     inputs["k"].view(torch.uint8)[0] = 1
     assert g.mutated(inputs) == ["x", "k"]
     fresh = g.fresh()
