@@ -19,14 +19,19 @@ from kernelopt.data.trace import EvaluationStatus
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
+def hardware_label(name: str | None) -> str:
+    """'h200' for any H200's name, else the name in lower case with '_' for spaces; 'cpu' for none."""
+    name = (name or "").lower()
+    return "h200" if "h200" in name else name.replace(" ", "_") or "cpu"
+
+
 def device_label() -> str:
-    """'h200', 'cpu', ... for file names."""
+    """'h200', 'cpu', ... for file names: this machine's first GPU."""
     try:
         import torch
 
         if torch.cuda.is_available():
-            name = torch.cuda.get_device_name(0).lower()
-            return "h200" if "h200" in name else name.replace(" ", "_")
+            return hardware_label(torch.cuda.get_device_name(0))
     except Exception:  # noqa: BLE001
         pass
     return "cpu"

@@ -38,6 +38,7 @@ from benchmarks._common import (
     command_line,
     device_label,
     failure_reason,
+    hardware_label,
     percentile,
     summarize_results,
     sweep_order,
@@ -563,6 +564,8 @@ def rebuild(args: argparse.Namespace, ops: dict[str, Operator], cands: dict[str,
         all_runs[name], payload["operators"][name] = traced_comparison(
             op, cands[name], args.from_traces, probes, args.max_workloads, wanted_of(args))
         payload["environment"] = environment_of(all_runs, payload["executor"])
+        if payload["environment"].get("hardware"):  # the title names the traces' GPU, not this machine
+            payload["device_label"] = hardware_label(payload["environment"]["hardware"])
         save(payload)
         print(operator_markdown(name, payload["operators"][name]) + "\n", flush=True)
 

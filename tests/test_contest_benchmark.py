@@ -420,3 +420,5 @@ def test_workloads_option_cuts_the_sweep_and_checks_its_uuids(tmp_path: Path) ->
     assert mod.main(base + ["--workloads", *pick]) == 0
     data = json.loads((tmp_path / "contest_w.json").read_text())
     assert sorted(data["operators"][idx]["common_workloads"]) == sorted(pick)
+    # the title names the GPU of the traces, not this machine's
+    assert (tmp_path / "contest_w.md").read_text().startswith("# Contest table (h200)\n")
