@@ -46,7 +46,7 @@ DISPATCHES = [
     (DEF, WY3_FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy3"], [401]),
     (DEF, WY3_FILE.with_name("recurrent_wy3f_401.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked_wy3f"], [401]),
-    # the retained GDN prefill dispatch since 2026-12-01 call AY (wy3f frozen from here), nested: above 401 tokens,
+    # the retained GDN prefill dispatch of 2026-12-01 calls AY-BE (wy3f frozen from here), nested: above 401 tokens,
     # wy3f for up to 8 sequences, at BV 64 for 9 or more (half the state-walk programs, each reading W and K once
     # per 64 columns of V instead of 32: 9 sequences x 8 heads x 2 tiles = 144 programs fill the H200's 132 SMs)
     (DEF, SEQS_FILE, "len_cu_seqlens", [SEEDS / "gdn_prefill_chunked_wy3f", f"{SEEDS}/gdn_prefill_chunked_wy3f@BV=64"],
@@ -57,6 +57,10 @@ DISPATCHES = [
      [SEEDS / "gdn_prefill_chunked_wy3v", f"{SEEDS}/gdn_prefill_chunked_wy3v@BV=64"], [9]),
     (DEF, NESTED_FILE.with_name("recurrent_wy3v_bv64_401.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3v_seqs8_bv64.json")], [401]),
+    # the retained GDN prefill dispatch since 2026-12-01 call BF: the one above up to 2,284 tokens, wy3p above
+    # (wy3v's kernels, each with its own warp count; its seed points pass in tests/test_seeds.py)
+    (DEF, NESTED_FILE.with_name("recurrent_wy3f_wy3p_2284.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEQS_FILE, SEEDS / "gdn_prefill_chunked_wy3p"], [401, 2284]),
     (MOE, MOE_DIR / "block_m16_m32_901.json", "seq_len", [MOE_SEED, f"{MOE_SEED}@BLOCK_M=32"], [901]),
     (MOE, MOE_DIR / "bf16_m16n64_m32_80.json", "seq_len",
      [f"{MOE_SEED}@BLOCK_M=16,BLOCK_N=64,{BF16}", f"{MOE_SEED}@BLOCK_M=32,{BF16}"], [80]),
