@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Device call BG (queued 2026-12-01, after call BF): evidence for the next two steps.
 #   1. GDN prefill, side by side on the 19 workloads of 461-2,284 tokens (the retained dispatch's wy3f band, 0.1286
-#      ms in call AY; wy3v was slower there, 0.1360 in calls BD-BE): wy3p at its defaults and at C 32 (prep 4
-#      warps, state walk BV 64 / 4 warps, output BV_O 128 / 4 warps), then the retained dispatch.
+#      ms in call AY, 0.1398 in call BF with the same code: a ~10 % call-to-call spread there): wy3p at its defaults
+#      and at C 32 (prep 4 warps, state walk BV 64 / 4 warps, output BV_O 128 / 4 warps), then the dispatch of
+#      calls AY-BE (its band up to 2,284 tokens is the retained dispatch's since call BF, the same sources).
 #   2. MoE: a profile of the retained dispatch on two mid-band workloads (32 and 59 tokens). The 32-80-token band
 #      decides the mean of per-workload speedups (11 of 19 workloads) and reads 2.56 TB/s (0.59 of the H200's
 #      bandwidth roofline): which kernels and how far from the copy ceiling.

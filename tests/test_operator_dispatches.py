@@ -38,6 +38,7 @@ Q8_SEED = ROOT / "operators" / MOE / "solutions" / "seeds" / "moe_grouped_fp8_q8
 DECODE = "gdn_decode_qk4_v8_d128_k_last"
 DECODE_SEED = ROOT / "operators" / DECODE / "solutions" / "seeds" / "gdn_decode_vtile"
 BF16 = "INTER_DTYPE=bf16"
+WY3P_C32 = "C=32,num_warps=4,BV=64,num_warps_h=4,BV_O=128,num_warps_o=4"
 # (definition, committed file, axis, bands (seed folders, FOLDER@KEY=VALUE for another point), upper edges)
 DISPATCHES = [
     (DEF, FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked"], [EDGE]),
@@ -61,6 +62,12 @@ DISPATCHES = [
     # (wy3v's kernels, each with its own warp count; its seed points pass in tests/test_seeds.py)
     (DEF, NESTED_FILE.with_name("recurrent_wy3f_wy3p_2284.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE, SEEDS / "gdn_prefill_chunked_wy3p"], [401, 2284]),
+    # queued (call BI): the long band split by sequence count, wy3p at C 32 for 17 or more sequences (call BF: C 32
+    # 0.35-0.37 ms at 20-57 sequences against 0.46 for the defaults in call BE, but 0.80 against 0.53 at 2)
+    (DEF, SEQS_FILE.with_name("wy3p_seqs16_c32.json"), "len_cu_seqlens",
+     [SEEDS / "gdn_prefill_chunked_wy3p", f"{SEEDS}/gdn_prefill_chunked_wy3p@{WY3P_C32}"], [17]),
+    (DEF, NESTED_FILE.with_name("recurrent_wy3f_wy3pc32_2284.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEQS_FILE, SEQS_FILE.with_name("wy3p_seqs16_c32.json")], [401, 2284]),
     (MOE, MOE_DIR / "block_m16_m32_901.json", "seq_len", [MOE_SEED, f"{MOE_SEED}@BLOCK_M=32"], [901]),
     (MOE, MOE_DIR / "bf16_m16n64_m32_80.json", "seq_len",
      [f"{MOE_SEED}@BLOCK_M=16,BLOCK_N=64,{BF16}", f"{MOE_SEED}@BLOCK_M=32,{BF16}"], [80]),
@@ -144,3 +151,19 @@ def test_the_nested_dispatch_passes_in_each_of_its_three_bands() -> None:
     res = evaluate(EvalRequest(definition=op.definition, solution=load_solution(NESTED_FILE), workloads=wls,
                                settings=settings), device=DEVICE)
     assert [r.status for r in res.results] == [S.PASSED] * 3, [r.log for r in res.results]
+
+
+def test_the_wy3p_sequence_split_passes_in_each_band() -> None:
+    """wy3p_seqs16_c32: wy3p at its defaults for up to 16 sequences, at C 32 (its own warps per kernel) for 17 or
+    more; one small synthetic workload per band."""
+    op = load_operator(DEF)
+    template = op.workloads[0].model_dump(mode="json")
+    wls = [Workload.model_validate({**template, "uuid": f"wy3p-{s}",
+                                    "axes": {"total_seq_len": n, "num_seqs": s, "len_cu_seqlens": s + 1}})
+           for n, s in ((40, 3), (52, 17))]
+    assert [band_index(w.axes["len_cu_seqlens"], [17]) for w in wls] == [0, 1]
+    settings = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
+    sol = load_solution(SEQS_FILE.with_name("wy3p_seqs16_c32.json"))
+    res = evaluate(EvalRequest(definition=op.definition, solution=sol, workloads=wls, settings=settings),
+                   device=DEVICE)
+    assert [r.status for r in res.results] == [S.PASSED] * 2, [r.log for r in res.results]
