@@ -1,0 +1,98 @@
+"""How well do two sweeps agree? Per band, the ratio of two trace files' latencies over the workloads both passed.
+
+Two sweeps of the same code in two device calls should agree; how far they do not is the call-to-call spread a
+comparison across calls has to beat. Two sweeps of different code measured in separate calls differ by their
+code and by that spread: run this on the bands where they share code to see how much of a difference is real.
+(Call BF of 2026-12-01: the GDN prefill dispatch of calls AY and BF run the same sources up to 2,284 tokens; the
+two sweeps agree within 2 % per workload below 402 tokens and differ by 0.80-1.55x on 461-2,284, where a call is
+three or four launches with host work between them and the CUPTI timer measures the span of the call.)
+
+The bands are the contest table's (shape discovery over the roofline-bytes proxy, ``analyse_operator``). Per band:
+the two mean latencies, the ratio of means ``b / a`` and the spread of the per-workload ratios (min, median, max).
+
+Usage:
+    python benchmarks/trace_agreement.py --operator gdn_prefill_qk4_v8_d128_k_last \\
+        --a benchmarks/results/traces_contest_h200/gdn_prefill_qk4_v8_d128_k_last/superseded/retained_wy3f_bv64_401_2026-12-01.jsonl \\
+        --b benchmarks/results/profiles_v/contest_scratch_bf/gdn_prefill_qk4_v8_d128_k_last/retained.jsonl \\
+        --name trace_agreement_gdn_prefill_ay_bf_h200
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import command_line, fmt, md_table, write_results
+from dispatch_plan import passed
+
+from kernelopt.analysis.campaign_analysis import analyse_operator
+from kernelopt.operators import load_operator
+
+
+def agreement(operator: str, a_file: Path, b_file: Path) -> dict[str, Any]:
+    """Per band of the operator: the workloads both files passed, each file's mean latency, the ratio of means
+    (b / a) and the per-workload ratios' min / median / max (JSON-ready)."""
+    op = load_operator(operator)
+    (a, a_name, hw), (b, b_name, b_hw) = passed(a_file), passed(b_file)
+    common = [w.uuid for w in op.workloads if w.uuid in a and w.uuid in b]
+    if not common:
+        raise SystemExit(f"no workload passed in both {a_file} and {b_file}")
+    analysis = analyse_operator(op.definition, op.workloads, op.path, None, hw)
+    bands = []
+    for band in analysis["bands"]["bands"]:
+        us = [u for u in common if u in set(band["workloads"])]
+        if not us:
+            continue
+        ratios = sorted(b[u] / a[u] for u in us)
+        mean_a, mean_b = statistics.fmean(a[u] for u in us), statistics.fmean(b[u] for u in us)
+        bands.append({"band": band["name"], "workloads": len(us), "a_ms": mean_a, "b_ms": mean_b,
+                      "ratio_of_means": mean_b / mean_a, "ratio_min": ratios[0],
+                      "ratio_median": statistics.median(ratios), "ratio_max": ratios[-1]})
+    all_ratios = sorted(b[u] / a[u] for u in common)
+    return {"operator": operator, "a": {"file": str(a_file), "solution": a_name, "hardware": hw},
+            "b": {"file": str(b_file), "solution": b_name, "hardware": b_hw}, "workloads": len(common),
+            "band_axis": analysis["bands"]["band_axis"], "bands": bands,
+            "ratio_of_means": sum(b[u] for u in common) / sum(a[u] for u in common),
+            "ratio_min": all_ratios[0], "ratio_max": all_ratios[-1]}
+
+
+def markdown(r: dict[str, Any], command: str) -> str:
+    rows = [[x["band"], x["workloads"], fmt(x["a_ms"]), fmt(x["b_ms"]), fmt(x["ratio_of_means"], ".3f"),
+             f"{x['ratio_min']:.3f} / {x['ratio_median']:.3f} / {x['ratio_max']:.3f}"] for x in r["bands"]]
+    return "\n".join([
+        f"# Trace agreement — {r['operator']}", "",
+        f"Command: `{command}`", "",
+        f"- a: `{r['a']['file']}` ({r['a']['solution']}, {r['a']['hardware']})",
+        f"- b: `{r['b']['file']}` ({r['b']['solution']}, {r['b']['hardware']})",
+        f"- {r['workloads']} workloads passed by both; ratio of means b / a over all of them "
+        f"**{r['ratio_of_means']:.3f}** (per workload {r['ratio_min']:.3f} to {r['ratio_max']:.3f})", "",
+        md_table(["band", "workloads", "a mean ms", "b mean ms", "b / a (means)",
+                  "b / a per workload: min / median / max"], rows)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--operator", required=True, help="definition name")
+    p.add_argument("--a", type=Path, required=True, help="first trace file (JSONL)")
+    p.add_argument("--b", type=Path, required=True, help="second trace file (JSONL)")
+    p.add_argument("--name", default=None, help="results file stem (default: print only)")
+    p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
+    args = p.parse_args(argv)
+    for f in (args.a, args.b):
+        if not f.is_file():
+            p.error(f"{f}: no such trace file")
+    r = agreement(args.operator, args.a, args.b)
+    md = markdown(r, command_line("trace_agreement.py", argv))
+    print(md)
+    if args.name:
+        path = write_results(args.name, r, md, args.out)
+        print(f"wrote {path} and {path.with_suffix('.md')}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

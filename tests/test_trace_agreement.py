@@ -1,0 +1,57 @@
+"""benchmarks/trace_agreement.py: per-band agreement of two trace files, on copies of committed H200 traces."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from trace_agreement import agreement, main  # noqa: E402
+
+PRE = "gdn_prefill_qk4_v8_d128_k_last"
+BF = REPO / "benchmarks" / "results" / "profiles_v" / "contest_scratch_bf" / PRE / "retained.jsonl"
+
+
+def _scaled(src: Path, dst: Path, factor: float, lo: int, hi: int, drop: int = 0) -> None:
+    """``src`` with the latencies of workloads of lo..hi tokens multiplied by ``factor`` and its first ``drop``
+    records left out."""
+    out = []
+    for line in src.read_text().splitlines()[drop:]:
+        t = json.loads(line)
+        if lo <= t["workload"]["axes"]["total_seq_len"] <= hi:
+            t["evaluation"]["performance"]["latency_ms"] *= factor
+        out.append(json.dumps(t))
+    dst.write_text("\n".join(out) + "\n")
+
+
+def test_a_file_against_itself_agrees_and_a_scaled_band_shows_its_factor(tmp_path: Path) -> None:
+    same = agreement(PRE, BF, BF)
+    assert same["workloads"] == 100 and same["ratio_of_means"] == pytest.approx(1.0)
+    assert all(b["ratio_min"] == pytest.approx(1.0) == b["ratio_max"] for b in same["bands"])
+    scaled = tmp_path / "b.jsonl"
+    _scaled(BF, scaled, 1.5, 461, 2284, drop=3)
+    r = agreement(PRE, BF, scaled)
+    assert r["workloads"] == 97
+    by = {b["band"]: b for b in r["bands"]}
+    assert by["total_seq_len 461-2284"]["ratio_of_means"] == pytest.approx(1.5)
+    assert by["total_seq_len 461-2284"]["ratio_min"] == pytest.approx(1.5)
+    assert by["total_seq_len 2857-8192"]["ratio_of_means"] == pytest.approx(1.0)
+    assert sum(b["workloads"] for b in r["bands"]) == 97
+
+
+def test_the_command_writes_its_table_and_refuses_bad_input(tmp_path: Path, capsys) -> None:
+    assert main(["--operator", PRE, "--a", str(BF), "--b", str(BF), "--name", "t", "--out", str(tmp_path)]) == 0
+    md = (tmp_path / "t.md").read_text()
+    assert "| total_seq_len 6-49 | 27 |" in md and "**1.000**" in md
+    with pytest.raises(SystemExit):
+        main(["--operator", PRE, "--a", str(tmp_path / "missing.jsonl"), "--b", str(BF)])
+    assert "no such trace file" in capsys.readouterr().err
+    empty = tmp_path / "none.jsonl"
+    _scaled(BF, empty, 1.0, 0, 0, drop=100)
+    with pytest.raises(SystemExit, match="no workload passed in both"):
+        agreement(PRE, BF, empty)
