@@ -31,6 +31,12 @@ evaluate_once() {
   step "$(left)" bash -c "python3 -m kernelopt.cli.main evaluate operator=$op \"solution='$sol'\" $only \
     harness.time_reference=false output=$f.part resume=true; mv $f.part $f"
 }
+# contest_sweep OP SOLUTION NAME FOLDER: the resumable contest sweep of SOLUTION (no baselines) over all of OP's
+# workloads, traces under FOLDER, table benchmarks/results/contest_NAME.md; a later call resumes it as it stands.
+contest_sweep() {
+  step "$(left)" python3 benchmarks/contest.py --operators "$1" --no-baselines --solution "$1=$2" --budget-s 100000 \
+    --name "$3" --traces "$4" --resume
+}
 # profile_once NAME OPERATOR SOLUTION UUID,...: `kernelopt evaluate` of SOLUTION on those workloads with the
 # torch.profiler / Nsight Compute profile kept -> $P/profile_NAME.json (traces $P/profiled_NAME.jsonl), bounded
 # by what is left before END_BY; skipped once the profile exists.

@@ -16,8 +16,6 @@ keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_prefill_wy3pc32_*
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   evaluate_once "$P/prefill_bi_wy3pc32_long.jsonl" $PRE "$D/recurrent_wy3f_wy3pc32_2284.json" "$LONG"
   evaluate_once "$P/prefill_bi_retained_long.jsonl" $PRE "$D/recurrent_wy3f_wy3p_2284.json" "$LONG"
-  step "$(left)" python3 benchmarks/contest.py --operators $PRE --no-baselines \
-    --solution "$PRE=$D/recurrent_wy3f_wy3pc32_2284.json" --budget-s 100000 --name prefill_wy3pc32_bi \
-    --traces $P/contest_scratch_bi --resume
+  contest_sweep $PRE "$D/recurrent_wy3f_wy3pc32_2284.json" prefill_wy3pc32_bi "$P/contest_scratch_bi"
 ) &
 finish_session $!
