@@ -68,8 +68,8 @@ def markdown(r: dict[str, Any], command: str) -> str:
         f"Command: `{command}`", "",
         f"- a: `{r['a']['file']}` ({r['a']['solution']}, {r['a']['hardware']})",
         f"- b: `{r['b']['file']}` ({r['b']['solution']}, {r['b']['hardware']})",
-        f"- {r['workloads']} workloads passed by both; ratio of means b / a over all of them "
-        f"**{r['ratio_of_means']:.3f}** (per workload {r['ratio_min']:.3f} to {r['ratio_max']:.3f})", "",
+        (f"- {r['workloads']} workloads passed by both; ratio of means b / a over all of them "
+         f"**{r['ratio_of_means']:.3f}** (per workload {r['ratio_min']:.3f} to {r['ratio_max']:.3f})"), "",
         md_table(["band", "workloads", "a mean ms", "b mean ms", "b / a (means)",
                   "b / a per workload: min / median / max"], rows)])
 
