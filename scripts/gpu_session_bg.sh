@@ -4,6 +4,8 @@
 #      ms in call AY, 0.1398 in call BF with the same code: a ~10 % call-to-call spread there): wy3p at its defaults
 #      and at C 32 (prep 4 warps, state walk BV 64 / 4 warps, output BV_O 128 / 4 warps), then the dispatch of
 #      calls AY-BE (its band up to 2,284 tokens is the retained dispatch's since call BF, the same sources).
+#   0. A profile of the retained dispatch at 1,800 tokens / 3 sequences (wy3f: three launches): device time per
+#      call against the official span (0.132-0.148 ms there in calls AY-BF); the rest is host time between launches.
 #   2. MoE: a profile of the retained dispatch on two mid-band workloads (32 and 59 tokens). The 32-80-token band
 #      decides the mean of per-workload speedups (11 of 19 workloads) and reads 2.56 TB/s (0.59 of the H200's
 #      bandwidth roofline): which kernels and how far from the copy ceiling.
@@ -22,6 +24,7 @@ MOE_MID3=$MOE_MID,8f1ff9f1-6747-41d1-a1d8-2868cdacf893
 Q8=operators/$MOE/solutions/seeds/moe_grouped_fp8_q8@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast
 keep_packed "results_${CALL}" "$P"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  profile_once prefill_mid_retained $PRE "$D/recurrent_wy3f_wy3p_2284.json" 230601da-0a68-5cfd-acaf-2dea6a0fec92
   evaluate_once "$P/prefill_bg_wy3p_mid.jsonl" $PRE "$W" "$MID"
   evaluate_once "$P/prefill_bg_wy3p_c32_mid.jsonl" $PRE "$W@$C32" "$MID"
   evaluate_once "$P/prefill_bg_retained_mid.jsonl" $PRE "$D/recurrent_wy3f_bv64_401.json" "$MID"
