@@ -30,24 +30,9 @@ import torch
 import triton
 import triton.language as tl
 
-from .base import (
-    HEAD_DIM,
-    NUM_HEADS,
-    PAGE_SIZE,
-    RADIX_MAX_POS,
-    ROW_BYTES,
-    TOPK,
-    _check,
-    _emit_selected,
-    _indexer_fused_kernel,
-    _pad_row,
-    _pass_through_kernel,
-    _row_counts,
-    _score_key,
-    _score_span,
-    _threshold_byte,
-    select_chunk,
-)
+from .base import (RADIX_MAX_POS, _emit_selected, _indexer_fused_kernel, _pad_row, _pass_through_kernel, _row_counts,
+                   _score_key, _score_span, _threshold_byte, select_chunk)
+from .indexer_args import HEAD_DIM, NUM_HEADS, PAGE_SIZE, TOPK, indexer_args
 
 PARAMS = {"BN": 64, "BLOCKS": 2, "DOT": "tf32", "num_warps": 0, "num_stages": 2}  # kernelopt:params
 
@@ -127,46 +112,27 @@ def run(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, topk_ind
         raise ValueError(f"dsa_indexer_one: DOT={PARAMS['DOT']!r} must be 'tf32' or 'fp8'")
     if warps not in (0, 2, 4, 8, 16):
         raise ValueError(f"dsa_indexer_one: num_warps={warps} must be 0 (the select's count), 2, 4, 8 or 16")
-    batch = q_index_fp8.shape[0]
-    num_pages = k_index_cache_fp8.shape[0]
-    max_pages = block_table.shape[1] if block_table.dim() == 2 else 0
-    q = _check("q_index_fp8", q_index_fp8, (batch, NUM_HEADS, HEAD_DIM)).view(torch.uint8)
-    kc = _check("k_index_cache_fp8", k_index_cache_fp8, (num_pages, PAGE_SIZE, 1, ROW_BYTES))
-    w = _check("weights", weights, (batch, NUM_HEADS)).to(torch.float32)
-    lens = _check("seq_lens", seq_lens, (batch,)).to(torch.int32)
-    table = _check("block_table", block_table, (batch, max_pages)).to(torch.int32)
-    if tuple(topk_indices.shape) != (batch, TOPK) or topk_indices.dtype != torch.int32:
-        raise ValueError(f"dsa_indexer_one: topk_indices must be int32 {(batch, TOPK)}, got "
-                         f"{topk_indices.dtype} {tuple(topk_indices.shape)}")
-    if not topk_indices.is_contiguous():
-        raise ValueError("dsa_indexer_one: output tensor topk_indices must be contiguous")
+    a = indexer_args("dsa_indexer_one", q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table,
+                     topk_indices)
+    batch, max_pages, max_pos = a["batch"], a["max_pages"], a["max_pos"]
     if batch == 0:
         return
-    max_pos = max_pages * PAGE_SIZE
     if max_pos == 0:
         topk_indices.fill_(-1)
         return
     if max_pos <= TOPK:  # every row's tokens are its top-2048: pass them through, nothing to score
-        _pass_through_kernel[(batch,)](lens, table, topk_indices, max_pages, max_pos, TOPK_C=TOPK,
+        _pass_through_kernel[(batch,)](a["lens"], a["table"], topk_indices, max_pages, max_pos, TOPK_C=TOPK,
                                        PAGE=PAGE_SIZE, num_warps=4)
         return
 
-    k_bytes = kc.view(torch.uint8)
-    k_scales = kc.view(torch.float32)  # [N, 64, 1, 33]: same bytes, 4-byte words
-    scores = torch.empty(batch, max_pos, dtype=torch.float32, device=q.device)
+    scores = torch.empty(batch, max_pos, dtype=torch.float32, device=a["q"].device)
     grid = (triton.cdiv(max_pos, bn * blocks), batch)
-    counts = _row_counts(batch, q.device)
-    fp8 = PARAMS["DOT"] == "fp8"
-    npad = max(triton.next_power_of_2(max_pos), 256)
+    args = (a["q"], a["k_bytes"], a["k_scales"], a["w"], a["lens"], a["table"], scores,
+            _row_counts(batch, scores.device), topk_indices, max_pages, max_pos)
+    shape = {"H": NUM_HEADS, "D": HEAD_DIM, "PAGE": PAGE_SIZE, "BN": bn, "BLOCKS": blocks,
+             "FP8_DOT": PARAMS["DOT"] == "fp8", "TOPK_C": TOPK, "num_stages": int(PARAMS["num_stages"])}
     if max_pos > RADIX_MAX_POS:  # too long to hold in registers: the base seed's streaming one-launch select
-        w4 = warps or 4
-        _indexer_fused_kernel[grid](
-            q, k_bytes, k_scales, w, lens, table, scores, counts, topk_indices, max_pages, max_pos,
-            H=NUM_HEADS, D=HEAD_DIM, PAGE=PAGE_SIZE, BN=bn, BLOCKS=blocks, FP8_DOT=fp8,
-            CHUNK=select_chunk(max_pos, w4), TOPK_C=TOPK, num_warps=w4, num_stages=int(PARAMS["num_stages"]))
+        _indexer_fused_kernel[grid](*args, CHUNK=select_chunk(max_pos, warps or 4), num_warps=warps or 4, **shape)
         return
-    _indexer_one_kernel[grid](
-        q, k_bytes, k_scales, w, lens, table, scores, counts, topk_indices, max_pages, max_pos,
-        H=NUM_HEADS, D=HEAD_DIM, PAGE=PAGE_SIZE, BN=bn, BLOCKS=blocks, FP8_DOT=fp8, NPAD=npad, TOPK_C=TOPK,
-        num_warps=warps or select_warps(npad), num_stages=int(PARAMS["num_stages"]),
-    )
+    npad = max(triton.next_power_of_2(max_pos), 256)
+    _indexer_one_kernel[grid](*args, NPAD=npad, num_warps=warps or select_warps(npad), **shape)
