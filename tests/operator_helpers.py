@@ -1,6 +1,6 @@
 """Shared by the tests: cached operators, their smallest workload, free host memory, script modules, kernel
-scripts run in a child process, and for those scripts: a definition's reference, a solution's entry imported as
-the harness does, the contest's closeness rule and GDN prefill inputs."""
+scripts run in a child process (on a GPU, or skipped), and for those scripts: a definition's reference, a
+solution's entry imported as the harness does, the contest's closeness rule and GDN prefill inputs."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import types
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from kernelopt.data import Workload
 from kernelopt.operators import Operator, load_operator
@@ -73,6 +75,16 @@ def run_kernel_script(script: Path, args: list[str], device: str, timeout: int) 
                           env=env, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run_on_gpu(script: Path, args: list[str] | None = None, timeout: int = 600) -> Any:
+    """:func:`run_kernel_script` of ``script cuda *args`` on the GPU; the calling test is skipped where there is
+    no CUDA GPU."""
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    return run_kernel_script(script, ["cuda", *(args or [])], "cuda", timeout)
 
 
 def run_benchmark(script: Path, args: list[str], interpret: bool) -> subprocess.CompletedProcess[str]:

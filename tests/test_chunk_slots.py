@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import run_kernel_script
+from operator_helpers import run_kernel_script, run_on_gpu
 
 REPO = Path(__file__).resolve().parents[1]
 LIB = REPO / "operators" / "_solution_lib" / "chunk_slots.py"
@@ -53,11 +53,7 @@ def test_chunk_slots_in_interpreter() -> None:
 
 @pytest.mark.gpu
 def test_chunk_slots_on_gpu() -> None:
-    import torch
-
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU")
-    res = run_kernel_script(Path(__file__), ["cuda"], "cuda", 600)
+    res = run_on_gpu(Path(__file__), timeout=600)
     bad = [r for r in res if r["got"] != r["want"]]
     assert not bad, json.dumps(bad)[:4000]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from operator_helpers import run_kernel_script
+from operator_helpers import run_kernel_script, run_on_gpu
 
 REPO = Path(__file__).resolve().parents[1]
 LIB = REPO / "operators" / "_solution_lib" / "fastlaunch.py"
@@ -110,9 +110,7 @@ def test_interpreter_always_takes_the_jit_path():
 
 @pytest.mark.gpu
 def test_fast_launch_matches_jit_on_gpu():
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU")
-    res = run_kernel_script(Path(__file__), ["cuda"], "cuda", 300)
+    res = run_on_gpu(Path(__file__), timeout=300)
     assert res["ok"] and res["jit_calls"] == 2, res  # BLOCK 128 (n 1000 and 777 share a specialisation), BLOCK 256
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import fib_close, gdn_prefill_inputs, import_entry, reference_run, run_kernel_script
+from operator_helpers import fib_close, gdn_prefill_inputs, import_entry, reference_run, run_kernel_script, run_on_gpu
 
 REPO = Path(__file__).resolve().parents[1]
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
@@ -54,11 +54,7 @@ def test_wy3_matches_reference_and_wy_in_interpreter() -> None:
 
 @pytest.mark.gpu
 def test_wy3_matches_reference_and_wy_on_gpu() -> None:
-    import torch
-
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU")
-    res = run_kernel_script(Path(__file__), ["cuda"], "cuda", 600)
+    res = run_on_gpu(Path(__file__), timeout=600)
     bad = [r for r in res if not r["ok"]]
     assert not bad, json.dumps(bad, indent=1)[:6000]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import import_entry, run_kernel_script
+from operator_helpers import import_entry, run_kernel_script, run_on_gpu
 
 REPO = Path(__file__).resolve().parents[1]
 IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
@@ -38,11 +38,7 @@ def test_one_launch_equals_the_two_launch_radix_path_in_interpreter() -> None:
 
 @pytest.mark.gpu
 def test_one_launch_equals_the_two_launch_radix_path_on_gpu() -> None:
-    import torch
-
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU")
-    res = run_kernel_script(Path(__file__), ["cuda"], "cuda", 600)
+    res = run_on_gpu(Path(__file__), timeout=600)
     bad = [r for r in res if not r["ok"]]
     assert not bad, json.dumps(bad)[:4000]
 

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from operator_helpers import run_kernel_script
+from operator_helpers import run_kernel_script, run_on_gpu
 
 REPO = Path(__file__).resolve().parents[1]
 KERNEL = (REPO / "operators" / "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64" / "solutions" / "seeds"
@@ -53,11 +53,7 @@ def test_chunked_select_in_interpreter(which: str) -> None:
 @pytest.mark.gpu
 @pytest.mark.parametrize("which", ["radix", "chunked", "chunked_auto", "regs"])
 def test_select_on_gpu(which: str) -> None:
-    import torch
-
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU")
-    res = _run_script("cuda", which)
+    res = run_on_gpu(Path(__file__), [which], 300)
     assert res["failures"] == [], res["failures"][:10]
 
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from operator_helpers import load_script, run_kernel_script
+from operator_helpers import load_script, run_kernel_script, run_on_gpu
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO / "operators" / "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048" / "solutions" / "seeds"
@@ -39,11 +39,7 @@ def test_fp8_intermediate_pipeline_matches_dense_fp32_in_interpreter() -> None:
 
 @pytest.mark.gpu
 def test_fp8_intermediate_pipeline_matches_dense_fp32_on_gpu() -> None:
-    import torch
-
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU")
-    res = run_kernel_script(Path(__file__), ["cuda"], "cuda", 900)
+    res = run_on_gpu(Path(__file__), timeout=900)
     assert res["failures"] == [], res["failures"]
 
 
