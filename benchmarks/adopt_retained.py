@@ -11,7 +11,8 @@ with the reason otherwise): the traced Solution is the one at ``--solution`` (sa
 of the definition has a trace and the last trace of each is ``PASSED``, and the superseded name is free. Then:
 
 1. ``TRACES/<definition>/retained.*`` move to ``TRACES/<definition>/superseded/retained_<tag>.*`` and the new
-   traces take their place; ``superseded/README.md`` gets a paragraph (the old kernel and ``--why``);
+   traces take their place; ``superseded/README.md`` gets a paragraph (the old kernel, ``--why`` and, per band,
+   the old and the new mean latency: the plan prints them too);
 2. ``scripts/contest_resume.sh`` resumes the new kernel (its ``S=$D=...`` for the definition);
 3. the tables built from ``TRACES`` are rebuilt with their own recorded commands, the old solution path
    replaced by the new one: every ``benchmarks/results/*.json`` whose ``command`` runs ``contest.py
@@ -38,6 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.contest import UsageError, load_solution_for, read_traces, rel_path
+from benchmarks.trace_agreement import agreement
 from kernelopt.data import DataError, load_solution
 from kernelopt.operators import UnknownOperatorError, load_operator
 
@@ -118,7 +120,17 @@ def rebuild_commands(definition: str, traces_root: Path, new: str) -> list[str]:
     return out
 
 
-def superseded_note(old: Path, tag: str, why: str) -> str:
+def band_lines(definition: str, old: Path, new: Path) -> list[str]:
+    """Per band of the definition (the contest table's), the old and the new traces' mean latency over the
+    workloads both passed and their ratio (new / old; per workload min-max): where the change comes from. The
+    two sweeps ran in separate device calls: on a band where the two kernels run the same code the ratio is the
+    calls' spread (``benchmarks/trace_agreement.py``)."""
+    r = agreement(definition, old, new)
+    return [f"{b['band']} ({b['workloads']}): {b['a_ms']:.4f} -> {b['b_ms']:.4f} ms, new / old "
+            f"{b['ratio_of_means']:.3f} (per workload {b['ratio_min']:.3f}-{b['ratio_max']:.3f})" for b in r["bands"]]
+
+
+def superseded_note(old: Path, tag: str, why: str, bands: list[str]) -> str:
     """The paragraph ``superseded/README.md`` gets for the traces moved there."""
     try:
         sol = load_solution(old.with_suffix(".solution.json"))
@@ -127,7 +139,8 @@ def superseded_note(old: Path, tag: str, why: str) -> str:
         kernel = "the previous retained kernel"
     passed = sum(1 for t in read_traces(old) if t.evaluation.status.value == "PASSED")
     return (f"`{LABEL}_{tag}.jsonl`: {kernel}, the retained kernel until {_dt.date.today().isoformat()} "
-            f"({passed} PASSED traces; its Solution in `{LABEL}_{tag}.solution.json`). {why.strip()}\n")
+            f"({passed} PASSED traces; its Solution in `{LABEL}_{tag}.solution.json`). {why.strip()} "
+            f"Per band, this kernel -> its successor: {'; '.join(bands)}.\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,18 +170,20 @@ def main(argv: list[str] | None = None) -> int:
         line = resume_line(text, args.operator, args.resume_script)
         new_path = rel_path(args.solution)
         commands = [] if args.no_rebuild else rebuild_commands(args.operator, args.traces, new_path)
+        bands = band_lines(args.operator, old_traces, new_traces)
     except UsageError as exc:
         print(f"adopt_retained.py: {exc}", file=sys.stderr)
         return 2
     plan = [f"{rel_path(old_traces)} -> {rel_path(gone)} (and its .solution.json)",
             f"{rel_path(new_traces)} -> {rel_path(old_traces)} ({n} workloads, all PASSED)",
             f"{rel_path(args.resume_script)}: {args.operator} resumes {new_path} (was {line.group(2)})",
+            *(f"per band, old -> new: {b}" for b in bands),
             *(f"run: {c}" for c in commands)]
     print("\n".join(plan))
     if args.dry_run:
         return 0
     gone.parent.mkdir(exist_ok=True)
-    note = superseded_note(old_traces, args.tag, args.why)
+    note = superseded_note(old_traces, args.tag, args.why, bands)
     shutil.move(old_traces, gone)
     shutil.move(old_record, gone.with_suffix(".solution.json"))
     shutil.copyfile(new_traces, old_traces)

@@ -48,6 +48,11 @@ def test_dry_run_prints_the_plan_and_writes_nothing(trees, capsys):
     out = capsys.readouterr().out
     assert "100 workloads, all PASSED" in out and "superseded/retained_old_one.jsonl" in out
     assert "run: python benchmarks/retained_report.py --operator " + PRE in out
+    # where the change comes from: per band, the old and the new traces' means over the workloads both passed
+    bands = [line for line in out.splitlines() if line.startswith("per band, old -> new: ")]
+    assert [b.split(": ")[1].split(" (")[0] for b in bands] == [
+        "total_seq_len 6-49", "total_seq_len 61-401", "total_seq_len 461-2284", "total_seq_len 2857-8192"]
+    assert "total_seq_len 6-49 (27): " in bands[0] and " ms, new / old " in bands[0]
     assert {p: p.read_bytes() for p in trees["traces"].rglob("*") if p.is_file()} == before
 
 
@@ -60,6 +65,7 @@ def test_the_swap_moves_the_old_traces_notes_them_and_resumes_the_new_kernel(tre
     assert json.loads((here / "retained.solution.json").read_text())["name"].startswith("dispatch_total_seq_len")
     note = (here / "superseded" / "README.md").read_text()
     assert "`retained_old_one.jsonl`" in note and "100 PASSED traces" in note and "faster (test)" in note
+    assert "Per band, this kernel -> its successor: total_seq_len 6-49 (27): " in note
     script = trees["resume"].read_text()
     assert "recurrent_wy3v_bv64_401.json;;" in script and "recurrent_wy3f_bv64_401.json" not in script
     # the same tag again: refused before anything is written
