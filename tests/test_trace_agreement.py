@@ -11,7 +11,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from trace_agreement import agreement, main  # noqa: E402
+from trace_agreement import agreement, main
 
 PRE = "gdn_prefill_qk4_v8_d128_k_last"
 BF = REPO / "benchmarks" / "results" / "profiles_v" / "contest_scratch_bf" / PRE / "retained.jsonl"
