@@ -105,12 +105,13 @@ def apply_profiles(analysis: dict[str, Any], probes: dict[str, str],
                    profiles: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """``analysis`` with each probed band's bottleneck class taken from its workload's profile
     (``source: "profile"``; :func:`~kernelopt.analysis.bottleneck.classify` on
-    :func:`~kernelopt.analysis.profile_parse.bottleneck_metrics`) where the profile carries metrics;
+    :func:`~kernelopt.analysis.profile_parse.bottleneck_metrics`, with the analysis's latency of the workload,
+    the profiled baseline's, for the span's idle share) where the profile carries metrics;
     other bands keep their roofline class. Returns a new dict (the input is not changed)."""
     out = {**analysis, "bottlenecks": dict(analysis.get("bottlenecks") or {}), "notes": list(analysis.get("notes") or [])}
     thresholds = analysis.get("thresholds")
     for band, uuid in probes.items():
-        metrics = bottleneck_metrics(profiles.get(uuid) or {})
+        metrics = bottleneck_metrics(profiles.get(uuid) or {}, (analysis.get("latencies") or {}).get(uuid))
         if not metrics or not thresholds:
             out["notes"].append(f"band {band}: no profile metrics for workload {uuid}; roofline class kept")
             continue

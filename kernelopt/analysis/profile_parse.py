@@ -174,11 +174,14 @@ def kernel_table(events: list[dict[str, Any]], *, calls: int = 1, wall_us: float
     return out
 
 
-def bottleneck_metrics(profile: dict[str, Any]) -> dict[str, Any]:
+def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None) -> dict[str, Any]:
     """The metric table of one workload's profile (``{"torch": kernel table, "ncu": {"launches": ...}}``,
     see :mod:`kernelopt.harness.profiling`) for :func:`kernelopt.analysis.bottleneck.classify`: the
     dominant kernel's Nsight Compute metrics (when ncu ran) plus torch.profiler's ``host_gap_pct``,
-    ``kernels_per_call`` and ``mean_kernel_us``. Empty when the profile has neither (e.g. a CPU run)."""
+    ``kernels_per_call`` and ``mean_kernel_us``, and with ``latency_ms`` (the same solution's official
+    latency on that workload) ``span_idle_pct``: the share of the official span, first kernel start to last
+    kernel end, in which no kernel of the call runs (``1 - device_us_per_call / latency``, clamped at 0).
+    Empty when the profile has neither (e.g. a CPU run)."""
     out: dict[str, Any] = {}
     ncu = profile.get("ncu") or {}
     if ncu.get("launches"):
@@ -193,4 +196,6 @@ def bottleneck_metrics(profile: dict[str, Any]) -> dict[str, Any]:
             out["host_gap_pct"] = table["host_gap_pct"]
         launches = sum(k["launches"] for k in table["kernels"])
         out["mean_kernel_us"] = sum(k["total_us"] for k in table["kernels"]) / max(1, launches)
+        if latency_ms and table.get("device_us_per_call") is not None:
+            out["span_idle_pct"] = max(0.0, 100.0 * (1.0 - table["device_us_per_call"] / (latency_ms * 1e3)))
     return out

@@ -72,6 +72,29 @@ RECORDED = [
      "occupancy_limited", "register pressure"),
     ("many_short_kernels", {"dram_throughput_pct": 12.0, "sm_throughput_pct": 9.0, "kernels_per_call": 57.0,
                             "mean_kernel_us": 3.5}, "launch_bound", "launches"),
+    # host gaps of wall time are not gaps in the official span: GDN prefill wy3 at 8,192 tokens / 20 sequences
+    # (H200 profile of call AX, 2026-12-01, profiles_v/profile_wy3_prefill.json; official latency 0.5558 ms in
+    # the profiled run): 3 kernels, 58 % host gaps of wall time, but 550 us of kernels in the span (1 % idle);
+    # its state walk holds 162 registers at 12.5 % occupancy
+    ("wy3_prefill_8192_span", {"dram_throughput_pct": 27.84, "sm_throughput_pct": 11.56,
+                               "achieved_occupancy_pct": 12.47, "theoretical_occupancy_pct": 12.5,
+                               "waves_per_sm": 4.85, "registers_per_thread": 162.0, "kernels_per_call": 3.0,
+                               "host_gap_pct": 57.63, "mean_kernel_us": 183.36, "span_idle_pct": 1.02},
+     "occupancy_limited", "register pressure"),
+    # the two-launch DSA indexer at 4 rows x 34 pages (call AB, indexer_probe/profile_radix.json, 41.1 us
+    # official): 21.1 us of kernels, half the span idle and 96 % host gaps -> launch-bound
+    ("indexer_radix_4x34_span", {"dram_throughput_pct": 0.11, "sm_throughput_pct": 1.08,
+                                 "achieved_occupancy_pct": 12.48, "theoretical_occupancy_pct": 25.0,
+                                 "waves_per_sm": 0.02, "registers_per_thread": 128.0, "kernels_per_call": 2.0,
+                                 "host_gap_pct": 95.92, "mean_kernel_us": 10.54, "span_idle_pct": 48.67},
+     "launch_bound", "host gaps"),
+    # the same at 30 rows x 91 pages (66.1 us official): 60 us of kernels, 9 % of the span idle whatever the
+    # 87 % host gaps: the scoring kernel's 181 registers are what to relieve
+    ("indexer_radix_30x91_span", {"dram_throughput_pct": 6.74, "sm_throughput_pct": 17.6,
+                                  "achieved_occupancy_pct": 11.92, "theoretical_occupancy_pct": 12.5,
+                                  "waves_per_sm": 5.23, "registers_per_thread": 181.0, "kernels_per_call": 2.0,
+                                  "host_gap_pct": 87.44, "mean_kernel_us": 29.99, "span_idle_pct": 9.29},
+     "occupancy_limited", "register pressure"),
     # memory % >> compute % but below the high mark, occupancy fine
     ("memory_gap", {"dram_throughput_pct": 55.0, "sm_throughput_pct": 20.0, "achieved_occupancy_pct": 70.0,
                     "theoretical_occupancy_pct": 100.0, "waves_per_sm": 8.0}, "memory_bound", "memory system"),

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from kernelopt.analysis.bottleneck import classify, load_bottleneck_table
-from kernelopt.analysis.profile_parse import dominant_kernel_metrics, kernel_table, number, parse_ncu_csv
+from kernelopt.analysis.profile_parse import (bottleneck_metrics, dominant_kernel_metrics, kernel_table, number,
+                                             parse_ncu_csv)
 
 FIX = Path(__file__).parent / "fixtures"
 TH = load_bottleneck_table()["thresholds"]
@@ -73,3 +74,22 @@ def test_torch_profiler_kernel_table():
         kernel_table(events, calls=0)
     with pytest.raises(ValueError, match="without 'key'"):
         kernel_table([{"count": 1}])
+
+
+def test_span_idle_share_needs_the_official_latency_and_can_refute_host_gaps():
+    events = json.loads((FIX / "torch_profiler_key_averages.json").read_text())
+    profile = {"torch": kernel_table(events, calls=20, wall_us=1500.0)}  # 37.5 us of kernels a call, 50 % gaps
+    assert "span_idle_pct" not in bottleneck_metrics(profile)
+    assert "span_idle_pct" not in bottleneck_metrics(profile, None)
+    tight = bottleneck_metrics(profile, 0.0400)  # 37.5 of 40 us covered by kernels
+    assert tight["span_idle_pct"] == pytest.approx(100 * (1 - 37.5 / 40.0))
+    # the wall time's gaps lie outside the official span: not launch-bound, and without Nsight Compute metrics
+    # nothing else to classify by (the campaign then keeps the band's roofline class)
+    with pytest.raises(ValueError, match="metrics need"):
+        classify(tight, TH)
+    assert classify({**tight, "dram_throughput_pct": 20.0, "sm_throughput_pct": 15.0, "waves_per_sm": 4.0,
+                     "achieved_occupancy_pct": 60.0, "theoretical_occupancy_pct": 75.0}, TH)[0] == "latency_bound"
+    loose = bottleneck_metrics(profile, 0.1000)
+    assert loose["span_idle_pct"] == pytest.approx(62.5)
+    assert classify(loose, TH)[1]["rule"].startswith("host_gap_pct 50.0 >= 30, span_idle_pct 62.5 >= 30")
+    assert bottleneck_metrics(profile, 0.0300)["span_idle_pct"] == 0.0  # a faster official figure: no idle share

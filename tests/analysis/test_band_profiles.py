@@ -114,3 +114,21 @@ def test_profile_class_is_checked_against_the_bands_roofline_evidence() -> None:
     analysis["bottlenecks"][first]["evidence"]["fraction"] = 0.3  # far from the roofline: the profile stands
     got = apply_profiles(analysis, probes, {probes[first]: {"ncu": {"launches": [launch]}}})["bottlenecks"][first]
     assert got["class"] == "compute_bound"
+
+
+def test_a_profiled_band_reads_the_official_span_of_its_workload() -> None:
+    """Host gaps of wall time make a call launch-bound only if the official latency of the profiled workload
+    (the analysis's latencies: the profiled baseline's sweep) leaves its span largely uncovered by kernels."""
+    analysis = _analysis()
+    band, uuid = next(iter(band_probes(analysis).items()))
+    profile = {"ncu": {"launches": parse_ncu_csv(RAW.read_text())},
+               "torch": {"kernels": [{"name": "a", "launches": 5, "total_us": 400.0},
+                                     {"name": "b", "launches": 5, "total_us": 100.0}],
+                         "kernels_per_call": 2.0, "device_us_per_call": 100.0, "host_gap_pct": 60.0}}
+    classes = {}
+    for latency_ms in (0.105, 0.5):  # 5 % / 80 % of the span idle
+        a = {**analysis, "latencies": {**analysis["latencies"], uuid: latency_ms}}
+        got = apply_profiles(a, {band: uuid}, {uuid: profile})["bottlenecks"][band]
+        classes[latency_ms] = got["class"]
+        assert got["evidence"]["metrics"]["span_idle_pct"] == pytest.approx(100 * (1 - 0.1 / latency_ms))
+    assert classes[0.5] == "launch_bound" and classes[0.105] != "launch_bound"
