@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -209,3 +210,25 @@ def test_optimize_gates_included_solutions_beside_the_seeds(tmp_path: Path) -> N
         con = sqlite3.connect(tmp_path / "other.db")
         if con.execute("select count(*) from sqlite_master where name = 'runs'").fetchone()[0]:
             assert con.execute("select count(*) from runs").fetchone()[0] == 0
+
+
+def test_the_profile_table_shows_the_idle_share_of_the_official_span() -> None:
+    """`kernelopt evaluate profile=...` prints, per workload, the share of the official span no kernel covers
+    (the H200 profile of the two-launch DSA indexer at 4 rows x 34 pages, call AB: 21.1 us of kernels in a
+    41.1 us official span -> 49 %); '-' without a latency."""
+    from rich.console import Console
+
+    from kernelopt.cli.display import print_profiles
+
+    repo = Path(__file__).resolve().parents[1]
+    profiles = json.loads((repo / "benchmarks" / "results" / "indexer_probe" / "profile_radix.json").read_text())
+    uuid = next(u for u in profiles["workloads"] if u.startswith("6e9056cc"))
+    one = {uuid: profiles["workloads"][uuid]}
+    for latencies, cell in (({uuid: 0.041061}, "49"), (None, "-")):
+        console = Console(record=True, width=200)
+        print_profiles(one, console, latencies)
+        text = console.export_text()
+        header = next(line for line in text.splitlines() if "span idle %" in line)
+        row = next(line for line in text.splitlines() if "6e9056cc" in line)
+        col = [c.strip() for c in re.split("[│┃]", header)].index("span idle %")
+        assert re.split("[│┃]", row)[col].strip() == cell, row

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kernelopt.analysis.profile_parse import dominant_kernel_metrics
+from kernelopt.analysis.profile_parse import bottleneck_metrics, dominant_kernel_metrics
 from kernelopt.data import EvalResult, WorkloadResult
 
 
@@ -68,11 +68,13 @@ def print_results(result: EvalResult, console: Console | None = None) -> None:
     c.print(summary_line(result))
 
 
-def print_profiles(profiles: dict[str, Any], console: Console) -> None:
+def print_profiles(profiles: dict[str, Any], console: Console, latencies: dict[str, float] | None = None) -> None:
     """One row per profiled workload: its longest kernel, kernels and device time per call, host-gap share,
-    and the dominant kernel's Nsight Compute DRAM/SM throughput when ncu ran (else why not)."""
+    the share of the official span no kernel covers (with ``latencies``, UUID -> official ms) and the dominant
+    kernel's Nsight Compute DRAM/SM throughput when ncu ran (else why not)."""
     t = Table(title="profiles")
-    for col in ("workload", "top kernel", "kernels/call", "device us/call", "host gap %", "ncu DRAM % / SM %"):
+    for col in ("workload", "top kernel", "kernels/call", "device us/call", "host gap %", "span idle %",
+                "ncu DRAM % / SM %"):
         t.add_column(col)
     for uuid, prof in profiles.items():
         table = prof.get("torch") or {}
@@ -87,6 +89,7 @@ def print_profiles(profiles: dict[str, Any], console: Console) -> None:
         else:
             ncu_cell = str(ncu.get("error", "?"))[:40]
         gap = table.get("host_gap_pct")
+        idle = bottleneck_metrics(prof, (latencies or {}).get(uuid)).get("span_idle_pct")
         t.add_row(uuid[:8], top, f"{table.get('kernels_per_call', 0):g}", f"{table.get('device_us_per_call', 0):.1f}",
-                  "-" if gap is None else f"{gap:.0f}", ncu_cell)
+                  "-" if gap is None else f"{gap:.0f}", "-" if idle is None else f"{idle:.0f}", ncu_cell)
     console.print(t)
