@@ -113,9 +113,9 @@ def _classify_metrics(metrics: dict[str, Any], thresholds: dict[str, float]) -> 
     # kernel end, so the gaps around a single kernel (profiler overhead included) are outside it. With the
     # official latency known, the share of that span no kernel covers must be large too: the profiler's wall
     # time also holds the host work before the first launch, which the span does not (GDN prefill wy3 at 8,192
-    # tokens: 58 % host gaps of wall time, but 550 us of kernels in a 0.556 ms span). That share also holds the
-    # cold-cache slowdown (the official timing flushes the L2 before each call, the profiler's calls run warm),
-    # so it refutes launch-boundness when small and needs the host gaps' agreement when large.
+    # tokens: 58 % host gaps of wall time, but 550 us of kernels in a 0.556 ms span). Measured against warm
+    # calls, that share also holds the cold-cache slowdown (the official timing flushes the L2 before each
+    # call), so it refutes launch-boundness when small and needs the host gaps' agreement when large.
     multi = kernels is None or kernels > 1
     if idle is not None and idle < t["span_idle_pct_high"]:
         pass

@@ -180,7 +180,9 @@ def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None)
     dominant kernel's Nsight Compute metrics (when ncu ran) plus torch.profiler's ``host_gap_pct``,
     ``kernels_per_call`` and ``mean_kernel_us``, and with ``latency_ms`` (the same solution's official
     latency on that workload) ``span_idle_pct``: the share of the official span, first kernel start to last
-    kernel end, in which no kernel of the call runs (``1 - device_us_per_call / latency``, clamped at 0).
+    kernel end, in which no kernel of the call runs (``1 - device time per call / latency``, clamped at 0; the
+    device time of the cold pass, L2 flushed before each call as the official timing does, where the profile
+    has one, else of the warm calls, which also counts the cold-cache slowdown as idle).
     Empty when the profile has neither (e.g. a CPU run)."""
     out: dict[str, Any] = {}
     ncu = profile.get("ncu") or {}
@@ -196,6 +198,7 @@ def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None)
             out["host_gap_pct"] = table["host_gap_pct"]
         launches = sum(k["launches"] for k in table["kernels"])
         out["mean_kernel_us"] = sum(k["total_us"] for k in table["kernels"]) / max(1, launches)
-        if latency_ms and table.get("device_us_per_call") is not None:
-            out["span_idle_pct"] = max(0.0, 100.0 * (1.0 - table["device_us_per_call"] / (latency_ms * 1e3)))
+        device_us = table.get("cold_device_us_per_call", table.get("device_us_per_call"))
+        if latency_ms and device_us is not None:
+            out["span_idle_pct"] = max(0.0, 100.0 * (1.0 - device_us / (latency_ms * 1e3)))
     return out

@@ -93,3 +93,15 @@ def test_span_idle_share_needs_the_official_latency_and_can_refute_host_gaps():
     assert loose["span_idle_pct"] == pytest.approx(62.5)
     assert classify(loose, TH)[1]["rule"].startswith("host_gap_pct 50.0 >= 30, span_idle_pct 62.5 >= 30")
     assert bottleneck_metrics(profile, 0.0300)["span_idle_pct"] == 0.0  # a faster official figure: no idle share
+
+
+def test_span_idle_share_prefers_the_cold_pass():
+    """With the profile's cold pass (L2 flushed before each call, as the official timing), the idle share is
+    measured against its device time: the warm calls' would count the cold-cache slowdown as idle."""
+    table = {"kernels": [{"name": "k", "launches": 10, "total_us": 375.0}], "kernels_per_call": 2.0,
+             "device_us_per_call": 37.5, "host_gap_pct": 50.0}
+    assert bottleneck_metrics({"torch": table}, 0.1)["span_idle_pct"] == pytest.approx(62.5)
+    cold = bottleneck_metrics({"torch": {**table, "cold_device_us_per_call": 80.0}}, 0.1)
+    assert cold["span_idle_pct"] == pytest.approx(20.0)
+    with pytest.raises(ValueError, match="metrics need"):  # not launch-bound: 80 of the 100 us are kernels
+        classify(cold, TH)

@@ -143,6 +143,10 @@ def test_gpu_profiling_leaves_the_timing_worker_untouched() -> None:
     for prof in res.profile["workloads"].values():
         assert prof["torch"]["kernels"], prof["torch"]
         assert "error" not in prof.get("ncu", {}), prof["ncu"]
+        # the cold pass (L2 flushed before each call) counts the call's kernels, not the flush's
+        assert "cold_error" not in prof["torch"], prof["torch"]["cold_error"]
+        assert prof["torch"]["cold_kernels_per_call"] == prof["torch"]["kernels_per_call"], prof["torch"]
+        assert prof["torch"]["cold_device_us_per_call"] >= 0.8 * prof["torch"]["device_us_per_call"], prof["torch"]
     for a, b in zip(plain.results, res.results):
         assert b.latency.mean_ms < 1.3 * a.latency.mean_ms, (a.latency.mean_ms, b.latency.mean_ms)
 
