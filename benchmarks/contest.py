@@ -294,8 +294,9 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
             timed_out[c.label] |= timed_out_shapes((r.axes, r.status) for r in res.results)
             for r in res.results:
                 _progress(op.name, i, len(order), c, r, budget)
+            stamp = _dt.datetime.now(_dt.UTC).isoformat()
+            run["measured"] = [run.get("measured", [stamp])[0], stamp]
             if traces is not None:
-                stamp = _dt.datetime.now(_dt.UTC).isoformat()
                 dump_jsonl(res.to_traces(op.definition, [w], stamp), traces / op.name / f"{c.label}.jsonl",
                            append=True)
     for label, run in runs.items():
@@ -332,8 +333,10 @@ def runs_from_traces(op: Operator, candidates: list[Candidate], folder: Path) ->
                 max_rel_error=corr.max_relative_error if corr else None, log=ev.log or ""))
         first = traces[0].evaluation.environment if traces else None
         env = {"hardware": first.hardware, "libs": dict(first.libs)} if first else {}
+        stamps = sorted(t.evaluation.timestamp for t in traces if t.evaluation.timestamp)
         runs[c.label] = {"results": results, "timer": "+".join(sorted(timers)) or None, "environment": env,
-                         "spent_s": None, "source_traces": rel_path(path)}
+                         "spent_s": None, "source_traces": rel_path(path),
+                         "measured": [stamps[0], stamps[-1]] if stamps else None}
     return runs
 
 
@@ -430,6 +433,7 @@ def compare(op: Operator, candidates: list[Candidate], runs: dict[str, dict[str,
         rows[c.label] = {
             "role": c.role, "source": c.source, "solution": c.solution.name, "solution_hash": c.solution.hash(),
             "timer": runs[c.label]["timer"], "spent_s": runs[c.label]["spent_s"],
+            "measured": runs[c.label].get("measured"),
             **summarize_results(runs[c.label]["results"], len(op.workloads)),
             "common_mean_ms": statistics.fmean(on_common) if on_common else None,
             "common_median_ms": statistics.median(on_common) if on_common else None,

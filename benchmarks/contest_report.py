@@ -70,6 +70,7 @@ def operator_markdown(name: str, data: dict[str, Any]) -> str:
            md_table(["candidate", "source", "evaluated", "PASSED", "failed", "mean ms (common)", "mean ms (own)",
                      "median ms (own)", "p95 ms (own)", "speedup vs reference", "timer", "spent s"],
                     [_candidate_row(lb, c) for lb, c in cands.items()])]
+    out += _measured_lines(cands, timed)
     if len(timed) > 1:
         def cell(a: str, b: str) -> str:
             return "-" if a == b else _x(cands[a]["ratios"][b]["ratio"], cands[a]["ratios"][b]["workloads"])
@@ -78,6 +79,26 @@ def operator_markdown(name: str, data: dict[str, Any]) -> str:
         note = "Mean-latency ratio mean(column) / mean(row) over the workloads both passed (> 1: the row is faster):"
         out += ["", note, "", md_table(["row \\ column"] + timed, ratio_rows)]
     return "\n".join(out + _failures(cands) + _band_tables(data["bands"], timed))
+
+
+def _minute(stamp: str) -> str:
+    """``2026-12-01T22:28:15.869986+00:00`` -> ``2026-12-01 22:28``."""
+    return stamp[:16].replace("T", " ")
+
+
+def _measured_lines(cands: dict[str, Any], timed: list[str]) -> list[str]:
+    """When each timed candidate's figures were measured (UTC, first to last workload), and a warning when the
+    periods do not overlap: those candidates' ratios compare device calls, not runs side by side."""
+    spans = {lb: cands[lb].get("measured") for lb in timed if cands[lb].get("measured")}
+    if not spans:
+        return []
+    line = "Measured (UTC, first to last workload): " + "; ".join(
+        f"{lb} {_minute(a)}" + (f" to {_minute(b)}" if _minute(b) != _minute(a) else "")
+        for lb, (a, b) in spans.items())
+    apart = len(spans) > 1 and max(a for a, _ in spans.values()) > min(b for _, b in spans.values())
+    return ["", line + (". Not all in one period: ratios between those candidates compare separate runs, not "
+                        "measurements side by side (`benchmarks/trace_agreement.py` gives a band's spread between "
+                        "runs of the same code)." if apart else ".")]
 
 
 def _failures(cands: dict[str, Any]) -> list[str]:
