@@ -117,9 +117,8 @@ def _classify_metrics(metrics: dict[str, Any], thresholds: dict[str, float]) -> 
     # calls, that share also holds the cold-cache slowdown (the official timing flushes the L2 before each
     # call), so it refutes launch-boundness when small and needs the host gaps' agreement when large.
     multi = kernels is None or kernels > 1
-    if idle is not None and idle < t["span_idle_pct_high"]:
-        pass
-    elif gap is not None and gap >= t["host_gap_pct_high"] and multi:
+    span_idle = idle is None or idle >= t["span_idle_pct_high"]  # unknown, or the official span largely idle
+    if gap is not None and gap >= t["host_gap_pct_high"] and multi and span_idle:
         span = "" if idle is None else f", span_idle_pct {idle:.1f} >= {t['span_idle_pct_high']:g}"
         return out("launch_bound", f"host_gap_pct {gap:.1f} >= {t['host_gap_pct_high']:g}{span} "
                                    f"with {kernels if kernels is not None else '?'} kernels per call", "host gaps")
