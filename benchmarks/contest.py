@@ -386,8 +386,9 @@ def band_roof(uuids: list[str], bounds: dict[str, dict[str, Any]], lat: dict[str
 def band_breakdown(op: Operator, lat: dict[str, dict[str, float]], common: list[str],
                    hardware: str | None) -> dict[str, Any]:
     """Bands of the operator's workloads (shape discovery, roofline-bytes proxy) and, per band, each
-    candidate's mean latency over the band's common workloads and its roofline figures over the
-    band's workloads it passed (a roofline fraction is absolute, so it needs no common set)."""
+    candidate's mean latency over the band's common workloads (where the band has none, over the band's
+    workloads it passed itself, counted in ``own_n``) and its roofline figures over the band's workloads it
+    passed (a roofline fraction is absolute, so it needs no common set)."""
     analysis = analyse_operator(op.definition, op.workloads, op.path, None, hardware)
     bounds, ceilings = analysis["workloads"], analysis["ceilings"]
     bands = []
@@ -396,6 +397,10 @@ def band_breakdown(op: Operator, lat: dict[str, dict[str, float]], common: list[
         per = {label: {"mean_ms": statistics.fmean(m[u] for u in uuids) if uuids else None,
                        "roofline": band_roof(band["workloads"], bounds, m, ceilings)}
                for label, m in lat.items() if m}
+        if not uuids:  # no workload of the band passed by every candidate: each one's own passes, counted
+            for label, row in per.items():
+                own = [lat[label][u] for u in band["workloads"] if u in lat[label]]
+                row.update(mean_ms=statistics.fmean(own) if own else None, own_n=len(own))
         bands.append({"name": band["name"], "axis": band["axis"], "low": band["low"], "high": band["high"],
                       "workloads": len(band["workloads"]), "common": len(uuids), "candidates": per})
     return {"band_axis": analysis["bands"]["band_axis"], "cost_source": analysis["bands"]["cost_source"],

@@ -46,8 +46,12 @@ def _band_tables(bands: dict[str, Any], labels: list[str]) -> list[str]:
     with_lat = [lb for lb in labels if any(b["candidates"].get(lb) for b in bands["bands"])]
     if not with_lat:
         return []
+    def lat_cell(c: dict[str, Any]) -> str:
+        own = c.get("own_n")
+        return fmt(c.get("mean_ms")) + (f" (own, n={own})" if own else "")
+
     lat_rows = [[b["name"], f"{b['common']}/{b['workloads']}"]
-                + [fmt(b["candidates"].get(lb, {}).get("mean_ms")) for lb in with_lat] for b in bands["bands"]]
+                + [lat_cell(b["candidates"].get(lb, {})) for lb in with_lat] for b in bands["bands"]]
     roof_rows = [[b["name"], next((v["roofline"]["limiter"] for v in b["candidates"].values()
                                    if v["roofline"].get("limiter")), "-")]
                  + [_roof_cell(b["candidates"].get(lb, {}).get("roofline", {})) for lb in with_lat]
@@ -55,7 +59,8 @@ def _band_tables(bands: dict[str, Any], labels: list[str]) -> list[str]:
     ceil = f"ceilings {bands['ceilings']}" if bands["ceilings"] else "no ceilings for this device, so no fraction"
     roof_note = (f"Roofline fraction per band, bound/measured over each candidate's passed workloads of the "
                  f"band ({ceil}; achieved throughput in brackets):")
-    return ["", f"Per band (axis {bands['band_axis']}; mean ms over the band's common workloads):", "",
+    return ["", f"Per band (axis {bands['band_axis']}; mean ms over the band's common workloads; in a band "
+                "with none, over each candidate's own passed workloads of the band: own, n):", "",
             md_table(["band", "common/total"] + [f"{lb} ms" for lb in with_lat], lat_rows), "",
             roof_note, "", md_table(["band", "limiter"] + with_lat, roof_rows)]
 

@@ -271,6 +271,14 @@ def test_compare_uses_common_workloads_and_the_roofline_analysis() -> None:
     assert sum(b["common"] for b in bands["bands"]) == 3
     assert sum(b["candidates"]["reference"]["roofline"]["n"] for b in bands["bands"]) == 14
     assert "broken" not in bands["bands"][0]["candidates"]
+    # a band without a common workload shows each candidate's own passes, counted
+    bare = [b for b in bands["bands"] if not b["common"]]
+    assert bare
+    for band in bare:
+        own = [0.05 * (i + 1) for i, w in enumerate(ws) if band["low"] <= w.axes["batch_size"] <= band["high"]]
+        assert band["candidates"]["reference"]["mean_ms"] == pytest.approx(sum(own) / len(own))
+        assert band["candidates"]["reference"]["own_n"] == len(own)
+        assert band["candidates"]["retained"]["mean_ms"] is None and band["candidates"]["retained"]["own_n"] == 0
     for band in bands["bands"]:
         rf = band["candidates"]["retained"]["roofline"]
         if not rf["n"]:
@@ -283,6 +291,7 @@ def test_compare_uses_common_workloads_and_the_roofline_analysis() -> None:
         assert rf["fraction"] == pytest.approx(nbytes / seconds / 4.330256e12)  # = bound / measured
     md = mod.operator_markdown(RMSNORM, {"swept": 14, "workloads": 14, "settings_line": "official", **out})
     assert "- broken: KeyError: x" in md and "ceilings NVIDIA H200" in md
+    assert f" (own, n={bare[0]['candidates']['reference']['own_n']}) |" in md
 
 
 # --------------------------------------------------------------------------- candidates
