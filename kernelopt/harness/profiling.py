@@ -55,13 +55,14 @@ def cold_pass(fn: Callable[..., Any], args: Sequence[Any], device: torch.device,
 
     nbytes = COLD_FLUSH_L2_MULTIPLE * int(torch.cuda.get_device_properties(device).L2_cache_size)
     buf = torch.empty(nbytes, dtype=torch.int8, device=device)
-    with profile(activities=[ProfilerActivity.CUDA]) as alone:
+    activities = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
+    with profile(activities=activities) as alone:
         buf.zero_()
         torch.cuda.synchronize(device)
     flush = {e["key"] for e in _events(alone.key_averages()) if e["self_device_time_total"] > 0}
     if flush & solution_kernels:
         return {"cold_error": f"the L2 flush's kernel {sorted(flush & solution_kernels)} is also the solution's"}
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    with profile(activities=activities) as prof:
         for _ in range(calls):
             buf.zero_()
             torch.cuda.synchronize(device)
