@@ -179,3 +179,29 @@ child.wait()
         time.sleep(0.1)
     else:
         raise AssertionError(f"the wrapper's child {pid} outlived the time-out")
+
+
+def test_the_cold_pass_flushes_twice_the_l2_between_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cold pass's host side on a CPU (CUDA's device queries stubbed): it zeroes a buffer of twice the L2
+    before each call, as the official timing does, and reports the calls' device time (none on a CPU) apart
+    from the flush's. Its GPU figures are checked by test_gpu_profiling_leaves_the_timing_worker_untouched."""
+    import types
+
+    import torch
+
+    from kernelopt.harness import profiling
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(L2_cache_size=1 << 20))
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda d=None: None)
+    seen = []
+    zero = torch.Tensor.zero_
+
+    def spy(t: torch.Tensor) -> torch.Tensor:
+        seen.append(t.numel())
+        return zero(t)
+
+    monkeypatch.setattr(torch.Tensor, "zero_", spy)
+    calls = []
+    out = profiling.cold_pass(lambda a: calls.append(a.sum()), [torch.ones(8)], torch.device("cpu"), 3, {"k"})
+    assert out == {"cold_device_us_per_call": 0.0, "cold_kernels_per_call": 0.0, "cold_flush_bytes": 2 << 20}
+    assert len(calls) == 3 and seen == [2 << 20] * 4  # one flush alone (to name its kernels), then one per call
