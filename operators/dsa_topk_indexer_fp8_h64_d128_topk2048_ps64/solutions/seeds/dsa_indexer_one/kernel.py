@@ -6,12 +6,14 @@ Why: at long context (33-91 pages, 59 of the 128 workloads) the retained seed (`
 the scoring kernel and the radix select, and the official span runs from the first kernel's start to the last
 one's end. The H200 profile of 2026-12-01 call AB (``benchmarks/results/indexer_probe/profile_radix.json``) put
 the device time at 21.1 us at 4 rows x 34 pages (scores 6.9, select 14.2), while the retained seed's contest
-traces read 44.2 us on the 33-36-page rows: the rest is the host issuing the second launch after the scoring
-kernel has finished. The base seed's one-launch ``SELECT="fused"`` removed that gap but ran the select at the
-scoring kernel's 4 warps, streaming the row in pieces (4 passes re-read from L2): its device time more than
-doubled (50.1 us, same call) and it lost. Here the kernel runs at the select's warp count (NPAD // 512,
-clamped to 4-16: 8 warps at 33-45 pages, 16 at 82-91; ``num_warps`` = 0) and the last program of a row holds the
-whole row in registers, as ``_radix_select_kernel`` does: one launch, the select at the radix kernel's width.
+traces read 44.2 us on the 33-36-page rows. The rest is the host issuing the second launch after the scoring
+kernel has finished (cheaper launches alone saved 8 us there, ``dsa_indexer_fl``) and, in part, the cold caches
+of the official timing, which flushes the L2 before each call (the profiler's calls run warm). The base seed's
+one-launch ``SELECT="fused"`` removed that gap but ran the select at the scoring kernel's 4 warps, streaming the
+row in pieces (4 passes re-read from L2): its device time more than doubled (50.1 us, same call) and it lost.
+Here the kernel runs at the select's warp count (NPAD // 512, clamped to 4-16: 8 warps at 33-45 pages, 16 at
+82-91; ``num_warps`` = 0) and the last program of a row holds the whole row in registers, as
+``_radix_select_kernel`` does: one launch, the select at the radix kernel's width.
 
 How a row's last program is found (as the base seed's fused kernel): every program scores its span (BLOCKS tiles
 of BN positions, ``_score_span``), passes a CTA barrier, and adds 1 to its row's int32 counter with an acq_rel
