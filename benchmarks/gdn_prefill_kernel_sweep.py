@@ -118,9 +118,9 @@ class _Stages:
         import torch
 
         self.mod, self.x, self.c, self.interpret = mod, x, chunk, interpret
-        # bf16 scratch (wy3b): bf16 buffers on a GPU; fp32 ones under the interpreter, rounded when read
-        self.low = {"LOW": True, "UPCAST": interpret} if scratch == "bf16" else {}
-        self.dtype = torch.bfloat16 if scratch == "bf16" and not interpret else torch.float32
+        # bf16 scratch (wy3b): its buffer dtype and kernel flags, as the seed's own run sets them
+        self.low = mod.low_flags("bf16") if scratch == "bf16" else {}
+        self.dtype = mod.scratch_dtype("bf16") if scratch == "bf16" else torch.float32
         self.n_tok, self.n_seq = x["q"].shape[0], x["cu"].numel() - 1
         self.slots = -(-self.n_tok // chunk) + self.n_seq
         self.inputs: dict[str, Any] = {}

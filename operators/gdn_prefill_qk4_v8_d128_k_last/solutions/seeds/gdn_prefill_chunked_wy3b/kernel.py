@@ -167,6 +167,17 @@ def _o_kernel(
 _PREP, _H, _O = fast(_prep_kernel), fast(_h_kernel), fast(_o_kernel)
 
 
+def scratch_dtype(kind: str) -> torch.dtype:
+    """The buffer dtype of scratch stored as ``kind`` (``"bf16"``/``"fp32"``): under the interpreter always fp32,
+    bf16 being emulated by rounding to nearest when read (``_stored``)."""
+    return torch.float32 if _INTERPRET else _SCRATCH[kind]
+
+
+def low_flags(kind: str) -> dict:
+    """The state walk's and output kernel's ``LOW``/``UPCAST`` for W, U and V_new stored as ``kind``."""
+    return {"LOW": kind == "bf16", "UPCAST": _INTERPRET}
+
+
 def _options(warps: str, cap: str = "") -> dict:
     """One kernel's launch options from PARAMS (the interpreter takes no register cap)."""
     out = {"num_warps": int(PARAMS[warps]), "num_stages": int(PARAMS["num_stages"])}
@@ -196,8 +207,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         return
     # under the interpreter bf16 scratch is emulated in fp32 buffers, rounded to nearest when read (_stored)
     dev, precision = q.device, str(PARAMS["PRECISION"])
-    dtype, h_dtype = (torch.float32 if _INTERPRET else _SCRATCH[str(PARAMS[n])] for n in ("INTER", "STATES"))
-    low = {"LOW": inter == "bf16", "UPCAST": _INTERPRET}
+    dtype, h_dtype = (scratch_dtype(str(PARAMS[n])) for n in ("INTER", "STATES"))
+    low = low_flags(inter)
     w = torch.empty((n_tok, NUM_V_HEADS, HEAD), dtype=dtype, device=dev)
     u, v_new = torch.empty_like(w), torch.empty_like(w)
     gamma = torch.empty((n_tok, NUM_V_HEADS), dtype=torch.float32, device=dev)
