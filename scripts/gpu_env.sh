@@ -46,14 +46,16 @@ profile_once() {
   step "$(left)" python3 -m kernelopt.cli.main evaluate operator=$op "solution='$sol'" harness.time_reference=false \
     "workloads=[$uuids]" output=$P/profiled_$name.jsonl profile=$P/profile_$name.json
 }
-# prefill_band LO HI: the GDN prefill workloads of LO <= total_seq_len < HI, as a comma-separated uuid list
-prefill_band() { python3 - "$1" "$2" <<'PY'
+# axis_band OP AXIS LO HI: OP's workloads of LO <= AXIS < HI, as a comma-separated uuid list
+axis_band() { python3 - "$@" <<'PY'
 import json, sys
-lo, hi = int(sys.argv[1]), int(sys.argv[2])
-ws = [json.loads(l)["workload"] for l in open("operators/gdn_prefill_qk4_v8_d128_k_last/workloads.jsonl")]
-print(",".join(w["uuid"] for w in ws if lo <= w["axes"]["total_seq_len"] < hi))
+op, axis, lo, hi = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+ws = [json.loads(l)["workload"] for l in open(f"operators/{op}/workloads.jsonl")]
+print(",".join(w["uuid"] for w in ws if lo <= w["axes"][axis] < hi))
 PY
 }
+# prefill_band LO HI: the GDN prefill workloads of LO <= total_seq_len < HI
+prefill_band() { axis_band gdn_prefill_qk4_v8_d128_k_last total_seq_len "$1" "$2"; }
 # prefill_points TOKENS:SEQS...: the GDN prefill workloads with those (total_seq_len, num_seqs), comma-separated uuids
 prefill_points() { python3 - "$@" <<'PY'
 import json, sys

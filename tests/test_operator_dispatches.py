@@ -37,6 +37,9 @@ MOE_DIR = ROOT / "operators" / MOE / "solutions" / "dispatch"
 Q8_SEED = ROOT / "operators" / MOE / "solutions" / "seeds" / "moe_grouped_fp8_q8"
 DECODE = "gdn_decode_qk4_v8_d128_k_last"
 DECODE_SEED = ROOT / "operators" / DECODE / "solutions" / "seeds" / "gdn_decode_vtile"
+IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
+IDX_SEEDS = ROOT / "operators" / IDX / "solutions" / "seeds"
+IDX_DIR = ROOT / "operators" / IDX / "solutions" / "dispatch"
 BF16 = "INTER_DTYPE=bf16"
 WY3P_C32 = "C=32,num_warps=4,BV=64,num_warps_h=4,BV_O=128,num_warps_o=4"
 # (definition, committed file, axis, bands (seed folders, FOLDER@KEY=VALUE for another point), upper edges)
@@ -79,6 +82,13 @@ DISPATCHES = [
      [f"{Q8_SEED}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast", f"{Q8_SEED}@num_stages=4,LAUNCH=fast"], [80]),
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
+    # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the
+    # contest), the two-launch seed above (82-91 pages, where the one-launch kernel runs all its programs at 16 warps)
+    (IDX, IDX_DIR / "one_bn128_fl_63.json", "max_num_pages",
+     [f"{IDX_SEEDS}/dsa_indexer_one@BN=128,BLOCKS=1", IDX_SEEDS / "dsa_indexer_fl"], [63]),
+    # queued (call BM): the same at BN 256 (call BL, 59 long workloads: 0.0277 / 0.0286 ms at 33-36 / 38-45 pages)
+    (IDX, IDX_DIR / "one_bn256_fl_63.json", "max_num_pages",
+     [f"{IDX_SEEDS}/dsa_indexer_one@BN=256,BLOCKS=1", IDX_SEEDS / "dsa_indexer_fl"], [63]),
 ]
 
 
