@@ -1,0 +1,1 @@
+../dsa_attn_splitk/kernel.py
