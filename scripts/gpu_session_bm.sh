@@ -13,7 +13,8 @@
 #   3. The fp8 tensor-core dot (DOT=fp8, never timed on a GPU) on the indexer's 59 workloads of 33 pages or more, for
 #      dsa_indexer_one at BN 256 and for dsa_indexer_fl: call AB's Nsight Compute profile put the scoring kernel at
 #      33.6 of 60 us at 30 rows x 91 pages (181 registers, 12 % occupancy: the tf32 path holds the 64 x 128 query in
-#      fp32), 0.14 of the bandwidth bound.
+#      fp32), 0.14 of the bandwidth bound. Then dsa_indexer_one at BN 256 with 8 warps (not the select's 16) on the
+#      82-91-page rows, where the one-launch kernel still loses to the two-launch seed.
 #   4. Why call BK's cold pass read longer than the official latency: the official timing on the profile's own inputs
 #      (trial 0), then the profile again.
 #   5. Call BJ's split-K moves (32 and 8 splits, BK 128), then profiles of the retained attention point at 1 and 8
@@ -43,6 +44,8 @@ keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_indexer_bn256_*" 
     tag=${pt//[=,@]/_}
     evaluate_once "$P/indexer_bm_${tag}.jsonl" $IDX "operators/$IDX/solutions/seeds/$pt" "$LONG"
   done
+  evaluate_once "$P/indexer_bm_one_bn256_w8_82.jsonl" $IDX "$ONE@BN=256,BLOCKS=1,num_warps=8" "$(axis_band $IDX \
+    max_num_pages 64 1000)"
   # why the first cold pass (call BK: 32.4 us) read longer than the official latency (23.7 us) at 4 x 34 pages:
   # the official timing of the profile's own inputs (trial 0, one trial), then the profile again
   step 60 python3 -m kernelopt.cli.main evaluate operator=$IDX "solution='$ONE'" harness.time_reference=false \
