@@ -4,6 +4,9 @@
 #      ms in call AY, 0.1398 in call BF with the same code: a ~10 % call-to-call spread there): wy3p at its defaults
 #      and at C 32 (prep 4 warps, state walk BV 64 / 4 warps, output BV_O 128 / 4 warps), then the dispatch of
 #      calls AY-BE (its band up to 2,284 tokens is the retained dispatch's since call BF, the same sources).
+#      Also wy3p with BV 16 (state walk at 4 warps): the band has 1-4 sequences, so the state walk runs 8-32
+#      programs per sequence at BV 32 on the 132 SMs; BV 16 doubles them (wy3 at BV 16 / 8 warps faulted in
+#      Triton 3.6 code generation, call BA; here the state walk has 4).
 #   0. A profile of the retained dispatch at 1,800 tokens / 3 sequences (wy3f: three launches): device time per
 #      call against the official span (0.132-0.148 ms there in calls AY-BF); the rest is host time between launches.
 #   2. MoE: a profile of the retained dispatch on two mid-band workloads (32 and 59 tokens). The 32-80-token band
@@ -27,6 +30,7 @@ keep_packed "results_${CALL}" "$P"
   profile_once prefill_mid_retained $PRE "$D/recurrent_wy3f_wy3p_2284.json" 230601da-0a68-5cfd-acaf-2dea6a0fec92
   evaluate_once "$P/prefill_bg_wy3p_mid.jsonl" $PRE "$W" "$MID"
   evaluate_once "$P/prefill_bg_wy3p_c32_mid.jsonl" $PRE "$W@$C32" "$MID"
+  evaluate_once "$P/prefill_bg_wy3p_bv16_mid.jsonl" $PRE "$W@BV=16,num_warps_h=4" "$MID"
   evaluate_once "$P/prefill_bg_retained_mid.jsonl" $PRE "$D/recurrent_wy3f_bv64_401.json" "$MID"
   profile_once moe_mid $MOE "operators/$MOE/solutions/dispatch/q8m16f_q8m64s4f_80.json" "$MOE_MID"
   for move in "" BLOCK_N=32 num_stages=4 num_stages=5 BLOCK_N2=64 BLOCK_N2=256; do
