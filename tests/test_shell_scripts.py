@@ -1,0 +1,45 @@
+"""The device-session shell scripts (scripts/*.sh): each parses (``bash -n``), and gpu_env.sh's workload filters
+pick the contest workloads they name. A syntax error found here costs nothing; found on the lent GPU it costs a
+call's device time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPTS = sorted((REPO / "scripts").glob("*.sh"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
+def test_script_parses(script: Path) -> None:
+    res = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+
+
+def _helper(call: str) -> list[str]:
+    """``call`` run after sourcing gpu_env.sh's helpers (not its wheel install) in the checkout."""
+    env = REPO / "scripts" / "gpu_env.sh"
+    script = f"eval \"$(sed -n '/^axis_band()/,$p' {env})\"; {call}"
+    res = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    return [u for u in res.stdout.strip().split(",") if u]
+
+
+def _workloads(op: str) -> list[dict]:
+    return [json.loads(line)["workload"] for line in (REPO / "operators" / op / "workloads.jsonl").open()]
+
+
+def test_axis_band_and_prefill_band_pick_the_band() -> None:
+    idx = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
+    want = [w["uuid"] for w in _workloads(idx) if 33 <= w["axes"]["max_num_pages"] < 1000]
+    assert _helper(f"axis_band {idx} max_num_pages 33 1000") == want and len(want) == 59
+    pre = _workloads("gdn_prefill_qk4_v8_d128_k_last")
+    assert _helper("prefill_band 2857 9000") == [w["uuid"] for w in pre if w["axes"]["total_seq_len"] >= 2857]
+    assert len(_helper("prefill_band 2857 9000")) == 22
+    few = _helper("prefill_points 5709:2 3028:5 3999:13")
+    assert sorted((w["axes"]["total_seq_len"], w["axes"]["num_seqs"]) for w in pre if w["uuid"] in few) == [
+        (3028, 5), (3999, 13), (5709, 2)]
