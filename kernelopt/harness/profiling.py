@@ -28,11 +28,10 @@ import torch
 
 from kernelopt.analysis.profile_parse import kernel_table
 from kernelopt.data.records import EvalRequest
+from kernelopt.harness.timing import l2_flush_bytes
 
 PROFILED_CALLS = 5
 _TOP_HOST_OPS = 10
-#: The official timing zeroes a buffer of twice the L2 before every call (REFERENCE §3.3): so does the cold pass.
-COLD_FLUSH_L2_MULTIPLE = 2
 
 
 def _events(averages: Any) -> list[dict[str, Any]]:
@@ -45,15 +44,16 @@ def _events(averages: Any) -> list[dict[str, Any]]:
 
 def cold_pass(fn: Callable[..., Any], args: Sequence[Any], device: torch.device, calls: int,
               solution_kernels: set[str]) -> dict[str, Any]:
-    """Device time per call with the L2 flushed before each call, as the official timing does (a buffer of
-    :data:`COLD_FLUSH_L2_MULTIPLE` x the L2 zeroed, then a synchronize, then the call, then a synchronize), under
-    torch.profiler. The flush's own kernels, named by a profile of one flush alone, are left out of the table.
+    """Device time per call with the L2 flushed before each call, as the official timing does (a buffer of the
+    official timing's own size, :func:`~kernelopt.harness.timing.l2_flush_bytes`, zeroed, then a synchronize,
+    then the call, then a synchronize), under torch.profiler. The flush's own kernels, named by a profile of one
+    flush alone, are left out of the table.
 
     Returns ``{"cold_device_us_per_call", "cold_kernels_per_call", "cold_flush_bytes"}``, or ``{"cold_error"}``
     when a flush kernel's name is also one of ``solution_kernels`` (it could not be told apart)."""
     from torch.profiler import ProfilerActivity, profile
 
-    nbytes = COLD_FLUSH_L2_MULTIPLE * int(torch.cuda.get_device_properties(device).L2_cache_size)
+    nbytes = l2_flush_bytes(device)
     buf = torch.empty(nbytes, dtype=torch.int8, device=device)
     activities = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
     with profile(activities=activities) as alone:
