@@ -42,15 +42,36 @@ def _events(averages: Any) -> list[dict[str, Any]]:
             for e in averages]
 
 
+def _flushed_calls(fn: Callable[..., Any], args: Sequence[Any], buf: torch.Tensor, device: torch.device, calls: int,
+                   synced: bool) -> None:
+    """``calls`` calls of ``fn(*args)``, each after zeroing ``buf`` (the L2 flush); ``synced``: a synchronize
+    after the flush and after the call (the GPU idles while the host issues the next pair), else flush and call
+    issued back to back as the official timing loop does (one synchronize at the end)."""
+    for _ in range(calls):
+        buf.zero_()
+        if synced:
+            torch.cuda.synchronize(device)
+        fn(*args)
+        if synced:
+            torch.cuda.synchronize(device)
+    if not synced:
+        torch.cuda.synchronize(device)
+
+
 def cold_pass(fn: Callable[..., Any], args: Sequence[Any], device: torch.device, calls: int,
               solution_kernels: set[str]) -> dict[str, Any]:
     """Device time per call with the L2 flushed before each call, as the official timing does (a buffer of the
-    official timing's own size, :func:`~kernelopt.harness.timing.l2_flush_bytes`, zeroed, then a synchronize,
-    then the call, then a synchronize), under torch.profiler. The flush's own kernels, named by a profile of one
-    flush alone, are left out of the table.
+    official timing's own size, :func:`~kernelopt.harness.timing.l2_flush_bytes`, zeroed before each call), under
+    torch.profiler, issued two ways: synchronized around each flush and call (``cold_*``), and back to back with
+    no synchronize between calls, as the official loop issues them (``cold_b2b_*``, after one unprofiled round of
+    the same calls). Why both: the first H200 cold pass (2026-12-02, the one-launch DSA indexer at 4 x 34 pages)
+    read 32.4-34.9 us against a 23.5 us official latency on the same inputs, the GPU idling ~0.9 ms between the
+    synchronized calls; the back-to-back figure tells the issue pattern from the caches. The flush's own
+    kernels, named by a profile of one flush alone, are left out of the tables.
 
-    Returns ``{"cold_device_us_per_call", "cold_kernels_per_call", "cold_flush_bytes"}``, or ``{"cold_error"}``
-    when a flush kernel's name is also one of ``solution_kernels`` (it could not be told apart)."""
+    Returns ``{"cold_device_us_per_call", "cold_kernels_per_call", "cold_b2b_device_us_per_call",
+    "cold_b2b_kernels_per_call", "cold_flush_bytes"}``, or ``{"cold_error"}`` when a flush kernel's name is also
+    one of ``solution_kernels`` (it could not be told apart)."""
     from torch.profiler import ProfilerActivity, profile
 
     nbytes = l2_flush_bytes(device)
@@ -62,15 +83,17 @@ def cold_pass(fn: Callable[..., Any], args: Sequence[Any], device: torch.device,
     flush = {e["key"] for e in _events(alone.key_averages()) if e["self_device_time_total"] > 0}
     if flush & solution_kernels:
         return {"cold_error": f"the L2 flush's kernel {sorted(flush & solution_kernels)} is also the solution's"}
-    with profile(activities=activities) as prof:
-        for _ in range(calls):
-            buf.zero_()
-            torch.cuda.synchronize(device)
-            fn(*args)
-            torch.cuda.synchronize(device)
-    table = kernel_table([e for e in _events(prof.key_averages()) if e["key"] not in flush], calls=calls)
-    return {"cold_device_us_per_call": table["device_us_per_call"],
-            "cold_kernels_per_call": table["kernels_per_call"], "cold_flush_bytes": nbytes}
+    out: dict[str, Any] = {}
+    for prefix, synced in (("cold", True), ("cold_b2b", False)):
+        if not synced:
+            _flushed_calls(fn, args, buf, device, calls, synced)  # the loop's steady state before it is profiled
+        with profile(activities=activities) as prof:
+            _flushed_calls(fn, args, buf, device, calls, synced)
+        table = kernel_table([e for e in _events(prof.key_averages()) if e["key"] not in flush], calls=calls)
+        out[f"{prefix}_device_us_per_call"] = table["device_us_per_call"]
+        out[f"{prefix}_kernels_per_call"] = table["kernels_per_call"]
+    out["cold_flush_bytes"] = nbytes
+    return out
 
 
 def torch_profile(fn: Callable[..., Any], args: Sequence[Any], device: torch.device,

@@ -120,3 +120,20 @@ def test_a_cold_pass_longer_than_the_official_span_is_evidence_not_device_time()
     m = bottleneck_metrics({"torch": two}, 0.0442)  # a cold pass inside the span is its device time
     assert m["cold_over_span"] == pytest.approx(30.0 / 44.2)
     assert m["span_idle_pct"] == pytest.approx(100 * (1 - 30 / 44.2))
+
+
+def test_the_back_to_back_cold_pass_is_preferred_where_it_fits_the_span():
+    """A profile with both cold passes: the one issued back to back, as the official loop issues its calls, is the
+    span's device time when it fits inside the span; a synchronized one that does not (call BM's 34.9 us against
+    23.5 us) stays evidence only; a back-to-back one longer than the span falls back to the synchronized one, then
+    to the warm calls."""
+    table = {"kernels": [{"name": "_indexer_one_kernel", "launches": 5, "total_us": 112.58}], "kernels_per_call": 1.0,
+             "device_us_per_call": 22.52, "host_gap_pct": 97.6, "cold_device_us_per_call": 34.93}
+    m = bottleneck_metrics({"torch": {**table, "cold_b2b_device_us_per_call": 23.0}}, 0.02349)
+    assert m["cold_over_span"] == pytest.approx(34.93 / 23.49)
+    assert m["cold_b2b_over_span"] == pytest.approx(23.0 / 23.49)
+    assert m["span_idle_pct"] == pytest.approx(100 * (1 - 23.0 / 23.49))
+    m = bottleneck_metrics({"torch": {**table, "cold_b2b_device_us_per_call": 25.0}}, 0.02349)
+    assert m["span_idle_pct"] == pytest.approx(100 * (1 - 22.52 / 23.49))  # neither cold pass fits: the warm calls
+    fits = {**table, "cold_device_us_per_call": 23.2, "cold_b2b_device_us_per_call": 25.0}
+    assert bottleneck_metrics({"torch": fits}, 0.02349)["span_idle_pct"] == pytest.approx(100 * (1 - 23.2 / 23.49))

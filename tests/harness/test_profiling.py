@@ -147,6 +147,7 @@ def test_gpu_profiling_leaves_the_timing_worker_untouched() -> None:
         assert "cold_error" not in prof["torch"], prof["torch"]["cold_error"]
         assert prof["torch"]["cold_kernels_per_call"] == prof["torch"]["kernels_per_call"], prof["torch"]
         assert prof["torch"]["cold_device_us_per_call"] >= 0.8 * prof["torch"]["device_us_per_call"], prof["torch"]
+        assert prof["torch"]["cold_b2b_kernels_per_call"] == prof["torch"]["kernels_per_call"], prof["torch"]
     for a, b in zip(plain.results, res.results):
         assert b.latency.mean_ms < 1.3 * a.latency.mean_ms, (a.latency.mean_ms, b.latency.mean_ms)
 
@@ -183,7 +184,8 @@ child.wait()
 
 def test_the_cold_pass_flushes_twice_the_l2_between_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cold pass's host side on a CPU (CUDA's device queries stubbed): it zeroes a buffer of twice the L2
-    before each call, as the official timing does, and reports the calls' device time (none on a CPU) apart
+    before each call, as the official timing does, first synchronizing around each flush and call, then issuing
+    them back to back as the official loop does, and reports the calls' device time (none on a CPU) apart
     from the flush's. Its GPU figures are checked by test_gpu_profiling_leaves_the_timing_worker_untouched."""
     import types
 
@@ -192,16 +194,20 @@ def test_the_cold_pass_flushes_twice_the_l2_between_calls(monkeypatch: pytest.Mo
     from kernelopt.harness import profiling
 
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d: types.SimpleNamespace(L2_cache_size=1 << 20))
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda d=None: None)
-    seen = []
+    order = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda d=None: order.append("sync"))
     zero = torch.Tensor.zero_
 
     def spy(t: torch.Tensor) -> torch.Tensor:
-        seen.append(t.numel())
+        order.append(f"flush {t.numel()}")
         return zero(t)
 
     monkeypatch.setattr(torch.Tensor, "zero_", spy)
-    calls = []
-    out = profiling.cold_pass(lambda a: calls.append(a.sum()), [torch.ones(8)], torch.device("cpu"), 3, {"k"})
-    assert out == {"cold_device_us_per_call": 0.0, "cold_kernels_per_call": 0.0, "cold_flush_bytes": 2 << 20}
-    assert len(calls) == 3 and seen == [2 << 20] * 4  # one flush alone (to name its kernels), then one per call
+    out = profiling.cold_pass(lambda a: order.append("call"), [torch.ones(8)], torch.device("cpu"), 3, {"k"})
+    assert out == {"cold_device_us_per_call": 0.0, "cold_kernels_per_call": 0.0, "cold_b2b_device_us_per_call": 0.0,
+                   "cold_b2b_kernels_per_call": 0.0, "cold_flush_bytes": 2 << 20}
+    f = f"flush {2 << 20}"
+    alone = [f, "sync"]  # one flush alone, to name its kernels
+    synced = [f, "sync", "call", "sync"] * 3
+    b2b = [f, "call"] * 3 + ["sync"]  # as the official loop issues them: no synchronize between calls
+    assert order == alone + synced + b2b + b2b  # the back-to-back round once unprofiled, then profiled
