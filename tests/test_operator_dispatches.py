@@ -80,6 +80,10 @@ DISPATCHES = [
     # the retained MoE dispatch since 2026-12-01 call AN (the q8 seed is frozen from here: new points, new folders)
     (MOE, MOE_DIR / "q8m16f_q8m64s4f_80.json", "seq_len",
      [f"{Q8_SEED}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast", f"{Q8_SEED}@num_stages=4,LAUNCH=fast"], [80]),
+    # queued (call BP): the small band's point at 4 stages (call BG, three 32-80-token workloads: 0.938x)
+    (MOE, MOE_DIR / "q8m16s4f_q8m64s4f_80.json", "seq_len",
+     [f"{Q8_SEED}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4", f"{Q8_SEED}@num_stages=4,LAUNCH=fast"],
+     [80]),
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Device call BP (queued 2026-12-02, after call BO): the MoE small-band point at 4 stages, the back-to-back cold
+# pass, and profiles of the two new retained DSA kernels.
+#   1. Call BG: moe_grouped_fp8_q8 at BLOCK_M 16 with 4 pipeline stages read 0.938x the retained small-band point on
+#      three 32-80-token workloads. dispatch/q8m16s4f_q8m64s4f_80.json is the retained dispatch with that point up
+#      to 80 tokens: its contest sweep (profiles_v/contest_scratch_bp; compare with the retained traces by
+#      benchmarks/trace_agreement.py: the large band runs the same code).
+#   2. The profile's cold pass now also issues flush and call back to back, as the official loop does
+#      (cold_b2b_*): its GPU test, then call BK/BM's question again: dsa_indexer_one at 4 x 34 pages read 34.9 us
+#      cold (synchronized) against 23.5 us official on the same inputs.
+#   3. Profiles (torch.profiler and Nsight Compute) of the retained DSA indexer (dsa_indexer_one_acc) at 4 x 34 and
+#      30 x 91 pages, of the retained attention (dsa_attn_bf16) at 1 and 8 tokens, and of the MoE mid band again
+#      (call BG: ~90 us of each 417-472 us call was not device time).
+# Usage (carry .whl):  CALL=bp END_BY=540 bash scripts/gpu_session_bp.sh
+source "$(dirname "$0")/gpu_env.sh" session
+MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
+IDX=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
+ATT=dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64
+ISEEDS=operators/$IDX/solutions/seeds
+keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bp.md"
+( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  contest_sweep $MOE operators/$MOE/solutions/dispatch/q8m16s4f_q8m64s4f_80.json moe_s4_bp "$P/contest_scratch_bp"
+  step 120 python3 -m pytest -q -m gpu tests/harness/test_profiling.py
+  profile_once indexer_one_4x34_bp $IDX "$ISEEDS/dsa_indexer_one" 6e9056cc-914e-5d59-a96e-1d9a72176d93
+  profile_once indexer_acc_4x34_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 6e9056cc-914e-5d59-a96e-1d9a72176d93
+  profile_once indexer_acc_30x91_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 7fb5f7cd-166f-5342-b333-bdfadb3328c8
+  profile_once attn_bf16_t1_bp $ATT operators/$ATT/solutions/seeds/dsa_attn_bf16 c35fdc40-baef-5414-b890-f030d92e900a
+  profile_once attn_bf16_t8_bp $ATT operators/$ATT/solutions/seeds/dsa_attn_bf16 c21d2278-5f8f-5ed5-b951-924b0a463b93
+  profile_once moe_mid_bp $MOE operators/$MOE/solutions/dispatch/q8m16f_q8m64s4f_80.json 6230e838-67ca-41dd-a9d6-6f36b7676c6b
+) &
+finish_session $!
