@@ -11,6 +11,9 @@
 #   3. Profiles (torch.profiler and Nsight Compute) of the retained DSA indexer (dsa_indexer_one_acc) at 4 x 34 and
 #      30 x 91 pages, of the retained attention (dsa_attn_bf16) at 1 and 8 tokens, and of the MoE mid band again
 #      (call BG: ~90 us of each 417-472 us call was not device time).
+#   4. One move each for the two new retained DSA kernels, side by side with their contest traces of call BN:
+#      dsa_attn_bf16 at 4 warps and at 3 stages (all 23 workloads); dsa_indexer_one_acc at BN 128 and at 3 stages
+#      (the 59 workloads of 33 pages or more).
 # Usage (carry .whl):  CALL=bp END_BY=540 bash scripts/gpu_session_bp.sh
 source "$(dirname "$0")/gpu_env.sh" session
 MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
@@ -27,5 +30,12 @@ keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bp.md"
   profile_once attn_bf16_t1_bp $ATT operators/$ATT/solutions/seeds/dsa_attn_bf16 c35fdc40-baef-5414-b890-f030d92e900a
   profile_once attn_bf16_t8_bp $ATT operators/$ATT/solutions/seeds/dsa_attn_bf16 c21d2278-5f8f-5ed5-b951-924b0a463b93
   profile_once moe_mid_bp $MOE operators/$MOE/solutions/dispatch/q8m16f_q8m64s4f_80.json 6230e838-67ca-41dd-a9d6-6f36b7676c6b
+  for pt in num_warps=4 num_stages=3; do
+    evaluate_once "$P/attn_bp_bf16_${pt//=/}.jsonl" $ATT "operators/$ATT/solutions/seeds/dsa_attn_bf16@$pt"
+  done
+  for pt in BN=128 num_stages=3; do
+    evaluate_once "$P/indexer_bp_acc_${pt//=/}.jsonl" $IDX "$ISEEDS/dsa_indexer_one_acc@$pt" \
+      "$(axis_band $IDX max_num_pages 33 1000)"
+  done
 ) &
 finish_session $!
