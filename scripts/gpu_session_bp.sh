@@ -11,7 +11,9 @@
 #   3. Profiles (torch.profiler and Nsight Compute) of the retained DSA indexer (dsa_indexer_one_acc) at 4 x 34 and
 #      30 x 91 pages, of the retained attention (dsa_attn_bf16) at 1 and 8 tokens, and of the MoE mid band again
 #      (call BG: ~90 us of each 417-472 us call was not device time).
-#   4. One move each for the two new retained DSA kernels, side by side with their contest traces of call BN:
+#   4. benchmarks/indexer_parts.py: the retained indexer's one launch against its scoring alone and its select
+#      alone, on one workload per long band (the largest batch): which part holds the 25-50 us.
+#   5. One move each for the two new retained DSA kernels, side by side with their contest traces of call BN:
 #      dsa_attn_bf16 at 4 warps and at 3 stages (all 23 workloads); dsa_indexer_one_acc at BN 128 and at 3 stages
 #      (the 59 workloads of 33 pages or more).
 # Usage (carry .whl):  CALL=bp END_BY=540 bash scripts/gpu_session_bp.sh
@@ -20,10 +22,11 @@ MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
 IDX=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
 ATT=dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64
 ISEEDS=operators/$IDX/solutions/seeds
-keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bp.md"
+keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bp.md" "benchmarks/results/indexer_parts_*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   contest_sweep $MOE operators/$MOE/solutions/dispatch/q8m16s4f_q8m64s4f_80.json moe_s4_bp "$P/contest_scratch_bp"
   step 120 python3 -m pytest -q -m gpu tests/harness/test_profiling.py
+  step 90 python3 benchmarks/indexer_parts.py
   profile_once indexer_one_4x34_bp $IDX "$ISEEDS/dsa_indexer_one" 6e9056cc-914e-5d59-a96e-1d9a72176d93
   profile_once indexer_acc_4x34_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 6e9056cc-914e-5d59-a96e-1d9a72176d93
   profile_once indexer_acc_30x91_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 7fb5f7cd-166f-5342-b333-bdfadb3328c8
