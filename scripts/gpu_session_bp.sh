@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Device call BP (queued 2026-12-02, after call BO): the MoE small-band point at 4 stages, the back-to-back cold
-# pass, and profiles of the two new retained DSA kernels.
+# Device call BP (queued 2026-12-02, after call BO), in this order:
 #   1. Call BG: moe_grouped_fp8_q8 at BLOCK_M 16 with 4 pipeline stages read 0.938x the retained small-band point on
 #      three 32-80-token workloads. dispatch/q8m16s4f_q8m64s4f_80.json is the retained dispatch with that point up
 #      to 80 tokens: its contest sweep (profiles_v/contest_scratch_bp; compare with the retained traces by
@@ -8,14 +7,14 @@
 #   2. The profile's cold pass now also issues flush and call back to back, as the official loop does
 #      (cold_b2b_*): its GPU test, then call BK/BM's question again: dsa_indexer_one at 4 x 34 pages read 34.9 us
 #      cold (synchronized) against 23.5 us official on the same inputs.
-#   3. Profiles (torch.profiler and Nsight Compute) of the retained DSA indexer (dsa_indexer_one_acc) at 4 x 34 and
-#      30 x 91 pages, of the retained attention (dsa_attn_bf16) at 1 and 8 tokens, and of the MoE mid band again
-#      (call BG: ~90 us of each 417-472 us call was not device time).
-#   4. benchmarks/indexer_parts.py: the retained indexer's one launch against its scoring alone and its select
+#   3. benchmarks/indexer_parts.py: the retained indexer's one launch against its scoring alone and its select
 #      alone, on one workload per long band (the largest batch): which part holds the 25-50 us.
-#   5. One move each for the two new retained DSA kernels, side by side with their contest traces of call BN:
-#      dsa_attn_bf16 at 4 warps and at 3 stages (all 23 workloads); dsa_indexer_one_acc at BN 128 and at 3 stages
-#      (the 59 workloads of 33 pages or more).
+#   4. One move each for the two new retained DSA kernels, side by side with their contest traces of call BN:
+#      dsa_indexer_one_acc at BN 128, 2 spans per program and 3 stages (the 59 workloads of 33 pages or more);
+#      dsa_attn_bf16 at 4 warps and at 3 stages (all 23 workloads).
+#   5. Profiles (torch.profiler and Nsight Compute) of the retained DSA indexer (dsa_indexer_one_acc) at 30 x 91 and
+#      4 x 34 pages, of the retained attention (dsa_attn_bf16) at 8 and 1 tokens, and of the MoE mid band again
+#      (call BG: ~90 us of each 417-472 us call was not device time).
 # Usage (carry .whl):  CALL=bp END_BY=540 bash scripts/gpu_session_bp.sh
 source "$(dirname "$0")/gpu_env.sh" session
 MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
@@ -28,17 +27,17 @@ keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bp.md" "benchma
   step 120 python3 -m pytest -q -m gpu tests/harness/test_profiling.py
   step 90 python3 benchmarks/indexer_parts.py
   profile_once indexer_one_4x34_bp $IDX "$ISEEDS/dsa_indexer_one" 6e9056cc-914e-5d59-a96e-1d9a72176d93
-  profile_once indexer_acc_4x34_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 6e9056cc-914e-5d59-a96e-1d9a72176d93
-  profile_once indexer_acc_30x91_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 7fb5f7cd-166f-5342-b333-bdfadb3328c8
-  profile_once attn_bf16_t1_bp $ATT operators/$ATT/solutions/seeds/dsa_attn_bf16 c35fdc40-baef-5414-b890-f030d92e900a
-  profile_once attn_bf16_t8_bp $ATT operators/$ATT/solutions/seeds/dsa_attn_bf16 c21d2278-5f8f-5ed5-b951-924b0a463b93
-  profile_once moe_mid_bp $MOE operators/$MOE/solutions/dispatch/q8m16f_q8m64s4f_80.json 6230e838-67ca-41dd-a9d6-6f36b7676c6b
-  for pt in num_warps=4 num_stages=3; do
-    evaluate_once "$P/attn_bp_bf16_${pt//=/}.jsonl" $ATT "operators/$ATT/solutions/seeds/dsa_attn_bf16@$pt"
-  done
-  for pt in BN=128 num_stages=3; do
+  for pt in BN=128 BLOCKS=2 num_stages=3; do
     evaluate_once "$P/indexer_bp_acc_${pt//=/}.jsonl" $IDX "$ISEEDS/dsa_indexer_one_acc@$pt" \
       "$(axis_band $IDX max_num_pages 33 1000)"
   done
+  for pt in num_warps=4 num_stages=3; do
+    evaluate_once "$P/attn_bp_bf16_${pt//=/}.jsonl" $ATT "operators/$ATT/solutions/seeds/dsa_attn_bf16@$pt"
+  done
+  profile_once indexer_acc_30x91_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 7fb5f7cd-166f-5342-b333-bdfadb3328c8
+  profile_once attn_bf16_t8_bp $ATT operators/$ATT/solutions/seeds/dsa_attn_bf16 c21d2278-5f8f-5ed5-b951-924b0a463b93
+  profile_once moe_mid_bp $MOE operators/$MOE/solutions/dispatch/q8m16f_q8m64s4f_80.json 6230e838-67ca-41dd-a9d6-6f36b7676c6b
+  profile_once indexer_acc_4x34_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 6e9056cc-914e-5d59-a96e-1d9a72176d93
+  profile_once attn_bf16_t1_bp $ATT operators/$ATT/solutions/seeds/dsa_attn_bf16 c35fdc40-baef-5414-b890-f030d92e900a
 ) &
 finish_session $!
