@@ -36,7 +36,8 @@ keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bp.md" "benchma
   done
   profile_once indexer_acc_30x91_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 7fb5f7cd-166f-5342-b333-bdfadb3328c8
   profile_once attn_bf16_t8_bp $ATT operators/$ATT/solutions/seeds/dsa_attn_bf16 c21d2278-5f8f-5ed5-b951-924b0a463b93
-  profile_once moe_mid_bp $MOE operators/$MOE/solutions/dispatch/q8m16f_q8m64s4f_80.json 6230e838-67ca-41dd-a9d6-6f36b7676c6b
+  profile_once moe_mid_bp $MOE operators/$MOE/solutions/dispatch/q8m16f_q8m64s4f_80.json \
+    6230e838-67ca-41dd-a9d6-6f36b7676c6b
   profile_once indexer_acc_4x34_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 6e9056cc-914e-5d59-a96e-1d9a72176d93
   profile_once attn_bf16_t1_bp $ATT operators/$ATT/solutions/seeds/dsa_attn_bf16 c35fdc40-baef-5414-b890-f030d92e900a
 ) &
