@@ -4,9 +4,9 @@
 #      three 32-80-token workloads. dispatch/q8m16s4f_q8m64s4f_80.json is the retained dispatch with that point up
 #      to 80 tokens: its contest sweep (profiles_v/contest_scratch_bp; compare with the retained traces by
 #      benchmarks/trace_agreement.py: the large band runs the same code).
-#   2. The profile's cold pass now also issues flush and call back to back, as the official loop does
+#   2. The profile's cold pass now also issues flush and call back to back, the GPU never idle between calls
 #      (cold_b2b_*): its GPU test, then call BK/BM's question again: dsa_indexer_one at 4 x 34 pages read 34.9 us
-#      cold (synchronized) against 23.5 us official on the same inputs.
+#      cold (synchronized, ~0.9 ms of host time per call under the profiler) against 23.5 us official.
 #   3. benchmarks/indexer_parts.py: the retained indexer's one launch against its scoring alone and its select
 #      alone, on one workload per long band (the largest batch): which part holds the 25-50 us.
 #   4. One move each for the two new retained DSA kernels, side by side with their contest traces of call BN:

@@ -187,8 +187,8 @@ def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None)
     (``cold_over_span``, cold device time / latency) and the warm calls' device time is used. The first H200 cold
     pass did that: the one-launch DSA indexer at 4 rows x 34 pages, 32.4 us cold and 22.4 us warm against a 23.7
     us official latency (2026-12-02 call BK, ``benchmarks/results/profiles_v/profile_indexer_one_4x34.json``).
-    Where the profile also has the cold pass issued back to back as the official loop issues it
-    (``cold_b2b_device_us_per_call``), that one is preferred, under the same rule (``cold_b2b_over_span``).
+    The cold pass issued back to back (``cold_b2b_device_us_per_call``, the GPU never idle between calls) is
+    evidence only (``cold_b2b_over_span``): the official loop synchronizes around each call as the other pass does.
     Empty when the profile has neither (e.g. a CPU run)."""
     out: dict[str, Any] = {}
     ncu = profile.get("ncu") or {}
@@ -205,12 +205,11 @@ def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None)
         launches = sum(k["launches"] for k in table["kernels"])
         out["mean_kernel_us"] = sum(k["total_us"] for k in table["kernels"]) / max(1, launches)
         device_us = table.get("device_us_per_call")
-        # the cold pass issued as the official loop issues it first, then the synchronized one
-        for key, prefix in (("cold_device_us_per_call", "cold"), ("cold_b2b_device_us_per_call", "cold_b2b")):
-            cold = table.get(key)
+        for prefix in ("cold_b2b", "cold"):  # the synchronized pass (the official loop's pattern) last: it is used
+            cold = table.get(f"{prefix}_device_us_per_call")
             if latency_ms and cold is not None:
                 out[f"{prefix}_over_span"] = cold / (latency_ms * 1e3)
-                if out[f"{prefix}_over_span"] <= 1.0:
+                if prefix == "cold" and out["cold_over_span"] <= 1.0:
                     device_us = cold
         if latency_ms and device_us is not None:
             out["span_idle_pct"] = max(0.0, 100.0 * (1.0 - device_us / (latency_ms * 1e3)))

@@ -45,8 +45,8 @@ def _events(averages: Any) -> list[dict[str, Any]]:
 def _flushed_calls(fn: Callable[..., Any], args: Sequence[Any], buf: torch.Tensor, device: torch.device, calls: int,
                    synced: bool) -> None:
     """``calls`` calls of ``fn(*args)``, each after zeroing ``buf`` (the L2 flush); ``synced``: a synchronize
-    after the flush and after the call (the GPU idles while the host issues the next pair), else flush and call
-    issued back to back as the official timing loop does (one synchronize at the end)."""
+    after the flush and after the call, as the official CUPTI loop does (the GPU idles while the host issues the
+    next pair), else flush and call issued back to back (one synchronize at the end: the GPU never idles)."""
     for _ in range(calls):
         buf.zero_()
         if synced:
@@ -62,12 +62,14 @@ def cold_pass(fn: Callable[..., Any], args: Sequence[Any], device: torch.device,
               solution_kernels: set[str]) -> dict[str, Any]:
     """Device time per call with the L2 flushed before each call, as the official timing does (a buffer of the
     official timing's own size, :func:`~kernelopt.harness.timing.l2_flush_bytes`, zeroed before each call), under
-    torch.profiler, issued two ways: synchronized around each flush and call (``cold_*``), and back to back with
-    no synchronize between calls, as the official loop issues them (``cold_b2b_*``, after one unprofiled round of
-    the same calls). Why both: the first H200 cold pass (2026-12-02, the one-launch DSA indexer at 4 x 34 pages)
-    read 32.4-34.9 us against a 23.5 us official latency on the same inputs, the GPU idling ~0.9 ms between the
-    synchronized calls; the back-to-back figure tells the issue pattern from the caches. The flush's own
-    kernels, named by a profile of one flush alone, are left out of the tables.
+    torch.profiler, issued two ways: as the official CUPTI loop issues them, a synchronize after the flush and
+    after the call (``cold_*``), and back to back with no synchronize between calls (``cold_b2b_*``, after one
+    unprofiled round of the same calls), so that the GPU never idles between them. Why both: the first H200 cold
+    pass (2026-12-02, the one-launch DSA indexer at 4 x 34 pages) read 32.4-34.9 us against a 23.5 us official
+    latency on the same inputs; under the profiler the host takes ~0.9 ms per call, so the GPU idles far longer
+    between the synchronized calls than in the official loop. If the back-to-back figure agrees with the official
+    one, the idle time, not the caches, made the difference. The flush's own kernels, named by a profile of one
+    flush alone, are left out of the tables.
 
     Returns ``{"cold_device_us_per_call", "cold_kernels_per_call", "cold_b2b_device_us_per_call",
     "cold_b2b_kernels_per_call", "cold_flush_bytes"}``, or ``{"cold_error"}`` when a flush kernel's name is also
@@ -86,7 +88,7 @@ def cold_pass(fn: Callable[..., Any], args: Sequence[Any], device: torch.device,
     out: dict[str, Any] = {}
     for prefix, synced in (("cold", True), ("cold_b2b", False)):
         if not synced:
-            _flushed_calls(fn, args, buf, device, calls, synced)  # the loop's steady state before it is profiled
+            _flushed_calls(fn, args, buf, device, calls, synced)  # a busy GPU before the profiled round
         with profile(activities=activities) as prof:
             _flushed_calls(fn, args, buf, device, calls, synced)
         table = kernel_table([e for e in _events(prof.key_averages()) if e["key"] not in flush], calls=calls)

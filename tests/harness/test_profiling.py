@@ -184,8 +184,8 @@ child.wait()
 
 def test_the_cold_pass_flushes_twice_the_l2_between_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cold pass's host side on a CPU (CUDA's device queries stubbed): it zeroes a buffer of twice the L2
-    before each call, as the official timing does, first synchronizing around each flush and call, then issuing
-    them back to back as the official loop does, and reports the calls' device time (none on a CPU) apart
+    before each call, as the official timing does, first synchronizing around each flush and call (as the official
+    CUPTI loop does), then issuing them back to back (no idle GPU between calls), and reports the calls' device time (none on a CPU) apart
     from the flush's. Its GPU figures are checked by test_gpu_profiling_leaves_the_timing_worker_untouched."""
     import types
 
@@ -209,5 +209,5 @@ def test_the_cold_pass_flushes_twice_the_l2_between_calls(monkeypatch: pytest.Mo
     f = f"flush {2 << 20}"
     alone = [f, "sync"]  # one flush alone, to name its kernels
     synced = [f, "sync", "call", "sync"] * 3
-    b2b = [f, "call"] * 3 + ["sync"]  # as the official loop issues them: no synchronize between calls
+    b2b = [f, "call"] * 3 + ["sync"]  # no synchronize between calls
     assert order == alone + synced + b2b + b2b  # the back-to-back round once unprofiled, then profiled
