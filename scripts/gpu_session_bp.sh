@@ -9,6 +9,9 @@
 #      cold (synchronized, ~0.9 ms of host time per call under the profiler) against 23.5 us official.
 #   3. benchmarks/indexer_parts.py: the retained indexer's one launch against its scoring alone and its select
 #      alone, on one workload per long band (the largest batch): which part holds the 25-50 us.
+#      benchmarks/span_anatomy.py: each kernel's start, duration and the idle gap before it inside the official
+#      span (the timer's own records), for the MoE mid band (call BG: ~90 us of each call not device time) and the
+#      retained indexer at 4 x 34 and 30 x 91 pages.
 #   4. One move each for the two new retained DSA kernels, side by side with their contest traces of call BN:
 #      dsa_indexer_one_acc at BN 128, 2 spans per program and 3 stages (the 59 workloads of 33 pages or more);
 #      dsa_attn_bf16 at 4 warps and at 3 stages (all 23 workloads).
@@ -21,11 +24,16 @@ MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
 IDX=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
 ATT=dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64
 ISEEDS=operators/$IDX/solutions/seeds
-keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bp.md" "benchmarks/results/indexer_parts_*"
+keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bp.md" "benchmarks/results/indexer_parts_*" \
+  "benchmarks/results/span_anatomy_*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   contest_sweep $MOE operators/$MOE/solutions/dispatch/q8m16s4f_q8m64s4f_80.json moe_s4_bp "$P/contest_scratch_bp"
   step 120 python3 -m pytest -q -m gpu tests/harness/test_profiling.py
   step 90 python3 benchmarks/indexer_parts.py
+  step 90 python3 benchmarks/span_anatomy.py --operator $MOE --solution \
+    operators/$MOE/solutions/dispatch/q8m16f_q8m64s4f_80.json --workloads 6230e838 eedc63b2 --name moe_bp
+  step 60 python3 benchmarks/span_anatomy.py --operator $IDX --solution "$ISEEDS/dsa_indexer_one_acc" \
+    --workloads 6e9056cc 7fb5f7cd --name indexer_bp
   profile_once indexer_one_4x34_bp $IDX "$ISEEDS/dsa_indexer_one" 6e9056cc-914e-5d59-a96e-1d9a72176d93
   for pt in BN=128 BLOCKS=2 num_stages=3; do
     evaluate_once "$P/indexer_bp_acc_${pt//=/}.jsonl" $IDX "$ISEEDS/dsa_indexer_one_acc@$pt" \

@@ -64,17 +64,10 @@ def cupti_available() -> bool:
         return False
 
 
-def iteration_spans(windows: Sequence[tuple[int, int]], api_calls: Sequence[ApiCall],
-                    activities: Sequence[GpuActivity]) -> list[float]:
-    """Per-iteration GPU time (ms) from CPU launch windows and CUPTI records.
-
-    Args:
-        windows: ``(t0, t1)`` CPU timestamps (ns) bracketing each timed call.
-        api_calls: Runtime/driver API records.
-        activities: GPU activity records.
-
-    Returns:
-        One span per window, in ms.
+def window_activities(windows: Sequence[tuple[int, int]], api_calls: Sequence[ApiCall],
+                      activities: Sequence[GpuActivity]) -> list[list[GpuActivity]]:
+    """The GPU activities of each timed call: those whose launch (API record, by correlation id) started inside the
+    call's CPU window.
 
     Raises:
         TimingError: An iteration without GPU activity, or a kernel set differing between iterations.
@@ -84,7 +77,7 @@ def iteration_spans(windows: Sequence[tuple[int, int]], api_calls: Sequence[ApiC
         by_corr[a.correlation_id].append(a)
     starts = sorted((c.start, c.correlation_id) for c in api_calls)
     start_times = [s for s, _ in starts]
-    spans: list[float] = []
+    out: list[list[GpuActivity]] = []
     first_names: set[Hashable] | None = None
     for i, (t0, t1) in enumerate(windows):
         # binary search: a launch-heavy callable (e.g. a reference with thousands of launches per
@@ -100,8 +93,28 @@ def iteration_spans(windows: Sequence[tuple[int, int]], api_calls: Sequence[ApiC
         elif names != first_names:
             raise TimingError(f"Inconsistent kernel names between iterations: iteration 0 "
                               f"{sorted(map(str, first_names))} != iteration {i} {sorted(map(str, names))}")
-        spans.append((max(a.end for a in acts) - min(a.start for a in acts)) / 1e6)
-    return spans
+        out.append(acts)
+    return out
+
+
+def iteration_spans(windows: Sequence[tuple[int, int]], api_calls: Sequence[ApiCall],
+                    activities: Sequence[GpuActivity]) -> list[float]:
+    """Per-iteration GPU time (ms) from CPU launch windows and CUPTI records: the span from the first activity's
+    start to the last one's end (:func:`window_activities` picks each call's activities).
+
+    Args:
+        windows: ``(t0, t1)`` CPU timestamps (ns) bracketing each timed call.
+        api_calls: Runtime/driver API records.
+        activities: GPU activity records.
+
+    Returns:
+        One span per window, in ms.
+
+    Raises:
+        TimingError: An iteration without GPU activity, or a kernel set differing between iterations.
+    """
+    return [(max(a.end for a in acts) - min(a.start for a in acts)) / 1e6
+            for acts in window_activities(windows, api_calls, activities)]
 
 
 class _Process:
@@ -162,7 +175,8 @@ def _collector(cupti: Any, api_calls: list[ApiCall], activities: list[GpuActivit
 
 
 def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[], Any] | None,
-                    synchronize: Callable[[], Any], persistent: bool = True) -> list[float]:
+                    synchronize: Callable[[], Any], persistent: bool = True,
+                    records: dict[str, Any] | None = None) -> list[float]:
     """Time ``iterations`` calls with CUPTI activity tracing (warm-up is the caller's job).
 
     Each iteration: ``flush()``, ``synchronize()``, t0, ``call()``, t1, ``synchronize()``.
@@ -170,6 +184,8 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
     Args:
         persistent: Keep CUPTI initialised between calls (see :class:`_Process`); ``False`` finalises it
             afterwards (one full CUPTI start-up per call).
+        records: When given, receives the raw records (``windows``, ``api_calls``, ``activities``), e.g. for
+            :func:`kernelopt.analysis.span_anatomy.span_anatomy` over :func:`window_activities`.
 
     Returns:
         Per-iteration GPU time in ms.
@@ -230,4 +246,6 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
         stats.update(disable_s=clock() - t_off, total_s=clock() - t_start, api_records=len(api_calls),
                      gpu_records=len(activities), iterations=iterations)
         _Process.last_stats = stats
+    if records is not None:
+        records.update(windows=windows, api_calls=api_calls, activities=activities)
     return iteration_spans(windows, api_calls, activities)

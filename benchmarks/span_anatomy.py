@@ -1,0 +1,129 @@
+"""Where the official span of a solution's call goes: each kernel's start offset, duration and the idle gap before it.
+
+The official timing (CUPTI) measures a call from its first kernel's start to its last kernel's end, after an L2
+flush and a synchronize. A profile's device time against that latency gives the span's idle share; this script
+gives its anatomy, from the same loop: each workload is timed as the harness times it (flush, synchronize, call,
+synchronize; ``--warmup`` calls first), the timer's raw records kept, and per activity position the medians over
+the ``--iterations`` calls of its start offset, duration and the gap before it
+(:func:`kernelopt.analysis.span_anatomy.span_anatomy`). Why: on the H200 (2026-12-02 call BG) the retained MoE
+kernel's mid-band calls read ~90 us longer than their five kernels' device time, with no host synchronisation in
+the call; which launch the GPU waits for is the question.
+
+    python benchmarks/span_anatomy.py --operator moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048 \\
+        --solution operators/<def>/solutions/dispatch/q8m16f_q8m64s4f_80.json --workloads 6230e838 eedc63b2
+
+Needs a CUDA GPU and cupti-python (the official timer). ``--solution`` takes what ``kernelopt evaluate`` takes (a
+Solution JSON, a seed folder, ``FOLDER@KEY=VALUE,...``); without ``--workloads``, three spread over the sizes.
+Writes ``benchmarks/results/span_anatomy_<device>[_<name>].{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import fmt, md_table, spread_order, write_sweep
+
+
+def pick(op: Any, prefixes: list[str] | None) -> list[Any]:
+    """The workloads whose UUIDs start with ``prefixes`` (each must match one), else three spread over sizes."""
+    if not prefixes:
+        from kernelopt.controller.workloads import workload_size
+
+        return spread_order(list(op.workloads), workload_size)[:3]
+    out = []
+    for p in prefixes:
+        hits = [w for w in op.workloads if w.uuid.startswith(p)]
+        if len(hits) != 1:
+            raise SystemExit(f"span_anatomy: {p!r} matches {len(hits)} workloads of {op.name} (needs exactly one)")
+        out.append(hits[0])
+    return out
+
+
+def anatomy_of(fn: Any, dps: bool, op: Any, wl: Any, warmup: int, iterations: int) -> dict[str, Any]:
+    """Time ``fn`` on ``wl``'s inputs as the official loop does, keep the CUPTI records, return the anatomy."""
+    import torch
+
+    from kernelopt.analysis.span_anatomy import span_anatomy
+    from kernelopt.harness.cupti_timer import time_with_cupti, window_activities
+    from kernelopt.harness.inputs import allocate_outputs, make_inputs
+    from kernelopt.harness.timing import l2_flush_bytes
+
+    dev = torch.device("cuda")
+    args = list(make_inputs(op.definition, wl, device=dev, seed=0).values())
+    outs = list(allocate_outputs(op.definition, wl, dev).values()) if dps else []
+    flush = torch.empty(l2_flush_bytes(dev), dtype=torch.int8, device=dev).zero_
+
+    def call() -> None:
+        fn(*args, *outs)
+
+    for _ in range(warmup):
+        flush()
+        torch.cuda.synchronize()
+        call()
+        torch.cuda.synchronize()
+    records: dict[str, Any] = {}
+    time_with_cupti(call, iterations, flush, torch.cuda.synchronize, records=records)
+    per_call = window_activities(records["windows"], records["api_calls"], records["activities"])
+    out = span_anatomy([[(a.signature, a.start, a.end) for a in acts] for acts in per_call])
+    return {"workload": wl.uuid, "axes": dict(wl.axes), **out}
+
+
+def markdown(data: dict[str, Any], command: str) -> str:
+    parts = [f"# Anatomy of the official span: {data['solution']} ({data['device']})", "",
+             f"Command: `{command}`", "",
+             f"Medians over {data['iterations']} timed calls after {data['warmup']} (L2 flushed, synchronized "
+             "around each call, CUPTI records), per activity in start order.", ""]
+    for r in data["rows"]:
+        axes = ", ".join(f"{k} {v}" for k, v in r["axes"].items())
+        parts += [f"## {r['workload'][:8]} ({axes}): span {fmt(r['span_us'], '.1f')} us, busy "
+                  f"{fmt(r['busy_us'], '.1f')} us, idle {fmt(r['idle_pct'], '.1f')} %", "",
+                  md_table(["#", "activity", "start us", "duration us", "gap before us"],
+                           [[i, a["name"][:60], fmt(a["start_us"], ".1f"), fmt(a["duration_us"], ".1f"),
+                             fmt(a["gap_before_us"], ".1f")] for i, a in enumerate(r["activities"])]), ""]
+    return "\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--operator", required=True)
+    ap.add_argument("--solution", required=True, help="Solution JSON, seed folder or FOLDER@KEY=VALUE,...")
+    ap.add_argument("--workloads", nargs="*", default=None, help="UUID prefixes (default: three spread over sizes)")
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--iterations", type=int, default=50)
+    ap.add_argument("--name", default=None, help="results file suffix")
+    ap.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
+    args = ap.parse_args(argv)
+    import torch
+
+    from kernelopt.cli.tasks import load_solution_arg
+    from kernelopt.harness.builders import build
+    from kernelopt.harness.cupti_timer import cupti_available
+    from kernelopt.operators import load_operator
+
+    if not torch.cuda.is_available() or not cupti_available():
+        print("span_anatomy: needs a CUDA GPU and cupti-python (the official timer's records)", file=sys.stderr)
+        return 2
+    try:
+        op = load_operator(args.operator)
+    except Exception as exc:  # noqa: BLE001 - an unknown operator: say so
+        raise SystemExit(f"span_anatomy: {exc}") from None
+    sol = load_solution_arg(args.solution, None)
+    fn = build(sol, op.definition)
+    rows = []
+    for wl in pick(op, args.workloads):
+        rows.append(anatomy_of(fn, sol.spec.destination_passing_style, op, wl, args.warmup, args.iterations))
+        print(f"  {wl.uuid[:8]}: span {rows[-1]['span_us']:.1f} us, idle {rows[-1]['idle_pct']:.1f} %",
+              file=sys.stderr)
+    data = {"device": torch.cuda.get_device_name(), "operator": args.operator, "solution": args.solution,
+            "warmup": args.warmup, "iterations": args.iterations, "rows": rows}
+    write_sweep("span_anatomy.py", argv, args, data, markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
