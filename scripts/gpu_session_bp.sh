@@ -16,7 +16,9 @@
 #      dsa_indexer_one_acc at BN 128, 2 spans per program and 3 stages (the 59 workloads of 33 pages or more);
 #      dsa_attn_bf16 at 4 warps and at 3 stages (all 23 workloads).
 #   5. Profiles (torch.profiler and Nsight Compute) of the retained DSA indexer (dsa_indexer_one_acc) at 30 x 91 and
-#      4 x 34 pages, of the retained attention (dsa_attn_bf16) at 8 and 1 tokens, and of the MoE mid band again
+#      4 x 34 pages, of the retained attention (dsa_attn_bf16) at 8 and 1 tokens (at 8 also with the split merge as
+#      its own launch: the one program per token that merges 16 splits x 16 heads x 512 fp32 partials, 512 KB, is
+#      the suspect for the flat 22-25 us), and of the MoE mid band again
 #      (call BG: ~90 us of each 417-472 us call was not device time).
 # Usage (carry .whl):  CALL=bp END_BY=540 bash scripts/gpu_session_bp.sh
 source "$(dirname "$0")/gpu_env.sh" session
@@ -44,6 +46,8 @@ keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bp.md" "benchma
   done
   profile_once indexer_acc_30x91_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 7fb5f7cd-166f-5342-b333-bdfadb3328c8
   profile_once attn_bf16_t8_bp $ATT operators/$ATT/solutions/seeds/dsa_attn_bf16 c21d2278-5f8f-5ed5-b951-924b0a463b93
+  profile_once attn_bf16_t8_launch_bp $ATT "operators/$ATT/solutions/seeds/dsa_attn_bf16@COMBINE=launch" \
+    c21d2278-5f8f-5ed5-b951-924b0a463b93
   profile_once moe_mid_bp $MOE operators/$MOE/solutions/dispatch/q8m16f_q8m64s4f_80.json \
     6230e838-67ca-41dd-a9d6-6f36b7676c6b
   profile_once indexer_acc_4x34_bp $IDX "$ISEEDS/dsa_indexer_one_acc" 6e9056cc-914e-5d59-a96e-1d9a72176d93
