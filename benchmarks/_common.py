@@ -164,6 +164,18 @@ def spread_order(items: list[Any], key) -> list[Any]:  # type: ignore[no-untyped
     return out
 
 
+def workloads_by_prefix(op: Any, prefixes: Sequence[str], script: str) -> list[Any]:
+    """The workloads of ``op`` whose UUIDs start with ``prefixes``, in that order; each prefix must match exactly
+    one (else ``SystemExit`` naming ``script``)."""
+    out = []
+    for p in prefixes:
+        hits = [w for w in op.workloads if w.uuid.startswith(p)]
+        if len(hits) != 1:
+            raise SystemExit(f"{script}: {p!r} matches {len(hits)} workloads of {op.name} (needs exactly one)")
+        out.append(hits[0])
+    return out
+
+
 def sweep_order(workloads: list[Any], limit: int | None = None) -> list[Any]:
     """Workloads of a budgeted sweep: at most ``limit`` of them (the smallest first, as a campaign's
     workload limit does), ordered so that any prefix spreads over the size range."""

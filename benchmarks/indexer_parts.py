@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, write_sweep
+from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, workloads_by_prefix, write_sweep
 
 IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
 SEED = Path(__file__).resolve().parents[1] / "operators" / IDX / "solutions" / "seeds" / "dsa_indexer_one_acc"
@@ -84,13 +84,9 @@ def load_seed_module(params: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
 
 
 def pick_workloads(op: Any, uuids: list[str] | None) -> list[Any]:
-    """The named workloads, else the largest batch of each band in :data:`BANDS`."""
+    """The workloads named by UUID prefixes, else the largest batch of each band in :data:`BANDS`."""
     if uuids:
-        by = {w.uuid: w for w in op.workloads}
-        missing = [u for u in uuids if not any(k.startswith(u) for k in by)]
-        if missing:
-            raise SystemExit(f"indexer_parts: no workload of {IDX} starts with {missing}")
-        return [by[k] for u in uuids for k in by if k.startswith(u)][:len(uuids)]
+        return workloads_by_prefix(op, uuids, "indexer_parts")
     out = []
     for lo, hi in BANDS:
         band = [w for w in op.workloads if lo <= w.axes["max_num_pages"] <= hi]

@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import fmt, md_table, spread_order, write_sweep
+from benchmarks._common import fmt, md_table, spread_order, workloads_by_prefix, write_sweep
 
 
 def pick(op: Any, prefixes: list[str] | None) -> list[Any]:
@@ -35,13 +35,7 @@ def pick(op: Any, prefixes: list[str] | None) -> list[Any]:
         from kernelopt.controller.workloads import workload_size
 
         return spread_order(list(op.workloads), workload_size)[:3]
-    out = []
-    for p in prefixes:
-        hits = [w for w in op.workloads if w.uuid.startswith(p)]
-        if len(hits) != 1:
-            raise SystemExit(f"span_anatomy: {p!r} matches {len(hits)} workloads of {op.name} (needs exactly one)")
-        out.append(hits[0])
-    return out
+    return workloads_by_prefix(op, prefixes, "span_anatomy")
 
 
 def anatomy_of(fn: Any, dps: bool, op: Any, wl: Any, warmup: int, iterations: int) -> dict[str, Any]:

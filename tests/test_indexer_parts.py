@@ -37,4 +37,4 @@ def test_bad_shapes_and_pass_through_rows_are_explained(tmp_path: Path) -> None:
     proc = _run(tmp_path, "--shapes", "2:20:40")
     assert proc.returncode != 0 and "pass-through" in proc.stderr
     proc = _run(tmp_path, "--workloads", "nosuchuuid")
-    assert proc.returncode != 0 and "no workload" in proc.stderr
+    assert proc.returncode != 0 and "matches 0 workloads" in proc.stderr
