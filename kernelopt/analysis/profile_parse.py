@@ -174,7 +174,8 @@ def kernel_table(events: list[dict[str, Any]], *, calls: int = 1, wall_us: float
     return out
 
 
-def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None) -> dict[str, Any]:
+def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None,
+                       official_span: dict[str, Any] | None = None) -> dict[str, Any]:
     """The metric table of one workload's profile (``{"torch": kernel table, "ncu": {"launches": ...}}``,
     see :mod:`kernelopt.harness.profiling`) for :func:`kernelopt.analysis.bottleneck.classify`: the
     dominant kernel's Nsight Compute metrics (when ncu ran) plus torch.profiler's ``host_gap_pct``,
@@ -189,7 +190,10 @@ def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None)
     us official latency (2026-12-02 call BK, ``benchmarks/results/profiles_v/profile_indexer_one_4x34.json``).
     The cold pass issued back to back (``cold_b2b_device_us_per_call``, the GPU never idle between calls) is
     evidence only (``cold_b2b_over_span``): the official loop synchronizes around each call as the other pass does.
-    Empty when the profile has neither (e.g. a CPU run)."""
+    With ``official_span`` (the timed workload's ``extra["official_span"]``: the CUPTI timer's own records of the
+    official loop, :func:`kernelopt.analysis.span_anatomy.span_evidence`) the idle share is measured, not estimated:
+    ``span_idle_pct`` is its ``idle_pct`` (``span_idle_source`` "official"; the profile's estimate is kept as
+    ``span_idle_pct_profile``). Empty when the profile has neither (e.g. a CPU run)."""
     out: dict[str, Any] = {}
     ncu = profile.get("ncu") or {}
     if ncu.get("launches"):
@@ -213,4 +217,9 @@ def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None)
                     device_us = cold
         if latency_ms and device_us is not None:
             out["span_idle_pct"] = max(0.0, 100.0 * (1.0 - device_us / (latency_ms * 1e3)))
+        if official_span and official_span.get("idle_pct") is not None:
+            if "span_idle_pct" in out:
+                out["span_idle_pct_profile"] = out["span_idle_pct"]
+            out["span_idle_pct"] = float(official_span["idle_pct"])
+            out["span_idle_source"] = "official"
     return out

@@ -67,3 +67,13 @@ def span_anatomy(iterations: Sequence[Sequence[Activity]]) -> dict[str, Any]:
                 "gap_before_us": median(r[3] for r in row)} for row in rows]
     return {"iterations": len(iterations), "span_us": span, "busy_us": used,
             "idle_pct": max(0.0, 100.0 * (1.0 - used / span)) if span > 0 else 0.0, "activities": kernels}
+
+
+def span_evidence(anatomy: dict[str, Any], top: int = 3) -> dict[str, Any]:
+    """The compact part of :func:`span_anatomy` kept with every timed workload: the span, busy time and idle share,
+    the number of activities per call, and the ``top`` largest idle gaps with the activity each one precedes."""
+    gaps = sorted(((a["gap_before_us"], a["name"]) for a in anatomy["activities"] if a["gap_before_us"] > 0),
+                  reverse=True)[:top]
+    return {"span_us": round(anatomy["span_us"], 3), "busy_us": round(anatomy["busy_us"], 3),
+            "idle_pct": round(anatomy["idle_pct"], 2), "activities": len(anatomy["activities"]),
+            "largest_gaps": [{"gap_us": round(g, 3), "before": n} for g, n in gaps]}

@@ -117,6 +117,17 @@ def iteration_spans(windows: Sequence[tuple[int, int]], api_calls: Sequence[ApiC
             for acts in window_activities(windows, api_calls, activities)]
 
 
+def official_span(records: dict[str, Any]) -> dict[str, Any] | None:
+    """:func:`~kernelopt.analysis.span_anatomy.span_evidence` of the calls :func:`time_with_cupti` timed, from the
+    records it handed back (``None`` when there are none, e.g. another timer ran)."""
+    if not records.get("windows"):
+        return None
+    from kernelopt.analysis.span_anatomy import span_anatomy, span_evidence
+
+    per_call = window_activities(records["windows"], records["api_calls"], records["activities"])
+    return span_evidence(span_anatomy([[(a.signature, a.start, a.end) for a in acts] for acts in per_call]))
+
+
 class _Process:
     """Process-wide CUPTI state. Buffer callbacks are registered once and kept; each timing enables the
     activity kinds, points ``sink`` at its collector, flushes, and disables them again. Tearing CUPTI

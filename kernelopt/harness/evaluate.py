@@ -35,6 +35,7 @@ from kernelopt.data.trace import EvaluationStatus as S
 from kernelopt.data.workload import Workload
 from kernelopt.harness import environment, protected_files, reference_times, static_policy
 from kernelopt.harness.builders import BuildError, build
+from kernelopt.harness.cupti_timer import official_span
 from kernelopt.harness.evaluators import Evaluator, OutputFormatError, select_evaluator
 from kernelopt.harness.guards import InputGuard, IntegrityGuard, ThreadWatch, output_problems, poison_
 from kernelopt.harness.inputs import allocate_outputs, make_inputs
@@ -156,6 +157,18 @@ class _Run(GuardedRun):
             raise _Stop(S.REJECTED, "; ".join(problems))
         return outs
 
+    def _keep_official_span(self, records: dict[str, Any]) -> None:
+        """``extra["official_span"]``: where the official span of the timed calls is idle (the CUPTI timer's own
+        records; the last trial's gaps, every trial's idle share), evidence for the bottleneck classes."""
+        try:
+            span = official_span(records)
+        except Exception as exc:  # evidence only: never a reason to lose the timing
+            self.log.append(f"official span anatomy skipped: {type(exc).__name__}: {exc}")
+            return
+        if span is not None:
+            trials = self.extra.get("official_span", {}).get("idle_pct_by_trial", [])
+            self.extra["official_span"] = {**span, "idle_pct_by_trial": [*trials, span["idle_pct"]]}
+
     def _reference(self, guard: InputGuard, seed: int | None = None) -> Any:
         """Reference outputs on the guard's pristine inputs. With ``seed`` (the one the inputs were made
         with), from this worker's cache when the same inputs were seen (see
@@ -236,12 +249,14 @@ class _Run(GuardedRun):
                     poison_(o)
             last = LastValue(self.fn)
             threads = ThreadWatch(self.solution_threads)
+            records: dict[str, Any] = {}
             try:
                 with _captured(self.log):
-                    times, timer = time_callable(last, [*inputs.values(), *outs], **kw)
+                    times, timer = time_callable(last, [*inputs.values(), *outs], **kw, records=records)
             except Exception as exc:
                 raise _Stop(S.RUNTIME_ERROR, f"timing the solution failed: {type(exc).__name__}: {exc}\n"
                             + _tail(traceback.format_exc())) from None
+            self._keep_official_span(records)
             self._guard_after_call(guard, inputs, "during timing", threads, timed=True)
             if s.recheck_outputs:
                 self._sync()  # device-wide: work left on side streams must be finished to be judged

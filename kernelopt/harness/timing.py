@@ -69,7 +69,8 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
                   device: str | torch.device, timer: str = "auto",
                   flush_l2: bool = True, cupti_max_call_ms: float = 0.0,
                   cupti_persistent: bool = True, budget_s: float = 0.0,
-                  notes: list[str] | None = None) -> tuple[list[float], TimerName]:
+                  notes: list[str] | None = None,
+                  records: dict[str, Any] | None = None) -> tuple[list[float], TimerName]:
     """Time ``fn(*args)``; returns per-iteration milliseconds and the timer that ran.
 
     Args:
@@ -83,6 +84,8 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
         cupti_max_call_ms: When the quickest untimed call (the first call and the warm-ups; the first may
             include JIT compilation) takes longer than this on the host clock, a ``cupti`` timer falls back
             to ``cuda_event`` (returned as the timer that ran); 0 = never.
+        records: With the ``cupti`` timer, receives its raw records (see
+            :func:`~kernelopt.harness.cupti_timer.time_with_cupti`); untouched by the other timers.
 
     Raises:
         TimingError: Timer unavailable, or CUPTI saw no / inconsistent kernels.
@@ -135,7 +138,7 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
         if name == "cupti" and cupti_max_call_ms and fastest * 1e3 > cupti_max_call_ms:
             name = "cuda_event"
         if name == "cupti":
-            return time_with_cupti(lambda: fn(*args), iterations, flush, sync, cupti_persistent), name
+            return time_with_cupti(lambda: fn(*args), iterations, flush, sync, cupti_persistent, records), name
         if name == "cpu_wall":
             times = []
             for _ in range(iterations):

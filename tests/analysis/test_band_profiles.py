@@ -132,3 +132,8 @@ def test_a_profiled_band_reads_the_official_span_of_its_workload() -> None:
         classes[latency_ms] = got["class"]
         assert got["evidence"]["metrics"]["span_idle_pct"] == pytest.approx(100 * (1 - 0.1 / latency_ms))
     assert classes[0.5] == "launch_bound" and classes[0.105] != "launch_bound"
+    # the official loop's own span anatomy, where the timed workload has it, decides instead of the estimate
+    a = {**analysis, "latencies": {**analysis["latencies"], uuid: 0.5}}
+    got = apply_profiles(a, {band: uuid}, {uuid: profile}, {uuid: {"idle_pct": 4.0}})["bottlenecks"][band]
+    assert got["evidence"]["metrics"]["span_idle_pct"] == 4.0 and got["class"] != "launch_bound"
+    assert got["evidence"]["metrics"]["span_idle_source"] == "official"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kernelopt.analysis.span_anatomy import busy_ns, span_anatomy
-from kernelopt.harness.cupti_timer import ApiCall, GpuActivity, window_activities
+from kernelopt.analysis.profile_parse import bottleneck_metrics
+from kernelopt.analysis.span_anatomy import busy_ns, span_anatomy, span_evidence
+from kernelopt.harness.cupti_timer import ApiCall, GpuActivity, official_span, window_activities
 
 
 def _k(name: str, start: int, end: int, corr: int) -> GpuActivity:
@@ -50,3 +51,33 @@ def test_medians_over_iterations_and_bad_input():
         span_anatomy([[]])
     with pytest.raises(ValueError, match="different numbers"):
         span_anatomy([[("a", 0, 1)], [("a", 0, 1), ("b", 2, 3)]])
+
+
+def test_the_compact_evidence_names_the_largest_gaps():
+    its = [[("route", 0, 5_000), ("tiles", 20_000, 28_000), ("gemm1", 60_000, 237_000), ("gemm2", 237_000, 368_000)]]
+    ev = span_evidence(span_anatomy(its))
+    assert ev["activities"] == 4 and ev["span_us"] == 368.0 and ev["busy_us"] == 321.0
+    assert ev["idle_pct"] == pytest.approx(100 * 47 / 368, abs=0.01)
+    assert ev["largest_gaps"] == [{"gap_us": 32.0, "before": "gemm1"}, {"gap_us": 15.0, "before": "tiles"}]
+
+
+def test_official_span_from_timer_records_and_none_without_them():
+    windows = [(1_000, 2_000)]
+    api = [ApiCall(1_100, 1), ApiCall(1_200, 2)]
+    acts = [_k("a", 100_000, 110_000, 1), _k("b", 130_000, 140_000, 2)]
+    ev = official_span({"windows": windows, "api_calls": api, "activities": acts})
+    assert ev["idle_pct"] == pytest.approx(50.0) and ev["largest_gaps"] == [{"gap_us": 20.0, "before": "b"}]
+    assert official_span({}) is None
+
+
+def test_the_measured_idle_share_replaces_the_estimate():
+    """bottleneck_metrics with the official span's anatomy: its idle share is the one classified; the profile's
+    estimate (device time against the latency) is kept beside it."""
+    table = {"kernels": [{"name": "g", "launches": 25, "total_us": 1622.5}], "kernels_per_call": 5.0,
+             "device_us_per_call": 324.5, "host_gap_pct": 64.8}
+    est = bottleneck_metrics({"torch": table}, 0.4171)
+    assert est["span_idle_pct"] == pytest.approx(100 * (1 - 324.5 / 417.1)) and "span_idle_source" not in est
+    m = bottleneck_metrics({"torch": table}, 0.4171, {"idle_pct": 12.5, "largest_gaps": []})
+    assert m["span_idle_pct"] == 12.5 and m["span_idle_source"] == "official"
+    assert m["span_idle_pct_profile"] == pytest.approx(est["span_idle_pct"])
+    assert bottleneck_metrics({}, 0.4171, {"idle_pct": 12.5}) == {}  # no profile table: nothing to classify

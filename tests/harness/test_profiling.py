@@ -150,6 +150,10 @@ def test_gpu_profiling_leaves_the_timing_worker_untouched() -> None:
         assert prof["torch"]["cold_b2b_kernels_per_call"] == prof["torch"]["kernels_per_call"], prof["torch"]
     for a, b in zip(plain.results, res.results):
         assert b.latency.mean_ms < 1.3 * a.latency.mean_ms, (a.latency.mean_ms, b.latency.mean_ms)
+        if res.timer == "cupti":  # the official loop's own span anatomy, kept with every timed workload
+            span = b.extra["official_span"]
+            assert span["activities"] >= 1 and 0.0 <= span["idle_pct"] <= 100.0, span
+            assert len(span["idle_pct_by_trial"]) == 3 and span["span_us"] > 0, span
 
 
 def test_a_profile_past_its_time_limit_is_killed_with_the_target_it_started(tmp_path: Path) -> None:
