@@ -2,9 +2,9 @@
 
 The official timing (CUPTI) measures a call from its first kernel's start to its last kernel's end, after an L2
 flush and a synchronize. A profile's device time against that latency gives the span's idle share; this script
-gives its anatomy, from the same loop: each workload is timed as the harness times it (flush, synchronize, call,
-synchronize; ``--warmup`` calls first), the timer's raw records kept, and per activity position the medians over
-the ``--iterations`` calls of its start offset, duration and the gap before it
+gives its anatomy, from the same loop: each workload is timed by the harness's own timing (``time_callable`` with
+the CUPTI timer: flush, synchronize, call, synchronize; ``--warmup`` calls first), its records kept, and per
+activity position the medians over the ``--iterations`` calls of its start offset, duration and the gap before it
 (:func:`kernelopt.analysis.span_anatomy.span_anatomy`). Why: on the H200 (2026-12-02 call BG) the retained MoE
 kernel's mid-band calls read ~90 us longer than their five kernels' device time, with no host synchronisation in
 the call; which launch the GPU waits for is the question.
@@ -39,32 +39,21 @@ def pick(op: Any, prefixes: list[str] | None) -> list[Any]:
 
 
 def anatomy_of(fn: Any, dps: bool, op: Any, wl: Any, warmup: int, iterations: int) -> dict[str, Any]:
-    """Time ``fn`` on ``wl``'s inputs as the official loop does, keep the CUPTI records, return the anatomy."""
+    """Time ``fn`` on ``wl``'s inputs with the harness's official timing (CUPTI), keep its records, return the
+    anatomy."""
     import torch
 
-    from kernelopt.analysis.span_anatomy import span_anatomy
-    from kernelopt.harness.cupti_timer import time_with_cupti, window_activities
+    from kernelopt.harness.cupti_timer import records_anatomy
     from kernelopt.harness.inputs import allocate_outputs, make_inputs
-    from kernelopt.harness.timing import l2_flush_bytes
+    from kernelopt.harness.timing import time_callable
 
     dev = torch.device("cuda")
     args = list(make_inputs(op.definition, wl, device=dev, seed=0).values())
     outs = list(allocate_outputs(op.definition, wl, dev).values()) if dps else []
-    flush = torch.empty(l2_flush_bytes(dev), dtype=torch.int8, device=dev).zero_
-
-    def call() -> None:
-        fn(*args, *outs)
-
-    for _ in range(warmup):
-        flush()
-        torch.cuda.synchronize()
-        call()
-        torch.cuda.synchronize()
     records: dict[str, Any] = {}
-    time_with_cupti(call, iterations, flush, torch.cuda.synchronize, records=records)
-    per_call = window_activities(records["windows"], records["api_calls"], records["activities"])
-    out = span_anatomy([[(a.signature, a.start, a.end) for a in acts] for acts in per_call])
-    return {"workload": wl.uuid, "axes": dict(wl.axes), **out}
+    time_callable(fn, [*args, *outs], warmup=warmup, iterations=iterations, device=dev, timer="cupti",
+                  records=records)
+    return {"workload": wl.uuid, "axes": dict(wl.axes), **records_anatomy(records)}
 
 
 def markdown(data: dict[str, Any], command: str) -> str:

@@ -113,19 +113,29 @@ def iteration_spans(windows: Sequence[tuple[int, int]], api_calls: Sequence[ApiC
     Raises:
         TimingError: An iteration without GPU activity, or a kernel set differing between iterations.
     """
-    return [(max(a.end for a in acts) - min(a.start for a in acts)) / 1e6
-            for acts in window_activities(windows, api_calls, activities)]
+    return _spans_ms(window_activities(windows, api_calls, activities))
+
+
+def _spans_ms(per_call: Sequence[Sequence[GpuActivity]]) -> list[float]:
+    return [(max(a.end for a in acts) - min(a.start for a in acts)) / 1e6 for acts in per_call]
+
+
+def records_anatomy(records: dict[str, Any]) -> dict[str, Any] | None:
+    """:func:`~kernelopt.analysis.span_anatomy.span_anatomy` of the calls :func:`time_with_cupti` timed, from the
+    per-call activities it handed back (``None`` when there are none, e.g. another timer ran)."""
+    if not records.get("per_call"):
+        return None
+    from kernelopt.analysis.span_anatomy import span_anatomy
+
+    return span_anatomy([[(a.signature, a.start, a.end) for a in acts] for acts in records["per_call"]])
 
 
 def official_span(records: dict[str, Any]) -> dict[str, Any] | None:
-    """:func:`~kernelopt.analysis.span_anatomy.span_evidence` of the calls :func:`time_with_cupti` timed, from the
-    records it handed back (``None`` when there are none, e.g. another timer ran)."""
-    if not records.get("windows"):
-        return None
-    from kernelopt.analysis.span_anatomy import span_anatomy, span_evidence
+    """The compact form (:func:`~kernelopt.analysis.span_anatomy.span_evidence`) of :func:`records_anatomy`."""
+    from kernelopt.analysis.span_anatomy import span_evidence
 
-    per_call = window_activities(records["windows"], records["api_calls"], records["activities"])
-    return span_evidence(span_anatomy([[(a.signature, a.start, a.end) for a in acts] for acts in per_call]))
+    anatomy = records_anatomy(records)
+    return None if anatomy is None else span_evidence(anatomy)
 
 
 class _Process:
@@ -195,8 +205,8 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
     Args:
         persistent: Keep CUPTI initialised between calls (see :class:`_Process`); ``False`` finalises it
             afterwards (one full CUPTI start-up per call).
-        records: When given, receives the raw records (``windows``, ``api_calls``, ``activities``), e.g. for
-            :func:`kernelopt.analysis.span_anatomy.span_anatomy` over :func:`window_activities`.
+        records: When given, receives ``per_call``: each timed call's GPU activities (:func:`window_activities`),
+            e.g. for :func:`kernelopt.analysis.span_anatomy.span_anatomy`.
 
     Returns:
         Per-iteration GPU time in ms.
@@ -257,6 +267,7 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
         stats.update(disable_s=clock() - t_off, total_s=clock() - t_start, api_records=len(api_calls),
                      gpu_records=len(activities), iterations=iterations)
         _Process.last_stats = stats
+    per_call = window_activities(windows, api_calls, activities)
     if records is not None:
-        records.update(windows=windows, api_calls=api_calls, activities=activities)
-    return iteration_spans(windows, api_calls, activities)
+        records["per_call"] = per_call
+    return _spans_ms(per_call)

@@ -65,7 +65,7 @@ def test_official_span_from_timer_records_and_none_without_them():
     windows = [(1_000, 2_000)]
     api = [ApiCall(1_100, 1), ApiCall(1_200, 2)]
     acts = [_k("a", 100_000, 110_000, 1), _k("b", 130_000, 140_000, 2)]
-    ev = official_span({"windows": windows, "api_calls": api, "activities": acts})
+    ev = official_span({"per_call": window_activities(windows, api, acts)})
     assert ev["idle_pct"] == pytest.approx(50.0) and ev["largest_gaps"] == [{"gap_us": 20.0, "before": "b"}]
     assert official_span({}) is None
 
