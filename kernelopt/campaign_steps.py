@@ -260,8 +260,7 @@ class _Loop:
             (res,) = self.executor.evaluate_many([req])
             profiles = (res.profile or {}).get("workloads") or {}
             _log_json(self.store, baseline_run, "profile.json", {"probes": probes, "workloads": profiles})
-            spans = {r.uuid: r.extra["official_span"] for r in res.results if r.extra.get("official_span")}
-            out = apply_profiles(analysis, probes, profiles, spans)
+            out = apply_profiles(analysis, probes, profiles)
         except Exception as exc:  # profiling is evidence, never a reason to stop the campaign
             self.emit("profile_failed", reason=f"{type(exc).__name__}: {exc}")
             return {**analysis, "notes": [*analysis.get("notes", []), f"band profiling failed: {exc}"]}

@@ -102,19 +102,17 @@ def band_probes(analysis: dict[str, Any]) -> dict[str, str]:
 
 
 def apply_profiles(analysis: dict[str, Any], probes: dict[str, str],
-                   profiles: dict[str, dict[str, Any]],
-                   spans: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+                   profiles: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """``analysis`` with each probed band's bottleneck class taken from its workload's profile
     (``source: "profile"``; :func:`~kernelopt.analysis.bottleneck.classify` on
     :func:`~kernelopt.analysis.profile_parse.bottleneck_metrics`, with the analysis's latency of the workload,
-    the profiled baseline's, for the span's idle share, measured instead where ``spans`` has the workload's
-    official span anatomy) where the profile carries metrics;
+    the profiled baseline's, for the span's idle share, measured instead where the profile has the official
+    loop's span anatomy) where the profile carries metrics;
     other bands keep their roofline class. Returns a new dict (the input is not changed)."""
     out = {**analysis, "bottlenecks": dict(analysis.get("bottlenecks") or {}), "notes": list(analysis.get("notes") or [])}
     thresholds = analysis.get("thresholds")
     for band, uuid in probes.items():
-        metrics = bottleneck_metrics(profiles.get(uuid) or {}, (analysis.get("latencies") or {}).get(uuid),
-                                     (spans or {}).get(uuid))
+        metrics = bottleneck_metrics(profiles.get(uuid) or {}, (analysis.get("latencies") or {}).get(uuid))
         if not metrics or not thresholds:
             out["notes"].append(f"band {band}: no profile metrics for workload {uuid}; roofline class kept")
             continue

@@ -174,8 +174,7 @@ def kernel_table(events: list[dict[str, Any]], *, calls: int = 1, wall_us: float
     return out
 
 
-def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None,
-                       official_span: dict[str, Any] | None = None) -> dict[str, Any]:
+def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None) -> dict[str, Any]:
     """The metric table of one workload's profile (``{"torch": kernel table, "ncu": {"launches": ...}}``,
     see :mod:`kernelopt.harness.profiling`) for :func:`kernelopt.analysis.bottleneck.classify`: the
     dominant kernel's Nsight Compute metrics (when ncu ran) plus torch.profiler's ``host_gap_pct``,
@@ -190,8 +189,8 @@ def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None,
     us official latency (2026-12-02 call BK, ``benchmarks/results/profiles_v/profile_indexer_one_4x34.json``).
     The cold pass issued back to back (``cold_b2b_device_us_per_call``, the GPU never idle between calls) is
     evidence only (``cold_b2b_over_span``): the official loop synchronizes around each call as the other pass does.
-    With ``official_span`` (the timed workload's ``extra["official_span"]``: the CUPTI timer's own records of the
-    official loop, :func:`kernelopt.analysis.span_anatomy.span_evidence`) the idle share is measured, not estimated:
+    Where the profile has ``official_span`` (the timed workload's ``extra["official_span"]``: the CUPTI timer's own
+    records of the official loop, :func:`kernelopt.analysis.span_anatomy.span_evidence`) the idle share is measured:
     ``span_idle_pct`` is its ``idle_pct`` (``span_idle_source`` "official"; the profile's estimate is kept as
     ``span_idle_pct_profile``). Empty when the profile has neither (e.g. a CPU run)."""
     out: dict[str, Any] = {}
@@ -209,14 +208,16 @@ def bottleneck_metrics(profile: dict[str, Any], latency_ms: float | None = None,
         launches = sum(k["launches"] for k in table["kernels"])
         out["mean_kernel_us"] = sum(k["total_us"] for k in table["kernels"]) / max(1, launches)
         device_us = table.get("device_us_per_call")
-        for prefix in ("cold_b2b", "cold"):  # the synchronized pass (the official loop's pattern) last: it is used
-            cold = table.get(f"{prefix}_device_us_per_call")
-            if latency_ms and cold is not None:
-                out[f"{prefix}_over_span"] = cold / (latency_ms * 1e3)
-                if prefix == "cold" and out["cold_over_span"] <= 1.0:
-                    device_us = cold
+        cold, b2b = table.get("cold_device_us_per_call"), table.get("cold_b2b_device_us_per_call")
+        if latency_ms and b2b is not None:  # evidence only
+            out["cold_b2b_over_span"] = b2b / (latency_ms * 1e3)
+        if latency_ms and cold is not None:
+            out["cold_over_span"] = cold / (latency_ms * 1e3)
+            if out["cold_over_span"] <= 1.0:
+                device_us = cold
         if latency_ms and device_us is not None:
             out["span_idle_pct"] = max(0.0, 100.0 * (1.0 - device_us / (latency_ms * 1e3)))
+        official_span = profile.get("official_span")
         if official_span and official_span.get("idle_pct") is not None:
             if "span_idle_pct" in out:
                 out["span_idle_pct_profile"] = out["span_idle_pct"]

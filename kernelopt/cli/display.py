@@ -68,12 +68,11 @@ def print_results(result: EvalResult, console: Console | None = None) -> None:
     c.print(summary_line(result))
 
 
-def print_profiles(profiles: dict[str, Any], console: Console, latencies: dict[str, float] | None = None,
-                   spans: dict[str, dict[str, Any]] | None = None) -> None:
+def print_profiles(profiles: dict[str, Any], console: Console, latencies: dict[str, float] | None = None) -> None:
     """One row per profiled workload: its longest kernel, kernels and device time per call (warm, and with the L2
     flushed before each call where the profile has that pass), host-gap share,
-    the share of the official span no kernel covers (with ``latencies``, UUID -> official ms; measured where
-    ``spans`` has the workload's official span anatomy) and the dominant
+    the share of the official span no kernel covers (with ``latencies``, UUID -> official ms; measured where the
+    profile has the official loop's span anatomy) and the dominant
     kernel's Nsight Compute DRAM/SM throughput when ncu ran (else why not)."""
     t = Table(title="profiles")
     for col in ("workload", "top kernel", "kernels/call", "device us/call warm / cold", "host gap %", "span idle %",
@@ -92,7 +91,7 @@ def print_profiles(profiles: dict[str, Any], console: Console, latencies: dict[s
         else:
             ncu_cell = str(ncu.get("error", "?"))[:40]
         gap = table.get("host_gap_pct")
-        idle = bottleneck_metrics(prof, (latencies or {}).get(uuid), (spans or {}).get(uuid)).get("span_idle_pct")
+        idle = bottleneck_metrics(prof, (latencies or {}).get(uuid)).get("span_idle_pct")
         cold = table.get("cold_device_us_per_call")
         device = f"{table.get('device_us_per_call', 0):.1f} / " + ("-" if cold is None else f"{cold:.1f}")
         t.add_row(uuid[:8], top, f"{table.get('kernels_per_call', 0):g}", device,

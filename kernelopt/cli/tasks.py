@@ -152,8 +152,7 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"solution": solution.name, "definition": op.name, "workloads": profiles},
                                    indent=1, default=str))
-        print_profiles(profiles, console, {r.uuid: r.latency.mean_ms for r in results if r.latency is not None},
-                       {r.uuid: r.extra["official_span"] for r in results if r.extra.get("official_span")})
+        print_profiles(profiles, console, {r.uuid: r.latency.mean_ms for r in results if r.latency is not None})
         console.print(f"profiles of {len(profiles)} passed workload(s) written to [bold]{path}[/bold]")
     return merged
 

@@ -317,7 +317,7 @@ class _Run(GuardedRun):
 
     def profile(self, request: EvalRequest) -> dict[str, Any]:
         """torch.profiler table (and Nsight Compute metrics where ``ncu`` exists on a GPU) of the solution
-        on the first trial's inputs, in child processes (:mod:`kernelopt.harness.profile_target`: no profiler
+        on the first trial's inputs, with the timed calls' ``official_span`` where the CUPTI timer ran, in child processes (:mod:`kernelopt.harness.profile_target`: no profiler
         state left in this worker); never raises (a failure is ``{"error": ...}``)."""
         from kernelopt.harness.ncu import ncu_binary, ncu_profile
         from kernelopt.harness.profiling import torch_profile_isolated
@@ -327,6 +327,8 @@ class _Run(GuardedRun):
         out: dict[str, Any] = {"torch": torch_profile_isolated(one, str(self.device), **limit)}
         if self.device.type == "cuda" and ncu_binary():
             out["ncu"] = ncu_profile(one, str(self.device), **limit)
+        if self.extra.get("official_span"):  # the official loop's own idle share, beside the profilers' evidence
+            out["official_span"] = self.extra["official_span"]
         return out
 
     def result(self) -> WorkloadResult:

@@ -134,6 +134,7 @@ def test_a_profiled_band_reads_the_official_span_of_its_workload() -> None:
     assert classes[0.5] == "launch_bound" and classes[0.105] != "launch_bound"
     # the official loop's own span anatomy, where the timed workload has it, decides instead of the estimate
     a = {**analysis, "latencies": {**analysis["latencies"], uuid: 0.5}}
-    got = apply_profiles(a, {band: uuid}, {uuid: profile}, {uuid: {"idle_pct": 4.0}})["bottlenecks"][band]
+    measured = {**profile, "official_span": {"idle_pct": 4.0}}
+    got = apply_profiles(a, {band: uuid}, {uuid: measured})["bottlenecks"][band]
     assert got["evidence"]["metrics"]["span_idle_pct"] == 4.0 and got["class"] != "launch_bound"
     assert got["evidence"]["metrics"]["span_idle_source"] == "official"

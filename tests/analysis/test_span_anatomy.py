@@ -71,13 +71,13 @@ def test_official_span_from_timer_records_and_none_without_them():
 
 
 def test_the_measured_idle_share_replaces_the_estimate():
-    """bottleneck_metrics with the official span's anatomy: its idle share is the one classified; the profile's
-    estimate (device time against the latency) is kept beside it."""
+    """bottleneck_metrics of a profile carrying the official span's anatomy: its idle share is the one classified;
+    the profile's estimate (device time against the latency) is kept beside it."""
     table = {"kernels": [{"name": "g", "launches": 25, "total_us": 1622.5}], "kernels_per_call": 5.0,
              "device_us_per_call": 324.5, "host_gap_pct": 64.8}
     est = bottleneck_metrics({"torch": table}, 0.4171)
     assert est["span_idle_pct"] == pytest.approx(100 * (1 - 324.5 / 417.1)) and "span_idle_source" not in est
-    m = bottleneck_metrics({"torch": table}, 0.4171, {"idle_pct": 12.5, "largest_gaps": []})
+    m = bottleneck_metrics({"torch": table, "official_span": {"idle_pct": 12.5, "largest_gaps": []}}, 0.4171)
     assert m["span_idle_pct"] == 12.5 and m["span_idle_source"] == "official"
     assert m["span_idle_pct_profile"] == pytest.approx(est["span_idle_pct"])
-    assert bottleneck_metrics({}, 0.4171, {"idle_pct": 12.5}) == {}  # no profile table: nothing to classify
+    assert bottleneck_metrics({"official_span": {"idle_pct": 12.5}}, 0.4171) == {}  # no profile table: nothing

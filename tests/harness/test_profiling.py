@@ -154,6 +154,7 @@ def test_gpu_profiling_leaves_the_timing_worker_untouched() -> None:
             span = b.extra["official_span"]
             assert span["activities"] >= 1 and 0.0 <= span["idle_pct"] <= 100.0, span
             assert len(span["idle_pct_by_trial"]) == 3 and span["span_us"] > 0, span
+            assert res.profile["workloads"][b.uuid]["official_span"] == span  # the profile carries it
 
 
 def test_a_profile_past_its_time_limit_is_killed_with_the_target_it_started(tmp_path: Path) -> None:
