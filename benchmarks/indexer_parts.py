@@ -33,6 +33,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import triton
+import triton.language as tl
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, workloads_by_prefix, write_sweep
@@ -41,18 +44,6 @@ IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
 SEED = Path(__file__).resolve().parents[1] / "operators" / IDX / "solutions" / "seeds" / "dsa_indexer_one_acc"
 #: default workloads: the largest batch in each long band of max_num_pages
 BANDS = ((33, 36), (38, 45), (82, 91))
-
-if os.environ.get("TRITON_INTERPRET") is None:
-    try:
-        import torch
-
-        if not torch.cuda.is_available():
-            os.environ["TRITON_INTERPRET"] = "1"
-    except ImportError:
-        pass
-
-import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
 
 #: the seed package's span scoring, bound by :func:`load_seed_module` before the first launch of the kernel below
 _score_span_acc = None
@@ -178,11 +169,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from kernelopt.operators import load_operator
 
+    from kernelopt.cli.tasks import assignments
+
     device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu" and os.environ.get("TRITON_INTERPRET") != "1":
+        raise SystemExit("indexer_parts.py: no GPU; run with TRITON_INTERPRET=1 (and --shapes of a few rows)")
     op = load_operator(IDX)
     wls = [synthetic(op, s) for s in args.shapes] if args.shapes else pick_workloads(op, args.workloads)
-    params = dict(kv.split("=", 1) for kv in args.params)
-    mod, one, point = load_seed_module({k: (v if not v.lstrip("-").isdigit() else int(v)) for k, v in params.items()})
+    mod, one, point = load_seed_module(assignments(args.params, "--params"))
     timer = call_timer(device)
     rows = []
     for wl in wls:
