@@ -11,8 +11,9 @@ kernel alone on synthetic inputs of the definition's sizes, so many launch optio
 * ``maxnreg``: Triton's per-kernel register cap (two 8-warp programs per SM need <= 128), at the price of spills
   (``n_spills`` of the compiled kernel).
 
-For each configuration: registers and spills, median time of one launch (CUDA events, ``--iters`` launches after
-``--warmup``) and a check against the first configuration of the same kernel and ``C`` (largest difference /
+For each configuration: registers and spills, median time of one launch (``--timer``: CUPTI device time with
+the L2 flushed by default, or CUDA events; ``--iters`` launches after ``--warmup``) and a check against the first
+configuration of the same kernel and ``C`` (largest difference /
 largest value of its outputs: a register cap or a warp count must stay at tf32 rounding). A kernel's inputs come
 from the previous kernels at the seed's defaults for that ``C``. On a CPU (``TRITON_INTERPRET=1``, few tokens)
 only the plumbing and the checks run; times are meaningless and ``maxnreg`` is dropped.
@@ -37,7 +38,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, sweep_attempt, write_sweep
+from benchmarks._common import (TIMER_WORDS, add_sweep_options, call_timer, fmt, md_table, sweep_attempt,
+                                write_sweep)
 
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / PREFILL / "solutions" / "seeds"
@@ -209,7 +211,7 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
     seed = SEEDS_BY_SCRATCH[args.scratch]
     mod = _seed_module(seed)
     x = synthetic_inputs(args.lengths, dev, torch.Generator().manual_seed(11))
-    timer = call_timer(dev)
+    timer = call_timer(dev, args.timer)
     stages: dict[int, _Stages] = {}
     first: dict[tuple[str, int], dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
@@ -229,14 +231,16 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
         print(f"  {kernel} C {c} BV {bv} warps {nw} stages {ns} maxnreg {cap}: {ms:.4f} ms, regs {row['n_regs']} "
               f"spills {row['n_spills']}, diff {row['max_rel_diff']:.1e}", file=sys.stderr)
     return {"device": dev, "seed": seed, "scratch": args.scratch, "lengths": args.lengths, "tokens": sum(args.lengths),
-            "sequences": len(args.lengths), "warmup": args.warmup, "iters": args.iters, "configs": rows}
+            "sequences": len(args.lengths), "warmup": args.warmup, "iters": args.iters, "timer": args.timer,
+            "configs": rows}
 
 
 def markdown(data: dict[str, Any], command: str) -> str:
     lines = [(f"# GDN prefill kernels alone ({data['seed']}, {data['device']}, {data['tokens']} tokens / "
               f"{data['sequences']} sequences)"), "", f"Command: `{command}`", "",
-             ("Median of one launch (CUDA events, after warm-up), synthetic inputs; each kernel's inputs from the "
-              "kernels before it at the seed's defaults. `diff`: largest difference / largest value of its outputs "
+             (f"Median of one launch ({TIMER_WORDS[data.get('timer', 'cuda_event')]}), synthetic inputs; each "
+              "kernel's inputs from the kernels before it at the seed's defaults. `diff`: largest difference / largest "
+              "value of its outputs "
               "against the first configuration of the same kernel and C."), ""]
     rows = [[c["kernel"], c["C"], c["BV"] or "-", c["num_warps"], c["num_stages"], c["maxnreg"] or "-",
              c.get("n_regs", "-"), c.get("n_spills", "-"), fmt(c.get("ms")), fmt(c.get("max_rel_diff"), ".1e"),

@@ -13,9 +13,11 @@ which part holds the time. This script times, on the same inputs:
   row at the same warp count) over the scores just computed;
 
 and checks that the select over those scores returns the one-launch kernel's ids (same scores, same exact select:
-element for element). Times are medians of ``--iters`` calls (CUDA events, warm caches; the official timing flushes
-the L2, so compare the parts with each other, not with contest figures). On a CPU (``TRITON_INTERPRET=1``) only the
-plumbing and the check run: the times mean nothing.
+element for element). Times are medians of ``--iters`` calls, by ``--timer``: ``cupti`` (default: device time with
+the L2 flushed before each call, as the official timing, so the one launch's figure is comparable with the contest
+traces) or ``cuda_event`` (events around each call: a 20-70 us kernel's figure then holds the host's launch time:
+call BP's first run of this script read 74.5 us for a one launch the contest traces time at 28.7 us). On a CPU
+(``TRITON_INTERPRET=1``) only the plumbing and the check run: the times mean nothing.
 
     python benchmarks/indexer_parts.py                       # one workload per long band (largest batch), on a GPU
     python benchmarks/indexer_parts.py --workloads 7fb5f7cd-166f-5342-b333-bdfadb3328c8
@@ -38,7 +40,8 @@ import triton.language as tl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, workloads_by_prefix, write_sweep
+from benchmarks._common import (TIMER_WORDS, add_sweep_options, call_timer, fmt, md_table, workloads_by_prefix,
+                                write_sweep)
 
 IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
 SEED = Path(__file__).resolve().parents[1] / "operators" / IDX / "solutions" / "seeds" / "dsa_indexer_one_acc"
@@ -154,7 +157,7 @@ def markdown(data: dict[str, Any], command: str) -> str:
         f"# DSA indexer: one launch vs its parts ({data['device']})", "",
         f"Command: `{command}`", "",
         f"Seed `dsa_indexer_one_acc` at {data['point']}; medians of {data['iters']} calls after {data['warmup']} "
-        "(CUDA events, warm caches; on a CPU the interpreter's times mean nothing).", "",
+        f"({TIMER_WORDS[data['timer']]}; on a CPU the interpreter's times mean nothing).", "",
         md_table(head, rows)])
 
 
@@ -177,12 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     op = load_operator(IDX)
     wls = [synthetic(op, s) for s in args.shapes] if args.shapes else pick_workloads(op, args.workloads)
     mod, one, point = load_seed_module(assignments(args.params, "--params"))
-    timer = call_timer(device)
+    timer = call_timer(device, args.timer)
     rows = []
     for wl in wls:
         rows.append(measure(mod, one, point, wl, device, timer, args.warmup, args.iters))
         print(f"  {rows[-1]}", file=sys.stderr)
-    data = {"device": device, "point": point, "warmup": args.warmup, "iters": args.iters, "rows": rows}
+    data = {"device": device, "point": point, "warmup": args.warmup, "iters": args.iters, "timer": args.timer,
+            "rows": rows}
     write_sweep("indexer_parts.py", argv, args, data, markdown)
     return 0 if all(r["ids_equal"] for r in rows) else 1
 

@@ -11,8 +11,9 @@ with 254 registers per thread and 12.5 % occupancy: one 8-warp program per SM. N
 * ``maxnreg``: Triton's per-kernel register cap (``.maxnreg`` in the PTX): at 128 registers two 8-warp programs fit
   on an SM (twice the occupancy), at the price of spills, which the compiled kernel reports (``n_spills``).
 
-For each configuration: registers and spills of the compiled kernel, median time of one launch (CUDA events,
-``--iters`` launches after ``--warmup``), FP8 TFLOP/s over the routed rows (2 x rows x 7168 x 4096 flops) and a
+For each configuration: registers and spills of the compiled kernel, median time of one launch (``--timer``:
+CUPTI device time with the L2 flushed by default, or CUDA events; ``--iters`` launches after ``--warmup``), FP8
+TFLOP/s over the routed rows (2 x rows x 7168 x 4096 flops) and a
 check against the first configuration with the same BLOCK_N (the dequantised intermediate ``q x scale`` of every
 routed row; a register cap must not change a bit). Routing and the tile table are built once per BLOCK_M with the
 seed's own kernels. On a CPU (``TRITON_INTERPRET=1``, small ``--hidden`` / ``--inter``) only the plumbing and the
@@ -36,7 +37,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import add_sweep_options, call_timer, fmt, md_table, sweep_attempt, write_sweep
+from benchmarks._common import (TIMER_WORDS, add_sweep_options, call_timer, fmt, md_table, sweep_attempt,
+                                write_sweep)
 
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / MOE / "solutions" / "seeds"
@@ -105,7 +107,7 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
     logits, bias, x, x_s, w1, w1_s, _w2, _w2_s = synthetic_inputs(t, h, i, dev, torch.Generator().manual_seed(7))
     x_s = x_s.float().contiguous()
     ids, _rw = base._route(logits, bias, 2.5)
-    timer = call_timer(dev)
+    timer = call_timer(dev, args.timer)
     tiles: dict[int, tuple] = {}
     first: dict[int, torch.Tensor] = {}
     rows: list[dict[str, Any]] = []
@@ -142,13 +144,14 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
         print(f"  BLOCK_M {bm} BLOCK_N {bn} warps {nw} stages {ns} maxnreg {cap}: {ms:.4f} ms, "
               f"{row['tflops']:.1f} TFLOP/s, regs {row['n_regs']} spills {row['n_spills']}", file=sys.stderr)
     return {"device": dev, "tokens": t, "hidden": h, "inter": i, "local_expert_offset": args.offset,
-            "warmup": args.warmup, "iters": args.iters, "configs": rows}
+            "warmup": args.warmup, "iters": args.iters, "timer": args.timer, "configs": rows}
 
 
 def markdown(data: dict[str, Any], command: str) -> str:
     lines = [f"# MoE GEMM1 alone ({data['device']}, T = {data['tokens']}, H {data['hidden']}, I {data['inter']})", "",
              f"Command: `{command}`", "",
-             "Median of one `_gemm1_swiglu_q8_kernel` launch (CUDA events, after warm-up), synthetic inputs; "
+             f"Median of one `_gemm1_swiglu_q8_kernel` launch ({TIMER_WORDS[data.get('timer', 'cuda_event')]}), "
+             "synthetic inputs; "
              "`same` = the dequantised intermediate equals, bit for bit, the first configuration's with the same "
              "BLOCK_N (`diff`: largest difference / largest value; a register cap must give 0, another tile shape "
              "may round differently).", ""]

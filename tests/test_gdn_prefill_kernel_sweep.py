@@ -79,3 +79,20 @@ def test_a_failing_configuration_is_a_row_even_without_a_message(capsys) -> None
     assert rows == [{"n": 2, "error": "RuntimeError: out of resource: shared memory"},
                     {"n": 3, "error": "RuntimeError: "}]
     assert "out of resource" in capsys.readouterr().err
+
+
+def test_call_timer_picks_the_official_device_timer_on_a_gpu() -> None:
+    """benchmarks/_common.call_timer (the three kernel sweeps): on a GPU the default is the harness's CUPTI timing
+    (device time, L2 flushed, as the official timing; call BP's CUDA-event figure of a 28.7 us kernel read 74.5 us),
+    ``--timer cuda_event`` the events around each call; elsewhere the host clock, whatever is asked."""
+    from benchmarks._common import TIMER_WORDS, call_timer, cuda_median_ms, cupti_median_ms
+
+    assert call_timer("cuda") is cupti_median_ms
+    assert call_timer("cuda", "cuda_event") is cuda_median_ms
+    host = call_timer("cpu", "cupti")
+    assert host not in (cupti_median_ms, cuda_median_ms)
+    calls: list[int] = []
+    assert host(lambda: calls.append(1), 2, 3) >= 0.0 and len(calls) == 3
+    assert set(TIMER_WORDS) == {"cupti", "cuda_event"}
+    with pytest.raises(KeyError):
+        call_timer("cuda", "wall")
