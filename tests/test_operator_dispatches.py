@@ -40,6 +40,9 @@ DECODE_SEED = ROOT / "operators" / DECODE / "solutions" / "seeds" / "gdn_decode_
 IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
 IDX_SEEDS = ROOT / "operators" / IDX / "solutions" / "seeds"
 IDX_DIR = ROOT / "operators" / IDX / "solutions" / "dispatch"
+ATT = "dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64"
+ATT_SEEDS = ROOT / "operators" / ATT / "solutions" / "seeds"
+ATT_DIR = ROOT / "operators" / ATT / "solutions" / "dispatch"
 BF16 = "INTER_DTYPE=bf16"
 WY3P_C32 = "C=32,num_warps=4,BV=64,num_warps_h=4,BV_O=128,num_warps_o=4"
 # (definition, committed file, axis, bands (seed folders, FOLDER@KEY=VALUE for another point), upper edges)
@@ -93,6 +96,19 @@ DISPATCHES = [
     # queued (call BM): the same at BN 256 (call BL, 59 long workloads: 0.0277 / 0.0286 ms at 33-36 / 38-45 pages)
     (IDX, IDX_DIR / "one_bn256_fl_63.json", "max_num_pages",
      [f"{IDX_SEEDS}/dsa_indexer_one@BN=256,BLOCKS=1", IDX_SEEDS / "dsa_indexer_fl"], [63]),
+    # queued (2026-12-02): the retained one-launch indexer with 2 spans per program above 63 pages (calls BP and BQ,
+    # the 20 workloads of 82-91 pages side by side: 0.970 and 0.971 of the retained point)
+    (IDX, IDX_DIR / "acc_blocks2_63.json", "max_num_pages",
+     [IDX_SEEDS / "dsa_indexer_one_acc", f"{IDX_SEEDS}/dsa_indexer_one_acc@BLOCKS=2"], [63]),
+    # the retained DSA attention since 2026-12-02 call BS: the barrier-merge seed at 64 splits up to 2 tokens
+    (ATT, ATT_DIR / "heads_s64_s16_2.json", "num_tokens",
+     [f"{ATT_SEEDS}/dsa_attn_heads@NUM_SPLITS=64,BK=32", ATT_SEEDS / "dsa_attn_heads"], [2]),
+    # queued (2026-12-02): the retained GDN prefill dispatch with wy3b (bf16 scratch) in its long band (call BH, six
+    # long workloads side by side: 0.697 of wy3p at the defaults, 0.651 at C 32)
+    (DEF, SEQS_FILE.with_name("wy3b_seqs16_c32.json"), "len_cu_seqlens",
+     [SEEDS / "gdn_prefill_chunked_wy3b", f"{SEEDS}/gdn_prefill_chunked_wy3b@{WY3P_C32}"], [17]),
+    (DEF, NESTED_FILE.with_name("recurrent_wy3f_wy3bc32_2284.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEQS_FILE, SEQS_FILE.with_name("wy3b_seqs16_c32.json")], [401, 2284]),
 ]
 
 
