@@ -31,15 +31,24 @@ CASES = [  # T, local_expert_offset, H, I, params
 ]
 
 
-def test_fp8_intermediate_pipeline_matches_dense_fp32_in_interpreter() -> None:
-    res = run_kernel_script(Path(__file__), [], "cpu", 900)
+# moe_grouped_fp8_q8rt: q8 with the routing and the tile table in one launch (the last token's program builds the
+# table): the same cases, one more with the fusion off, and every case called twice (the counter resets)
+SEED_CASES = {"moe_grouped_fp8_q8": CASES,
+              "moe_grouped_fp8_q8rt": CASES + [(6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128,
+                                                                  "num_warps": 4, "FUSE_TILES": 0})]}
+
+
+@pytest.mark.parametrize("seed", sorted(SEED_CASES))
+def test_fp8_intermediate_pipeline_matches_dense_fp32_in_interpreter(seed: str) -> None:
+    res = run_kernel_script(Path(__file__), ["cpu", seed], "cpu", 900)
     assert res["failures"] == [], res["failures"]
-    assert res["cases"] == len(CASES) and res["refused"]
+    assert res["cases"] == len(SEED_CASES[seed]) and res["refused"]
 
 
 @pytest.mark.gpu
-def test_fp8_intermediate_pipeline_matches_dense_fp32_on_gpu() -> None:
-    res = run_on_gpu(Path(__file__), timeout=900)
+@pytest.mark.parametrize("seed", sorted(SEED_CASES))
+def test_fp8_intermediate_pipeline_matches_dense_fp32_on_gpu(seed: str) -> None:
+    res = run_on_gpu(Path(__file__), timeout=900, args=[seed])
     assert res["failures"] == [], res["failures"]
 
 
@@ -70,27 +79,32 @@ def _dense(ids, rw, x, x_s, w1, w1_s, w2, w2_s, offset: int):  # type: ignore[no
     return out
 
 
-def _check(dev: str) -> dict:
+def _check(dev: str, seed: str) -> dict:
     import torch
 
     sys.path.insert(0, str(SEEDS))
-    mod = importlib.import_module("moe_grouped_fp8_q8.kernel")
-    base = importlib.import_module("moe_grouped_fp8_q8.base")
+    mod = importlib.import_module(f"{seed}.kernel")
+    base = importlib.import_module(f"{seed}.base")
     gen = torch.Generator().manual_seed(11)
     failures: list[str] = []
     cases = 0
-    for t, offset, h, i, params in CASES:
+    for t, offset, h, i, params in SEED_CASES[seed]:
         cases += 1
-        where = f"T={t} offset={offset} H={h} I={i} {params}"
+        where = f"{seed} T={t} offset={offset} H={h} I={i} {params}"
         mod.PARAMS.update({"LAUNCH": "jit", **params})
         logits, bias, x, x_s, w1, w1_s, w2, w2_s = _inputs(t, h, i, dev, gen)
         out = torch.empty(t, h, dtype=torch.bfloat16, device=dev)
         mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, out)
-        if params.get("LAUNCH") == "fast":  # a second call: on a GPU every launch goes through the cached launchers
+        if params.get("LAUNCH") == "fast" or seed != "moe_grouped_fp8_q8":
+            # a second call: on a GPU every launch goes through the cached launchers; the fused launch's count resets
             again = torch.empty_like(out)
             mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, again)
             if not torch.equal(again, out):
-                failures.append(f"{where}: the second (cached-launcher) call differs from the first")
+                failures.append(f"{where}: the second call differs from the first")
+        if seed == "moe_grouped_fp8_q8rt" and params.get("FUSE_TILES", 1):  # the fused launch ran, its count reset
+            count = mod._COUNTS.get(out.device)
+            if count is None or int(count.item()) != 0:
+                failures.append(f"{where}: fused routing launch not taken or its counter not reset ({count})")
         ids, rw = base._route(logits, bias, 2.5)
         ref = _dense(ids, rw, x, x_s, w1, w1_s, w2, w2_s, offset)
         none_local = ~((ids - offset >= 0) & (ids - offset < 32)).any(dim=1)
@@ -105,7 +119,7 @@ def _check(dev: str) -> dict:
         bn = params["BLOCK_N"]
         q = torch.zeros(t * 8, i, dtype=torch.float8_e4m3fn, device=dev)
         qs = torch.zeros(t * 8, i // bn, dtype=torch.float32, device=dev)
-        mod._gemm1_swiglu_q8_kernel[(n_tiles, i // bn)](
+        getattr(mod, "_q8", mod)._gemm1_swiglu_q8_kernel[(n_tiles, i // bn)](
             x, x_s.float().contiguous(), w1, w1_s, table, order, q, qs, t, H=h, I=i, TOPK=8,
             BLOCK_M=params["BLOCK_M"], BLOCK_N=bn, BLOCK_K=128, NUM_STAGES=2, UPCAST=dev == "cpu", QMAX=448.0,
             num_warps=4, num_stages=2)
@@ -128,4 +142,4 @@ def _check(dev: str) -> dict:
 if __name__ == "__main__":
     device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
     assert device != "cpu" or os.environ.get("TRITON_INTERPRET") == "1", "run with TRITON_INTERPRET=1"
-    print(json.dumps(_check(device)))
+    print(json.dumps(_check(device, sys.argv[2] if len(sys.argv) > 2 else "moe_grouped_fp8_q8")))

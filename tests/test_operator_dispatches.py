@@ -87,6 +87,10 @@ DISPATCHES = [
     (MOE, MOE_DIR / "q8m16s4f_q8m64s4f_80.json", "seq_len",
      [f"{Q8_SEED}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4", f"{Q8_SEED}@num_stages=4,LAUNCH=fast"],
      [80]),
+    # queued (2026-12-02): the retained MoE dispatch with routing and tile table in one launch up to 80 tokens
+    (MOE, MOE_DIR / "q8rtm16s4f_q8m64s4f_80.json", "seq_len",
+     [f"{Q8_SEED}rt@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4", f"{Q8_SEED}@num_stages=4,LAUNCH=fast"],
+     [80]),
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the
