@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Device call BU (queued 2026-12-02, after call BT): the full contest sweep of the GDN prefill dispatch
+# dispatch/recurrent_wy3f_wy3bc32_2284.json (the retained dispatch with wy3b, bf16 scratch and states, in its long
+# band; call BT compares the two on that band side by side). About 6 minutes; resumable (a later call continues
+# profiles_v/contest_scratch_bu as it stands).
+# Usage (carry .whl):  CALL=bu END_BY=540 bash scripts/gpu_session_bu.sh
+source "$(dirname "$0")/gpu_env.sh" session
+GDN=gdn_prefill_qk4_v8_d128_k_last
+keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bu.md"
+( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  contest_sweep $GDN operators/$GDN/solutions/dispatch/recurrent_wy3f_wy3bc32_2284.json prefill_wy3b_bu \
+    "$P/contest_scratch_bu"
+) &
+finish_session $!
