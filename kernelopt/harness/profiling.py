@@ -67,8 +67,9 @@ def cold_pass(fn: Callable[..., Any], args: Sequence[Any], device: torch.device,
     unprofiled round of the same calls), so that the GPU never idles between them. Why both: the first H200 cold
     pass (2026-12-02, the one-launch DSA indexer at 4 x 34 pages) read 32.4-34.9 us against a 23.5 us official
     latency on the same inputs; under the profiler the host takes ~0.9 ms per call, so the GPU idles far longer
-    between the synchronized calls than in the official loop. If the back-to-back figure agrees with the official
-    one, the idle time, not the caches, made the difference. The flush's own kernels, named by a profile of one
+    between the synchronized calls than in the official loop. The back-to-back figure agreed with the official one
+    (call BP: 24.0 / 24.5 us back to back, 29.8 / 33.7 synchronized, 23.5 / 22.5 official for the two one-launch
+    indexers): the idle time, not the caches, made the difference. The flush's own kernels, named by a profile of one
     flush alone, are left out of the tables.
 
     Returns ``{"cold_device_us_per_call", "cold_kernels_per_call", "cold_b2b_device_us_per_call",
