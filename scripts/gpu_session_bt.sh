@@ -11,7 +11,8 @@
 #   3. GDN prefill: dispatch/recurrent_wy3f_wy3bc32_2284.json (the retained dispatch with wy3b, bf16 scratch, in
 #      its long band: call BH read wy3b 0.697 and wy3b at C 32 0.651 of wy3p's defaults on six long workloads)
 #      side by side with the retained dispatch on the workloads of more than 2,284 tokens.
-# Then call BU: that GDN prefill dispatch's full contest sweep (about 6 minutes; resumable).
+# Then call BV (the DSA indexer seed dsa_indexer_coop) and call BU (that GDN prefill dispatch's full contest sweep,
+# about 6 minutes; resumable).
 # Usage (carry .whl):  CALL=bt END_BY=540 bash scripts/gpu_session_bt.sh
 source "$(dirname "$0")/gpu_env.sh" session
 MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048

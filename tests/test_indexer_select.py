@@ -2,8 +2,10 @@
 
 ``_radix_select_kernel`` (via the seed's ``select_topk``, ``SELECT="radix"``), the streaming
 ``_select_row_chunked`` (via ``select_topk_chunked``; the selection ``SELECT="fused"`` runs inside the
-scoring kernel) and the one-launch seed ``dsa_indexer_one``'s in-register ``_select_row_regs`` (``regs``)
-turn an fp32 score matrix [B, P*64] into the top-``min(2048, seq_len)`` global token ids per row. Checked
+scoring kernel), the one-launch seed ``dsa_indexer_one``'s in-register ``_select_row_regs`` (``regs``) and the
+seed ``dsa_indexer_coop``'s select shared by R programs per row (``coop4``, ``coop8``: its passes and emission as
+launches, as the interpreter runs them; the GPU kernel's spins are checked by that seed's points) turn an fp32
+score matrix [B, P*64] into the top-``min(2048, seq_len)`` global token ids per row. Checked
 on adversarial rows: massive exact ties at the threshold, mixed signs and signed zeros, values that differ only in their lowest bits (every
 radix pass decides), -inf tails, garbage past ``seq_len`` (must be ignored), rows shorter than 2048,
 exactly 2048 and 2049 live positions, an empty row, and ``seq_len > P*64`` (clamped). For each row the
@@ -12,7 +14,7 @@ followed by -1 padding, and their scores must equal torch.topk's selected scores
 
 The kernel runs in a subprocess with ``TRITON_INTERPRET=1`` set before triton is imported (as in
 tests/test_seeds.py); this file is also that subprocess's script: ``python tests/test_indexer_select.py
-[cpu|cuda] [radix|chunked|chunked_auto|regs]``.
+[cpu|cuda] [radix|chunked|chunked_auto|regs|coop4|coop8]``.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def test_radix_select_in_interpreter() -> None:
     assert res["rows"] >= 30
 
 
-@pytest.mark.parametrize("which", ["chunked", "chunked_auto", "regs"])
+@pytest.mark.parametrize("which", ["chunked", "chunked_auto", "regs", "coop4"])  # coop8: on the GPU (CPU time)
 def test_chunked_select_in_interpreter(which: str) -> None:
     res = _run_script("cpu", which)
     assert res["failures"] == [], res["failures"][:10]
@@ -51,7 +53,7 @@ def test_chunked_select_in_interpreter(which: str) -> None:
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("which", ["radix", "chunked", "chunked_auto", "regs"])
+@pytest.mark.parametrize("which", ["radix", "chunked", "chunked_auto", "regs", "coop4", "coop8"])
 def test_select_on_gpu(which: str) -> None:
     res = run_on_gpu(Path(__file__), [which], 300)
     assert res["failures"] == [], res["failures"][:10]
@@ -65,18 +67,29 @@ def _load_kernel():
     return mod
 
 
-def _one_seed_select():
-    """The one-launch seed's in-register select alone (``dsa_indexer_one``'s ``select_topk_regs``), its sources
-    imported as the harness does (the seed's kernel.py imports its base.py relatively)."""
+def _seed_module(name: str):
+    """A seed's entry module, its sources imported as the harness does (the seed's kernel.py imports its linked
+    modules relatively)."""
     import tempfile
 
     from kernelopt.generators.seeds import load_seed
     from kernelopt.harness.build_cache import import_entry_module, materialize
 
-    seed = load_seed(KERNEL.parents[1] / "dsa_indexer_one")
+    seed = load_seed(KERNEL.parents[1] / name)
     sol = seed.instantiate(seed.spec.defaults)
-    pkg = materialize(sol, "py", Path(tempfile.mkdtemp(prefix="indexer_one_")))
-    return import_entry_module(pkg, sol.spec.entry_file).select_topk_regs
+    pkg = materialize(sol, "py", Path(tempfile.mkdtemp(prefix=f"{name}_")))
+    return import_entry_module(pkg, sol.spec.entry_file)
+
+
+def _one_seed_select():
+    """The one-launch seed's in-register select alone (``dsa_indexer_one``'s ``select_topk_regs``)."""
+    return _seed_module("dsa_indexer_one").select_topk_regs
+
+
+def _coop_select(r: int):
+    """``dsa_indexer_coop``'s select by R programs per row (its passes and emission as launches)."""
+    phases = _seed_module("dsa_indexer_coop").select_topk_phases
+    return lambda *a: phases(*a, r)
 
 
 def _rows(max_pos: int, gen):
@@ -134,7 +147,9 @@ def _check(device: str, which: str) -> dict:
     select = {"radix": mod.select_topk,  # chunked: many 512-lane pieces; chunked_auto: as SELECT="fused" (1-2)
               "chunked": lambda *a: mod.select_topk_chunked(*a, chunk=512),
               "chunked_auto": mod.select_topk_chunked,
-              "regs": _one_seed_select() if which == "regs" else None}[which]
+              "regs": _one_seed_select() if which == "regs" else None,
+              "coop4": _coop_select(4) if which == "coop4" else None,
+              "coop8": _coop_select(8) if which == "coop8" else None}[which]
     gen = torch.Generator().manual_seed(20260)
     failures: list[str] = []
     n_rows = 0

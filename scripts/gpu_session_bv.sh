@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Device call BV (queued 2026-12-02): the DSA indexer seed dsa_indexer_coop (dsa_indexer_one_acc with each row's
+# radix select shared by the last R of its scoring programs: call BQ put the select at 14.6 of 28.7 us at
+# 30 x 33 pages and 26.6 of 54.5 us at 30 x 82, one program per row). GPU tests first (the spins run only there);
+# if they pass, on the 59 workloads of 33 pages or more side by side: the retained dsa_indexer_one_acc, the seed at
+# its defaults (4 selectors), 8 and 2 selectors; then the seed's contest sweep (profiles_v/contest_scratch_bv) and
+# the 100-trial replay on the near-tie workloads; indexer_parts.py for the scoring / select split again.
+# Usage (carry .whl):  CALL=bv END_BY=540 bash scripts/gpu_session_bv.sh
+source "$(dirname "$0")/gpu_env.sh" session
+IDX=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
+S=operators/$IDX/solutions/seeds
+keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bv.md" "benchmarks/results/indexer_probe"
+( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  step 240 python3 -m pytest -q -m gpu tests/test_seeds.py tests/test_indexer_select.py -k "coop"
+  if tail -1 "$L" | grep -q "rc=0"; then
+    LONG=$(axis_band $IDX max_num_pages 33 1000)
+    evaluate_once "$P/indexer_bv_acc.jsonl" $IDX $S/dsa_indexer_one_acc "$LONG"
+    evaluate_once "$P/indexer_bv_coop4.jsonl" $IDX $S/dsa_indexer_coop "$LONG"
+    evaluate_once "$P/indexer_bv_coop8.jsonl" $IDX "$S/dsa_indexer_coop@SELECTORS=8" "$LONG"
+    evaluate_once "$P/indexer_bv_coop2.jsonl" $IDX "$S/dsa_indexer_coop@SELECTORS=2" "$LONG"
+    contest_sweep $IDX $S/dsa_indexer_coop indexer_coop_bv "$P/contest_scratch_bv"
+    step 120 env PARTS=2 SEED=$S/dsa_indexer_coop TAG=_coop bash scripts/indexer_probe.sh
+  fi
+) &
+finish_session $!
