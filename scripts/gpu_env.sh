@@ -10,6 +10,12 @@ export PYTHONPATH=/tmp/site:$PWD
 export PYTHONUNBUFFERED=1
 kernelopt() { python3 -m kernelopt.cli.main "$@"; }
 export MLFLOW_TRACKING_URI=
+# The contest definitions by short name, for the session scripts (an older script sets its own, to the same names).
+MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
+IDX=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
+ATT=dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64
+GDN=gdn_prefill_qk4_v8_d128_k_last
+DECODE=gdn_decode_qk4_v8_d128_k_last
 # step SECONDS CMD...: run CMD bounded by SECONDS, output appended to $L (default $OUT/session.log),
 # start/exit lines also on stdout; never aborts the calling script.
 # A limit under 10 s skips CMD (timeout 0 would mean no limit at all, and the call would end unpacked).

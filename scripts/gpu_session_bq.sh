@@ -13,8 +13,6 @@
 #   4. A profile of dsa_attn_heads at 8 tokens.
 # Usage (carry .whl):  CALL=bq END_BY=540 bash scripts/gpu_session_bq.sh
 source "$(dirname "$0")/gpu_env.sh" session
-IDX=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
-ATT=dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64
 AS=operators/$ATT/solutions/seeds
 ISEEDS=operators/$IDX/solutions/seeds
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bq.md" "benchmarks/results/indexer_parts_*"

@@ -9,7 +9,6 @@
 #      (14 workloads) BK 32.
 # Usage (carry .whl):  CALL=br END_BY=330 bash scripts/gpu_session_br.sh
 source "$(dirname "$0")/gpu_env.sh" session
-ATT=dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64
 AS=operators/$ATT/solutions/seeds
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_br.md"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"

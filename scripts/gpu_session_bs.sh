@@ -4,7 +4,6 @@
 # above: its contest sweep (profiles_v/contest_scratch_bs).
 # Usage (carry .whl):  CALL=bs END_BY=70 bash scripts/gpu_session_bs.sh
 source "$(dirname "$0")/gpu_env.sh" session
-ATT=dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bs.md"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   contest_sweep $ATT operators/$ATT/solutions/dispatch/heads_s64_s16_2.json attn_heads_bs "$P/contest_scratch_bs"

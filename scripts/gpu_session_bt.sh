@@ -15,9 +15,6 @@
 # about 6 minutes; resumable).
 # Usage (carry .whl):  CALL=bt END_BY=540 bash scripts/gpu_session_bt.sh
 source "$(dirname "$0")/gpu_env.sh" session
-MOE=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048
-IDX=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
-GDN=gdn_prefill_qk4_v8_d128_k_last
 MD=operators/$MOE/solutions/dispatch
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bt.md" "benchmarks/results/span_anatomy_*bt*" \
   "benchmarks/results/indexer_probe"

@@ -6,7 +6,6 @@
 # side by side with the retained code there.
 # Usage (carry .whl):  CALL=bu END_BY=540 bash scripts/gpu_session_bu.sh
 source "$(dirname "$0")/gpu_env.sh" session
-GDN=gdn_prefill_qk4_v8_d128_k_last
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bu.md"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   contest_sweep $GDN operators/$GDN/solutions/dispatch/recurrent_wy3f_wy3bc32_2284.json prefill_wy3b_bu \

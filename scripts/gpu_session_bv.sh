@@ -7,7 +7,6 @@
 # the 100-trial replay on the near-tie workloads; indexer_parts.py for the scoring / select split again.
 # Usage (carry .whl):  CALL=bv END_BY=540 bash scripts/gpu_session_bv.sh
 source "$(dirname "$0")/gpu_env.sh" session
-IDX=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64
 S=operators/$IDX/solutions/seeds
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bv.md" "benchmarks/results/indexer_probe"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
