@@ -4,7 +4,8 @@
 # 30 x 33 pages and 26.6 of 54.5 us at 30 x 82, one program per row). GPU tests first (the spins run only there);
 # if they pass, on the 59 workloads of 33 pages or more side by side: the retained dsa_indexer_one_acc, the seed at
 # its defaults (4 selectors), 8 and 2 selectors; then the seed's contest sweep (profiles_v/contest_scratch_bv) and
-# the 100-trial replay on the near-tie workloads. Then a profile of the retained MoE dispatch at 14,107 tokens.
+# the 100-trial replay on the near-tie workloads. Then a profile of the retained MoE dispatch at 14,107 tokens, and
+# with what is left the indexer dispatch acc_blocks2_63.json's sweep and replay.
 # Usage (carry .whl):  CALL=bv END_BY=540 bash scripts/gpu_session_bv.sh
 source "$(dirname "$0")/gpu_env.sh" session
 S=operators/$IDX/solutions/seeds
@@ -23,5 +24,10 @@ keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bv.md" "benchma
   # the MoE large band (63 % of the mean, 0.19 of the FP8 roofline): where its 3.5 ms go, per kernel
   profile_once moe_large_bv $MOE operators/$MOE/solutions/dispatch/q8m16s4f_q8m64s4f_80.json \
     5e8dc11c-f2a9-42d5-8dce-9419cbf34d5d
+  # with what is left: the retained indexer with 2 spans per program above 63 pages (calls BP / BQ: 0.970 / 0.971
+  # at 82-91 pages), its sweep and replay
+  contest_sweep $IDX operators/$IDX/solutions/dispatch/acc_blocks2_63.json indexer_blocks2_bv "$P/contest_scratch_bv2"
+  step 120 env PARTS=2 SEED=operators/$IDX/solutions/dispatch/acc_blocks2_63.json TAG=_acc_blocks2 \
+    bash scripts/indexer_probe.sh
 ) &
 finish_session $!

@@ -35,7 +35,13 @@ CASES = [  # T, local_expert_offset, H, I, params
 # table): the same cases, one more with the fusion off, and every case called twice (the counter resets)
 SEED_CASES = {"moe_grouped_fp8_q8": CASES,
               "moe_grouped_fp8_q8rt": CASES + [(6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128,
-                                                                  "num_warps": 4, "FUSE_TILES": 0})]}
+                                                                  "num_warps": 4, "FUSE_TILES": 0}),
+                                               # 1,600 pairs: the long calls' GPU tile table (two chunks)
+                                               (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128,
+                                                                     "num_warps": 4, "LAUNCH": "fast"})]}
+# (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
+# one, entry for entry; 1 to 11 chunks of 1,024 pairs
+TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
 
 
 @pytest.mark.parametrize("seed", sorted(SEED_CASES))
@@ -50,6 +56,36 @@ def test_fp8_intermediate_pipeline_matches_dense_fp32_in_interpreter(seed: str) 
 def test_fp8_intermediate_pipeline_matches_dense_fp32_on_gpu(seed: str) -> None:
     res = run_on_gpu(Path(__file__), timeout=900, args=[seed])
     assert res["failures"] == [], res["failures"]
+
+
+def test_long_call_tile_table_equals_the_torch_one_in_interpreter() -> None:
+    res = run_kernel_script(Path(__file__), ["cpu", "tiles"], "cpu", 600)
+    assert res["failures"] == [] and res["cases"] == len(TILE_CASES), res
+
+
+@pytest.mark.gpu
+def test_long_call_tile_table_equals_the_torch_one_on_gpu() -> None:
+    res = run_on_gpu(Path(__file__), timeout=600, args=["tiles"])
+    assert res["failures"] == [] and res["cases"] == len(TILE_CASES), res
+
+
+def _check_tiles(dev: str) -> dict:
+    import torch
+
+    sys.path.insert(0, str(SEEDS))
+    mod = importlib.import_module("moe_grouped_fp8_q8rt.kernel")
+    gen = torch.Generator().manual_seed(5)
+    failures = []
+    for t, offset, bm in TILE_CASES:
+        ids = torch.randint(0, 256, (t, 8), generator=gen, dtype=torch.int32).to(dev)
+        got, want = mod._tiles_triton(ids, offset, bm), mod._torch_tiles(ids, offset, bm)
+        for name, a, b in zip(("order", "table", "pos"), got, want):
+            if not torch.equal(a.cpu(), b.cpu()):
+                failures.append(f"T={t} offset={offset} BLOCK_M={bm}: {name} differs at "
+                                f"{int((a.cpu() != b.cpu()).reshape(len(a), -1).any(1).sum())} rows")
+        if got[3] != want[3]:
+            failures.append(f"T={t}: n_tiles {got[3]} vs {want[3]}")
+    return {"cases": len(TILE_CASES), "failures": failures}
 
 
 def _inputs(t: int, h: int, i: int, dev: str, gen):  # type: ignore[no-untyped-def]
@@ -142,4 +178,5 @@ def _check(dev: str, seed: str) -> dict:
 if __name__ == "__main__":
     device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
     assert device != "cpu" or os.environ.get("TRITON_INTERPRET") == "1", "run with TRITON_INTERPRET=1"
-    print(json.dumps(_check(device, sys.argv[2] if len(sys.argv) > 2 else "moe_grouped_fp8_q8")))
+    what = sys.argv[2] if len(sys.argv) > 2 else "moe_grouped_fp8_q8"
+    print(json.dumps(_check_tiles(device) if what == "tiles" else _check(device, what)))
