@@ -166,9 +166,9 @@ def _tiles_triton(topk_idx: torch.Tensor, offset: int, block_m: int):
     return order, table, pos, n_tiles
 
 
-#: Per-device counters of the fused launch (int32, zero between calls: the last program resets it). Allocated
-#: (zeroed) once per device, at the first call; one call at a time per device (the harness times one solution at a
-#: time per GPU).
+#: Per-device counter of the fused routing launch and of the long calls' count-and-plan launch (int32, zero between
+#: launches: each one's last program resets it; a call uses one of the two). Allocated (zeroed) once per device, at
+#: the first call; one call at a time per device (the harness times one solution at a time per GPU).
 _COUNTS: dict = {}
 
 
