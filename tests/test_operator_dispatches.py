@@ -90,7 +90,8 @@ DISPATCHES = [
     # queued (2026-12-02): the retained MoE dispatch on q8rt (routing and tile table in one launch up to 1,024 pairs,
     # the long calls' tile table as two Triton launches)
     (MOE, MOE_DIR / "q8rt_m16s4f_m64s4f_80.json", "seq_len",
-     [f"{Q8_SEED}rt@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4", f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast"],
+     [f"{Q8_SEED}rt@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
+      f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast"],
      [80]),
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),

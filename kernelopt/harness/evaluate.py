@@ -317,8 +317,9 @@ class _Run(GuardedRun):
 
     def profile(self, request: EvalRequest) -> dict[str, Any]:
         """torch.profiler table (and Nsight Compute metrics where ``ncu`` exists on a GPU) of the solution
-        on the first trial's inputs, with the timed calls' ``official_span`` where the CUPTI timer ran, in child processes (:mod:`kernelopt.harness.profile_target`: no profiler
-        state left in this worker); never raises (a failure is ``{"error": ...}``)."""
+        on the first trial's inputs, with the timed calls' ``official_span`` where the CUPTI timer ran, in child
+        processes (:mod:`kernelopt.harness.profile_target`: no profiler state left in this worker); never raises (a
+        failure is ``{"error": ...}``)."""
         from kernelopt.harness.ncu import ncu_binary, ncu_profile
         from kernelopt.harness.profiling import torch_profile_isolated
 

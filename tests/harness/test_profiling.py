@@ -190,8 +190,9 @@ child.wait()
 def test_the_cold_pass_flushes_twice_the_l2_between_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cold pass's host side on a CPU (CUDA's device queries stubbed): it zeroes a buffer of twice the L2
     before each call, as the official timing does, first synchronizing around each flush and call (as the official
-    CUPTI loop does), then issuing them back to back (no idle GPU between calls), and reports the calls' device time (none on a CPU) apart
-    from the flush's. Its GPU figures are checked by test_gpu_profiling_leaves_the_timing_worker_untouched."""
+    CUPTI loop does), then issuing them back to back (no idle GPU between calls), and reports the calls' device time
+    (none on a CPU) apart from the flush's. Its GPU figures are checked by
+    test_gpu_profiling_leaves_the_timing_worker_untouched."""
     import types
 
     import torch
