@@ -27,6 +27,8 @@ step() {
   timeout -k 5 "$t" "$@" >>"$log" 2>&1
   echo "=== rc=$? $(date +%T)" | tee -a "$log"
 }
+# last_step_passed: did the last `step` of this log ($L) exit 0 (e.g. a call's GPU tests, before its timings)
+last_step_passed() { tail -1 "${L:-$OUT/session.log}" | grep -q "^=== rc=0 "; }
 # evaluate_once FILE OPERATOR SOLUTION [UUID,...]: `kernelopt evaluate` of SOLUTION (a path under the checkout) on
 # every workload of OPERATOR (or those UUIDs) into FILE (written trace by trace as FILE.part and renamed when the
 # run ends, failures recorded too), bounded by what is left before END_BY; skipped once FILE exists. A call cut short keeps FILE.part

@@ -18,7 +18,7 @@ ISEEDS=operators/$IDX/solutions/seeds
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bq.md" "benchmarks/results/indexer_parts_*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   step 150 python3 -m pytest -q -m gpu tests/test_seeds.py -k dsa_attn_heads
-  if tail -1 "$L" | grep -q "rc=0"; then
+  if last_step_passed; then
     contest_sweep $ATT $AS/dsa_attn_heads attn_heads_bq "$P/contest_scratch_bq"
     evaluate_once "$P/attn_bq_bf16.jsonl" $ATT $AS/dsa_attn_bf16
     evaluate_once "$P/attn_bq_heads_coop0.jsonl" $ATT "$AS/dsa_attn_heads@COOP=0"

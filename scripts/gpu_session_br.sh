@@ -13,7 +13,7 @@ AS=operators/$ATT/solutions/seeds
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_br.md"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   step 150 python3 -m pytest -q -m gpu tests/test_seeds.py -k dsa_attn_heads
-  if tail -1 "$L" | grep -q "rc=0"; then
+  if last_step_passed; then
     contest_sweep $ATT $AS/dsa_attn_heads attn_heads_br "$P/contest_scratch_br"
     T12=$(axis_band $ATT num_tokens 1 3)
     for pt in NUM_SPLITS=32 NUM_SPLITS=32,BK=32 NUM_SPLITS=64,BK=32; do

@@ -20,7 +20,7 @@ NEW=$MD/q8rt_m16s4f_m64s4f_80.json
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bt.md" "benchmarks/results/span_anatomy_*bt*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   step 150 python3 -m pytest -q -m gpu tests/test_moe_q8.py tests/test_seeds.py -k "q8rt or tile_table"
-  if tail -1 "$L" | grep -q "rc=0"; then
+  if last_step_passed; then
     SMALL=$(axis_band $MOE seq_len 1 81)
     LARGE=$(axis_band $MOE seq_len 81 100000)
     evaluate_once "$P/moe_bt_retained_small.jsonl" $MOE $MD/q8m16s4f_q8m64s4f_80.json "$SMALL"

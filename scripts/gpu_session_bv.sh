@@ -12,7 +12,7 @@ S=operators/$IDX/solutions/seeds
 keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bv.md" "benchmarks/results/indexer_probe"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   step 150 python3 -m pytest -q -m gpu tests/test_seeds.py tests/test_indexer_select.py -k "coop"
-  if tail -1 "$L" | grep -q "rc=0"; then
+  if last_step_passed; then
     LONG=$(axis_band $IDX max_num_pages 33 1000)
     evaluate_once "$P/indexer_bv_acc.jsonl" $IDX $S/dsa_indexer_one_acc "$LONG"
     evaluate_once "$P/indexer_bv_coop4.jsonl" $IDX $S/dsa_indexer_coop "$LONG"
