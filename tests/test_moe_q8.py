@@ -38,7 +38,14 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                                                                   "num_warps": 4, "FUSE_TILES": 0}),
                                                # 1,600 pairs: the long calls' GPU tile table (two chunks)
                                                (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128,
-                                                                     "num_warps": 4, "LAUNCH": "fast"})]}
+                                                                     "num_warps": 4, "LAUNCH": "fast"})],
+              # moe_grouped_fp8_q8ex: q8rt with the long calls' GEMM grids over the tiles that exist (one host sync):
+              # a short call (q8rt's path) and long ones on both tile tables
+              "moe_grouped_fp8_q8ex": CASES[:1] + [
+                  (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                        "LAUNCH": "fast"}),
+                  (150, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                       "LONG_TILES": "torch"})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -86,6 +93,16 @@ def _check_tiles(dev: str) -> dict:
         if got[3] != want[3]:
             failures.append(f"T={t}: n_tiles {got[3]} vs {want[3]}")
     return {"cases": len(TILE_CASES), "failures": failures}
+
+
+def _exact_grid_failures(mod, ids, offset: int, bm: int, where: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """q8ex's long-call grid: the tiles with rows are the table's first entries and the grid covers exactly them."""
+    _order, table, _pos, n_tiles = mod._q8._tiles(ids, offset, bm)
+    rows = table[:, 2].cpu()
+    live = int((rows > 0).sum())
+    if n_tiles != max(live, 1) or bool((rows[:live] == 0).any()):
+        return [f"{where}: exact grid {n_tiles} over {live} tiles with rows (rows {rows.tolist()[:live + 2]})"]
+    return []
 
 
 def _inputs(t: int, h: int, i: int, dev: str, gen):  # type: ignore[no-untyped-def]
@@ -137,11 +154,13 @@ def _check(dev: str, seed: str) -> dict:
             mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, again)
             if not torch.equal(again, out):
                 failures.append(f"{where}: the second call differs from the first")
-        if seed == "moe_grouped_fp8_q8rt" and params.get("FUSE_TILES", 1):  # the fused launch ran, its count reset
+        if seed != "moe_grouped_fp8_q8" and params.get("FUSE_TILES", 1):  # the fused launch ran, its count reset
             count = mod._COUNTS.get(out.device)
             if count is None or int(count.item()) != 0:
                 failures.append(f"{where}: fused routing launch not taken or its counter not reset ({count})")
         ids, rw = base._route(logits, bias, 2.5)
+        if seed == "moe_grouped_fp8_q8ex" and t * 8 > base.TILES_MAX_PAIRS:
+            failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
         ref = _dense(ids, rw, x, x_s, w1, w1_s, w2, w2_s, offset)
         none_local = ~((ids - offset >= 0) & (ids - offset < 32)).any(dim=1)
         if none_local.any() and out[none_local].abs().max() != 0:

@@ -87,11 +87,16 @@ DISPATCHES = [
     (MOE, MOE_DIR / "q8m16s4f_q8m64s4f_80.json", "seq_len",
      [f"{Q8_SEED}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4", f"{Q8_SEED}@num_stages=4,LAUNCH=fast"],
      [80]),
-    # queued (2026-12-02): the retained MoE dispatch on q8rt (routing and tile table in one launch up to 1,024 pairs,
+    # the retained MoE dispatch since 2026-12-02 call BT: q8rt (routing and tile table in one launch up to 1,024 pairs,
     # the long calls' tile table as two Triton launches)
     (MOE, MOE_DIR / "q8rt_m16s4f_m64s4f_80.json", "seq_len",
      [f"{Q8_SEED}rt@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
       f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast"],
+     [80]),
+    # queued (call BW): the retained dispatch with its long band's GEMMs over the tiles that exist (q8ex)
+    (MOE, MOE_DIR / "q8rt_m16s4f_q8ex_m64s4f_80.json", "seq_len",
+     [f"{Q8_SEED}rt@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
+      f"{Q8_SEED}ex@num_stages=4,LAUNCH=fast"],
      [80]),
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
@@ -106,6 +111,10 @@ DISPATCHES = [
     # the 20 workloads of 82-91 pages side by side: 0.970 and 0.971 of the retained point)
     (IDX, IDX_DIR / "acc_blocks2_63.json", "max_num_pages",
      [IDX_SEEDS / "dsa_indexer_one_acc", f"{IDX_SEEDS}/dsa_indexer_one_acc@BLOCKS=2"], [63]),
+    # queued (call BW): the row-shared select (8 selectors) up to batch 16, the retained seed above (call BV, the 59
+    # long workloads side by side: coop at 8 selectors 0.78-0.96 of the retained seed at batch 4-15, 1.10-1.23 at 27-31)
+    (IDX, IDX_DIR / "coop8_b16_acc.json", "batch_size",
+     [f"{IDX_SEEDS}/dsa_indexer_coop@SELECTORS=8", IDX_SEEDS / "dsa_indexer_one_acc"], [16]),
     # the retained DSA attention since 2026-12-02 call BS: the barrier-merge seed at 64 splits up to 2 tokens
     (ATT, ATT_DIR / "heads_s64_s16_2.json", "num_tokens",
      [f"{ATT_SEEDS}/dsa_attn_heads@NUM_SPLITS=64,BK=32", ATT_SEEDS / "dsa_attn_heads"], [2]),
