@@ -39,6 +39,12 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                                                # 1,600 pairs: the long calls' GPU tile table (two chunks)
                                                (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128,
                                                                      "num_warps": 4, "LAUNCH": "fast"})],
+              # moe_grouped_fp8_q8rg: q8rt with the short calls' routing and tile table inside GEMM1's launch (the
+              # interpreter runs its two planes as two launches): short calls at three tile shapes, one unfused
+              "moe_grouped_fp8_q8rg": CASES + [(80, 96, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128,
+                                                                   "num_warps": 4, "LAUNCH": "fast"}),
+                                               (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128,
+                                                                  "num_warps": 4, "FUSE_GEMM1": 0})],
               # moe_grouped_fp8_q8ex: q8rt with the long calls' GEMM grids over the tiles that exist (one host sync):
               # a short call (q8rt's path) and long ones on both tile tables
               "moe_grouped_fp8_q8ex": CASES[:1] + [
@@ -93,6 +99,25 @@ def _check_tiles(dev: str) -> dict:
         if got[3] != want[3]:
             failures.append(f"T={t}: n_tiles {got[3]} vs {want[3]}")
     return {"cases": len(TILE_CASES), "failures": failures}
+
+
+def _fused_launch_failures(mod, seed, params, t, device, where):  # type: ignore[no-untyped-def]
+    """The fused launch ran and left its counters ready for the next call: q8rt's (and q8ex's) routing count back
+    at 0; q8rg's routing count at 0 and its flag at the epoch of the call's last fused launch."""
+    if seed == "moe_grouped_fp8_q8" or not params.get("FUSE_TILES", 1):
+        return []
+    if seed == "moe_grouped_fp8_q8rg":
+        if not params.get("FUSE_GEMM1", 1) or t * 8 > 1024:
+            return []
+        buf, n = mod._SYNC.get(device, (None, 0))
+        want = [0, mod.EPOCHS[(n - 1) % len(mod.EPOCHS)]]
+        if buf is None or buf.tolist() != want:
+            return [f"{where}: routing-in-GEMM1 launch not taken or its sync buffer {buf} is not {want}"]
+        return []
+    count = mod._COUNTS.get(device)
+    if count is None or int(count.item()) != 0:
+        return [f"{where}: fused routing launch not taken or its counter not reset ({count})"]
+    return []
 
 
 def _exact_grid_failures(mod, ids, offset: int, bm: int, where: str) -> list[str]:  # type: ignore[no-untyped-def]
@@ -154,10 +179,7 @@ def _check(dev: str, seed: str) -> dict:
             mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, again)
             if not torch.equal(again, out):
                 failures.append(f"{where}: the second call differs from the first")
-        if seed != "moe_grouped_fp8_q8" and params.get("FUSE_TILES", 1):  # the fused launch ran, its count reset
-            count = mod._COUNTS.get(out.device)
-            if count is None or int(count.item()) != 0:
-                failures.append(f"{where}: fused routing launch not taken or its counter not reset ({count})")
+        failures += _fused_launch_failures(mod, seed, params, t, out.device, where)
         ids, rw = base._route(logits, bias, 2.5)
         if seed == "moe_grouped_fp8_q8ex" and t * 8 > base.TILES_MAX_PAIRS:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
