@@ -60,6 +60,15 @@ def agreement(operator: str, a_file: Path, b_file: Path) -> dict[str, Any]:
             "ratio_min": all_ratios[0], "ratio_max": all_ratios[-1]}
 
 
+def faster(a_file: Path, b_file: Path) -> str:
+    """``"b"`` when ``b_file`` passed every workload ``a_file`` passed and its summed latency over them is lower,
+    else ``"a"`` (for a session script choosing between two variants it measured side by side)."""
+    (a, _, _), (b, _, _) = passed(a_file), passed(b_file)
+    if not a or any(u not in b for u in a):
+        return "b" if b and not a else "a"
+    return "b" if sum(b[u] for u in a) < sum(a.values()) else "a"
+
+
 def markdown(r: dict[str, Any], command: str) -> str:
     rows = [[x["band"], x["workloads"], fmt(x["a_ms"]), fmt(x["b_ms"]), fmt(x["ratio_of_means"], ".3f"),
              f"{x['ratio_min']:.3f} / {x['ratio_median']:.3f} / {x['ratio_max']:.3f}"] for x in r["bands"]]
@@ -81,10 +90,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--b", type=Path, required=True, help="second trace file (JSONL)")
     p.add_argument("--name", default=None, help="results file stem (default: print only)")
     p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
+    p.add_argument("--faster", action="store_true",
+                   help="print only 'b' if the second file passed every workload the first passed and is faster "
+                        "over them, else 'a'")
     args = p.parse_args(argv)
     for f in (args.a, args.b):
         if not f.is_file():
             p.error(f"{f}: no such trace file")
+    if args.faster:
+        print(faster(args.a, args.b))
+        return 0
     r = agreement(args.operator, args.a, args.b)
     md = markdown(r, command_line("trace_agreement.py", argv))
     print(md)

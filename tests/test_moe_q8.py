@@ -51,7 +51,7 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                         "LAUNCH": "fast"}),
                   (150, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
-                                       "LONG_TILES": "torch"})]}
+                                       "LONG_TILES": "torch", "Y_BF16": 1})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -191,6 +191,13 @@ def _check(dev: str, seed: str) -> dict:
         worst = float((out.float() - ref).abs().max() / ref.abs().max().clamp_min(1e-30))
         if not (err < 0.08 and worst < 0.12):  # e4m3 intermediate: 3-5 % seen (the interpreter truncates)
             failures.append(f"{where}: relative error {float(err):.4f} (norm), {worst:.4f} (max / max |ref|)")
+        if params.get("Y_BF16"):  # the bf16 rows were taken: their rounding shows against the fp32 rows' output
+            mod.PARAMS["Y_BF16"] = 0
+            fp32_rows = torch.empty_like(out)
+            mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, fp32_rows)
+            mod.PARAMS["Y_BF16"] = 1
+            if torch.equal(fp32_rows, out):
+                failures.append(f"{where}: Y_BF16=1 gives the fp32 rows' output bit for bit (not taken?)")
         # GEMM1 alone: every scale group's largest |q| sits at the e4m3 maximum
         order, table, _pos, n_tiles = base._tiles(ids, offset, params["BLOCK_M"])
         bn = params["BLOCK_N"]

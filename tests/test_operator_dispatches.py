@@ -103,6 +103,11 @@ DISPATCHES = [
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
       f"{Q8_SEED}ex@num_stages=4,LAUNCH=fast"],
      [80]),
+    # queued (call BW): both, with the long band's GEMM2 rows in bf16 (Y_BF16)
+    *[(MOE, MOE_DIR / f"q8{low}_m16s4f_q8ex_m64s4fy_80.json", "seq_len",
+       [f"{Q8_SEED}{low}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
+        f"{Q8_SEED}ex@num_stages=4,LAUNCH=fast,Y_BF16=1"],
+       [80]) for low in ("rt", "rg")],
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the

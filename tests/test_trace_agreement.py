@@ -11,7 +11,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from trace_agreement import agreement, main
+from trace_agreement import agreement, faster, main
 
 PRE = "gdn_prefill_qk4_v8_d128_k_last"
 BF = REPO / "benchmarks" / "results" / "profiles_v" / "contest_scratch_bf" / PRE / "retained.jsonl"
@@ -55,3 +55,13 @@ def test_the_command_writes_its_table_and_refuses_bad_input(tmp_path: Path, caps
     _scaled(BF, empty, 1.0, 0, 0, drop=100)
     with pytest.raises(SystemExit, match="no workload passed in both"):
         agreement(PRE, BF, empty)
+
+
+def test_faster_names_the_faster_file_only_when_it_passed_as_much(tmp_path: Path, capsys) -> None:
+    quicker, missing = tmp_path / "quick.jsonl", tmp_path / "missing.jsonl"
+    _scaled(BF, quicker, 0.9, 2857, 8192)
+    _scaled(BF, missing, 0.5, 0, 100000, drop=1)  # faster everywhere, but one workload short
+    assert faster(BF, quicker) == "b" and faster(quicker, BF) == "a"
+    assert faster(BF, missing) == "a"
+    assert main(["--operator", PRE, "--a", str(BF), "--b", str(quicker), "--faster"]) == 0
+    assert capsys.readouterr().out.strip() == "b"

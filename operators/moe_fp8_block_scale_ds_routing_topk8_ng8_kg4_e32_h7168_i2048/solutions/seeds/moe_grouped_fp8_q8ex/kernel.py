@@ -18,13 +18,18 @@ first entries (experts in order, each with ``cdiv(rows, BLOCK_M)`` tiles; rows 0
 dimension is their count and every program the GEMMs' own. ``LONG_GRID="bound"`` is q8rt's. Calls of up to
 ``TILES_MAX_PAIRS`` routed pairs (the decode rows) are q8rt's as they are: there the bound is within ~40 tiles of
 the count and a wait for the host would cost more than the empty programs.
+
+``Y_BF16=1``: GEMM2 stores each routed pair's output row in bf16 instead of fp32 (the store casts its fp32 tile) and
+the combine reads those rows (its weighted sum stays fp32). At 14,107 tokens the rows are 404 MB in fp32, written
+by GEMM2 and read back by the combine (166 us at 72 % of DRAM peak in call BV's profile); bf16 halves both. The rows'
+rounding (2^-9 relative) is far inside the contest tolerance (atol 1, rtol 0.3). ``Y_BF16=0`` is q8's fp32.
 """
 
 import torch
 
 from . import q8rt as _rt
 
-PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 3, "LAUNCH": "jit", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact"}  # kernelopt:params
+PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 3, "LAUNCH": "jit", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact", "Y_BF16": 0}  # kernelopt:params
 
 _q8 = _rt._q8
 _COUNTS = _rt._COUNTS  # the fused routing launch's counter (q8rt's)
@@ -41,11 +46,30 @@ def _tiles_exact(topk_idx: torch.Tensor, offset: int, block_m: int):
     return order, table, pos, n_tiles
 
 
+def _launch_table(kernels: dict) -> dict:
+    """q8rt's launch table with, under ``Y_BF16``, GEMM2's output rows and the combine's input a bf16 buffer of
+    the fp32 one's shape (allocated while GEMM1 runs: the host issues GEMM2 before GEMM1 ends)."""
+    held: dict = {}
+
+    def gemm2(grid, *args, **kw):  # (h, h_scale, w2, w2_scale, table, y, ...)
+        if not int(PARAMS["Y_BF16"]):
+            return kernels["gemm2"][grid](*args, **kw)
+        y = held["y"] = torch.empty(args[5].shape, dtype=torch.bfloat16, device=args[5].device)
+        return kernels["gemm2"][grid](*args[:5], y, *args[6:], **kw)
+
+    def combine(grid, *args, **kw):  # (y, pos, rw, output)
+        y = held.pop("y", None)
+        return kernels["combine"][grid](*((y,) + args[1:] if y is not None else args), **kw)
+
+    return {**kernels, "gemm2": _rt._Grid(gemm2), "combine": _rt._Grid(combine)}
+
+
 # this package's own copies of the q8rt and q8 modules read this seed's PARAMS; q8's entry point takes its long
 # calls' tile table (and so its GEMMs' grid) from the function above
 _rt.PARAMS = PARAMS
 _q8.PARAMS = PARAMS
 _q8._tiles = _tiles_exact
+_q8._LAUNCHERS = {name: _launch_table(table) for name, table in _q8._LAUNCHERS.items()}
 
 
 def run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
