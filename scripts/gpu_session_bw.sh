@@ -10,7 +10,7 @@
 #      - q8ex with Y_BF16=1: GEMM2's per-pair rows in bf16 (at 14,107 tokens 404 MB written and read back in fp32).
 #      Side by side with the retained dispatch on both bands (the long band with and without Y_BF16), the span
 #      anatomy, then the contest sweep of dispatch/q8rg_m16s4f_q8ex_m64s4f[y]_80.json (the faster long-band variant;
-#      q8rt in the short band if q8rg's tests fail).
+#      q8rt in the short band if q8rg's tests fail); with what is left, two other tile shapes on the long band.
 # Then call BX (the DSA indexer dispatch coop8_b16_acc.json, GDN prefill wy3b on the middle band).
 # Usage (carry .whl):  CALL=bw END_BY=560 bash scripts/gpu_session_bw.sh
 source "$(dirname "$0")/gpu_env.sh" session
@@ -42,6 +42,11 @@ keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bw.md" "benchma
     step 60 python3 benchmarks/span_anatomy.py --operator $MOE --solution $NEW \
       --workloads 6230e838 eedc63b2 1a4c6ba1 5e8dc11c --name moe_new_bw
     contest_sweep $MOE $NEW moe_new_bw "$P/contest_scratch_bw"
+    # with what is left, two other tile shapes of the long band (GEMM1 alone at 14,107 tokens, call AJ: BLOCK_N 64 /
+    # 4 warps 1.82 vs 1.96 ms, benchmarks/results/moe_gemm1_sweep_h200.md; BLOCK_N is also GEMM2's K step)
+    EXS="operators/$MOE/solutions/seeds/moe_grouped_fp8_q8ex@num_stages=4,LAUNCH=fast${SUF:+,Y_BF16=1}"
+    evaluate_once "$P/moe_bw_q8ex_n64_large.jsonl" $MOE "$EXS,BLOCK_N=64,num_warps=4" "$LARGE"
+    evaluate_once "$P/moe_bw_q8ex_n2_256_large.jsonl" $MOE "$EXS,BLOCK_N2=256" "$LARGE"
   fi
 ) &
 finish_session $!
