@@ -4,7 +4,11 @@ computation of the same layer, at small hidden / intermediate sizes (its ``run``
 points). Checked: the output within the FP8 intermediate's error (e4m3: <= 2^-4 relative per element; 3-5 % of
 the output norm seen in the interpreter, whose fp32 -> fp8 casts truncate; 8 % allowed), tokens
 routed to no local expert exactly 0, each GEMM1 scale group's largest |q| at the e4m3 maximum (the scale is
-that group's amax / 448), and a BLOCK_N that straddles a W2 scale block refused with a clear message.
+that group's amax / 448), and a BLOCK_N that straddles a W2 scale block refused with a clear message. The seeds
+over q8 run the same checks, each call twice (their fused launches' counters and flags must be ready for the next
+call): q8rt (routing and tile table in one launch; the long calls' GPU tile table, also checked entry for entry
+against q8's torch one), q8rg (the routing inside GEMM1's launch) and q8ex (the long calls' GEMM grids over the tiles
+that exist; GEMM2's rows in bf16).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -107,7 +111,7 @@ def _fused_launch_failures(mod, seed, params, t, device, where):  # type: ignore
     if seed == "moe_grouped_fp8_q8" or not params.get("FUSE_TILES", 1):
         return []
     if seed == "moe_grouped_fp8_q8rg":
-        if not params.get("FUSE_GEMM1", 1) or t * 8 > 1024:
+        if not params.get("FUSE_GEMM1", 1) or t * 8 > mod.TILES_MAX_PAIRS:
             return []
         buf, n = mod._SYNC.get(device, (None, 0))
         want = [0, mod.EPOCHS[(n - 1) % len(mod.EPOCHS)]]

@@ -52,6 +52,7 @@ def _launch_table(kernels: dict) -> dict:
     held: dict = {}
 
     def gemm2(grid, *args, **kw):  # (h, h_scale, w2, w2_scale, table, y, ...)
+        held["y"] = None  # this call's rows (a call cut short before its combine leaves nothing for the next)
         if not int(PARAMS["Y_BF16"]):
             return kernels["gemm2"][grid](*args, **kw)
         y = held["y"] = torch.empty(args[5].shape, dtype=torch.bfloat16, device=args[5].device)

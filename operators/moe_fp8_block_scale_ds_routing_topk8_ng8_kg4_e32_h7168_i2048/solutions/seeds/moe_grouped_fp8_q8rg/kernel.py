@@ -89,7 +89,8 @@ def _launch_table(kernels: dict, fused) -> dict:
     the tile table held back and issued with GEMM1's arguments as one launch of ``fused``."""
     held: dict = {}
 
-    def route(grid, *args, **kw):
+    def route(grid, *args, **kw):  # a call's first launch: nothing held from a call cut short carries over
+        held.clear()
         if int(PARAMS["FUSE_GEMM1"]) and grid[0] * TOP_K <= TILES_MAX_PAIRS:
             held["route"] = (grid, args, kw)
             return None
