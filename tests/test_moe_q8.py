@@ -7,8 +7,8 @@ routed to no local expert exactly 0, each GEMM1 scale group's largest |q| at the
 that group's amax / 448), and a BLOCK_N that straddles a W2 scale block refused with a clear message. The seeds
 over q8 run the same checks, each call twice (their fused launches' counters and flags must be ready for the next
 call): q8rt (routing and tile table in one launch; the long calls' GPU tile table, also checked entry for entry
-against q8's torch one), q8rg (the routing inside GEMM1's launch) and q8ex (the long calls' GEMM grids over the tiles
-that exist; GEMM2's rows in bf16).
+against q8's torch one), q8rg (the routing inside GEMM1's launch), q8ex (the long calls' GEMM grids over the tiles
+that exist; GEMM2's rows in bf16) and q8sw (GEMM1's programs in groups of tiles).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -55,7 +55,11 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                         "LAUNCH": "fast"}),
                   (150, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
-                                       "LONG_TILES": "torch", "Y_BF16": 1})]}
+                                       "LONG_TILES": "torch", "Y_BF16": 1})],
+              # moe_grouped_fp8_q8sw: q8ex with GEMM1's programs in groups of GROUP_T tiles (a short last group)
+              "moe_grouped_fp8_q8sw": CASES[:1] + [
+                  (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                        "LAUNCH": "fast", "GROUP_T": 3})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -185,7 +189,7 @@ def _check(dev: str, seed: str) -> dict:
                 failures.append(f"{where}: the second call differs from the first")
         failures += _fused_launch_failures(mod, seed, params, t, out.device, where)
         ids, rw = base._route(logits, bias, 2.5)
-        if seed == "moe_grouped_fp8_q8ex" and t * 8 > base.TILES_MAX_PAIRS:
+        if seed in ("moe_grouped_fp8_q8ex", "moe_grouped_fp8_q8sw") and t * 8 > base.TILES_MAX_PAIRS:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
         ref = _dense(ids, rw, x, x_s, w1, w1_s, w2, w2_s, offset)
         none_local = ~((ids - offset >= 0) & (ids - offset < 32)).any(dim=1)

@@ -103,11 +103,16 @@ DISPATCHES = [
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
       f"{Q8_SEED}ex@num_stages=4,LAUNCH=fast"],
      [80]),
-    # queued (call BW): both, with the long band's GEMM2 rows in bf16 (Y_BF16)
+    # queued (call BW): both, with the long band's GEMM2 rows in bf16 (Y_BF16); and the long band on q8sw (GEMM1's
+    # programs in groups of tiles), with and without
     *[(MOE, MOE_DIR / f"q8{low}_m16s4f_q8ex_m64s4fy_80.json", "seq_len",
        [f"{Q8_SEED}{low}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
         f"{Q8_SEED}ex@num_stages=4,LAUNCH=fast,Y_BF16=1"],
        [80]) for low in ("rt", "rg")],
+    *[(MOE, MOE_DIR / f"q8{low}_m16s4f_q8sw_m64s4f{suffix}_80.json", "seq_len",
+       [f"{Q8_SEED}{low}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
+        f"{Q8_SEED}sw@num_stages=4,LAUNCH=fast{extra}"],
+       [80]) for low in ("rt", "rg") for suffix, extra in (("", ""), ("y", ",Y_BF16=1"))],
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the
