@@ -8,8 +8,8 @@
 #      - moe_grouped_fp8_q8rg (up to 80 tokens): routing and tile table inside GEMM1's launch (GEMM1's programs wait
 #        on a flag): call BT's span anatomy at 32-59 tokens has the GPU idle 28-38 us before GEMM1.
 #      - Y_BF16=1 (q8ex and over): GEMM2's per-pair rows in bf16 (at 14,107 tokens 404 MB written and read back).
-#      - moe_grouped_fp8_q8sw (above 80 tokens): q8ex with GEMM1's programs in groups of 8 tiles that finish every N
-#        block before the next group (the 14,107-token call's GEMM1 moved ~2.2 GB from DRAM for ~1.1 GB of operands).
+#      - moe_grouped_fp8_q8sw (above 80 tokens): q8ex with both GEMMs' programs in groups of 8 tiles that finish every
+#        N block before the next group (the 14,107-token call's GEMM1 moved ~2.2 GB from DRAM for ~1.1 GB of operands).
 #      Side by side with the retained dispatch on both bands (the long band's four variants), the span anatomy, then
 #      the contest sweep of dispatch/q8rg_m16s4f_<fastest long-band variant>_80.json (q8rt in the short band if
 #      q8rg's tests fail); with what is left, two other tile shapes on the long band.
@@ -56,6 +56,8 @@ keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bw.md" "benchma
     # 4 warps 1.82 vs 1.96 ms, benchmarks/results/moe_gemm1_sweep_h200.md; BLOCK_N is also GEMM2's K step)
     SEED=${BEST%%_*}; EXS="operators/$MOE/solutions/seeds/moe_grouped_fp8_$SEED@num_stages=4,LAUNCH=fast"
     case $BEST in *y) EXS="$EXS,Y_BF16=1";; esac
+    case $BEST in q8sw*)  # which of the two groupings did it: GEMM1's alone
+      evaluate_once "$P/moe_bw_${BEST}_g2off_large.jsonl" $MOE "$EXS,GROUP_T2=0" "$LARGE";; esac
     evaluate_once "$P/moe_bw_${BEST}_n64_large.jsonl" $MOE "$EXS,BLOCK_N=64,num_warps=4" "$LARGE"
     evaluate_once "$P/moe_bw_${BEST}_n2_256_large.jsonl" $MOE "$EXS,BLOCK_N2=256" "$LARGE"
   fi

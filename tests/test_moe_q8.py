@@ -8,7 +8,7 @@ that group's amax / 448), and a BLOCK_N that straddles a W2 scale block refused 
 over q8 run the same checks, each call twice (their fused launches' counters and flags must be ready for the next
 call): q8rt (routing and tile table in one launch; the long calls' GPU tile table, also checked entry for entry
 against q8's torch one), q8rg (the routing inside GEMM1's launch), q8ex (the long calls' GEMM grids over the tiles
-that exist; GEMM2's rows in bf16) and q8sw (GEMM1's programs in groups of tiles).
+that exist; GEMM2's rows in bf16) and q8sw (the GEMMs' programs in groups of tiles).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -56,10 +56,10 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                                         "LAUNCH": "fast"}),
                   (150, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                        "LONG_TILES": "torch", "Y_BF16": 1})],
-              # moe_grouped_fp8_q8sw: q8ex with GEMM1's programs in groups of GROUP_T tiles (a short last group)
+              # moe_grouped_fp8_q8sw: q8ex with the GEMMs' programs in groups of tiles (short last groups), under Y_BF16
               "moe_grouped_fp8_q8sw": CASES[:1] + [
                   (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
-                                        "LAUNCH": "fast", "GROUP_T": 3})]}
+                                        "LAUNCH": "fast", "GROUP_T": 3, "GROUP_T2": 5, "Y_BF16": 1})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]

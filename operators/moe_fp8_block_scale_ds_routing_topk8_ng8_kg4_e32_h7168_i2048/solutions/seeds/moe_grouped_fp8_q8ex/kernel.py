@@ -70,7 +70,8 @@ def _launch_table(kernels: dict) -> dict:
 _rt.PARAMS = PARAMS
 _q8.PARAMS = PARAMS
 _q8._tiles = _tiles_exact
-_q8._LAUNCHERS = {name: _launch_table(table) for name, table in _q8._LAUNCHERS.items()}
+_RT_LAUNCHERS = dict(_q8._LAUNCHERS)  # q8rt's tables, for seeds that put their own launchers under this one's
+_q8._LAUNCHERS = {name: _launch_table(table) for name, table in _RT_LAUNCHERS.items()}
 
 
 def run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
