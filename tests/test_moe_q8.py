@@ -44,20 +44,21 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                                                (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128,
                                                                      "num_warps": 4, "LAUNCH": "fast"})],
               # moe_grouped_fp8_q8rg: q8rt with the short calls' routing and tile table inside GEMM1's launch (the
-              # interpreter runs its two planes as two launches): short calls at three tile shapes, one unfused
-              "moe_grouped_fp8_q8rg": CASES + [(80, 96, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128,
-                                                                   "num_warps": 4, "LAUNCH": "fast"}),
-                                               (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128,
-                                                                  "num_warps": 4, "FUSE_GEMM1": 0})],
+              # interpreter runs its two planes as two launches): short calls at two tile shapes, one unfused
+              "moe_grouped_fp8_q8rg": CASES[:1] + CASES[3:] + [
+                  (80, 96, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                      "LAUNCH": "fast"}),
+                  (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                     "FUSE_GEMM1": 0})],
               # moe_grouped_fp8_q8ex: q8rt with the long calls' GEMM grids over the tiles that exist (one host sync):
-              # a short call (q8rt's path) and long ones on both tile tables
-              "moe_grouped_fp8_q8ex": CASES[:1] + [
+              # long calls on both tile tables (its short calls are q8rt's, checked above)
+              "moe_grouped_fp8_q8ex": [
                   (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                         "LAUNCH": "fast"}),
                   (150, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                        "LONG_TILES": "torch", "Y_BF16": 1})],
               # moe_grouped_fp8_q8sw: q8ex with the GEMMs' programs in groups of tiles (short last groups), under Y_BF16
-              "moe_grouped_fp8_q8sw": CASES[:1] + [
+              "moe_grouped_fp8_q8sw": [
                   (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                         "LAUNCH": "fast", "GROUP_T": 3, "GROUP_T2": 5, "Y_BF16": 1})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
