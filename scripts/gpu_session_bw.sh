@@ -18,7 +18,7 @@
 source "$(dirname "$0")/gpu_env.sh" session
 MD=operators/$MOE/solutions/dispatch
 RET=$MD/q8rt_m16s4f_m64s4f_80.json
-keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bw.md" "benchmarks/results/span_anatomy_*bw*"
+keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   step 150 python3 -m pytest -q -m gpu tests/test_moe_q8.py tests/test_seeds.py -k "q8ex"
   EX=0; last_step_passed && EX=1

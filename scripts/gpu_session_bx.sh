@@ -8,7 +8,7 @@
 #   3. With what is left: the indexer dispatch acc_blocks2_63.json's sweep (call BV's was cut after 4 workloads).
 # Usage (carry .whl):  CALL=bx END_BY=560 bash scripts/gpu_session_bx.sh
 source "$(dirname "$0")/gpu_env.sh" session
-keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_bx.md" "benchmarks/results/indexer_probe"
+keep_call_results "benchmarks/results/indexer_probe"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   I=operators/$IDX/solutions/dispatch/coop8_b16_acc.json
   contest_sweep $IDX $I indexer_coop8b16_bx "$P/contest_scratch_bx"

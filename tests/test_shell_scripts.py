@@ -43,3 +43,26 @@ def test_axis_band_and_prefill_band_pick_the_band() -> None:
     few = _helper("prefill_points 5709:2 3028:5 3999:13")
     assert sorted((w["axes"]["total_seq_len"], w["axes"]["num_seqs"]) for w in pre if w["uuid"] in few) == [
         (3028, 5), (3999, 13), (5709, 2)]
+
+
+def test_keep_call_results_packs_the_calls_results_and_no_other_calls(tmp_path: Path) -> None:
+    import tarfile
+
+    res_dir = tmp_path / "benchmarks" / "results"
+    (res_dir / "profiles_v").mkdir(parents=True)
+    (tmp_path / "extra").mkdir()
+    for name in ("profiles_v/a.jsonl", "contest_moe_zz.md", "contest_moe_yy.md", "span_anatomy_h200_moe_zz.md"):
+        (res_dir / name).write_text("x")
+    (tmp_path / "extra" / "e.txt").write_text("x")
+    out = tmp_path / "out"
+    out.mkdir()
+    env = REPO / "scripts" / "gpu_env.sh"
+    script = (f"eval \"$(sed -n '/^axis_band()/,$p' {env})\"; CALL=zz; P=benchmarks/results/profiles_v; OUT={out}; "
+              "keep_call_results extra; finish_packing")
+    res = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    with tarfile.open(out / "results_zz.tgz") as tar:
+        names = {n for n in tar.getnames() if not n.endswith("/")}
+    assert {"benchmarks/results/profiles_v/a.jsonl", "benchmarks/results/contest_moe_zz.md",
+            "benchmarks/results/span_anatomy_h200_moe_zz.md", "extra/e.txt"} <= names
+    assert "benchmarks/results/contest_moe_yy.md" not in names
