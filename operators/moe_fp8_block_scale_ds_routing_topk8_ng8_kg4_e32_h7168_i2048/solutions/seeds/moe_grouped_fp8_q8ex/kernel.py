@@ -7,7 +7,7 @@ pairs to this rank's 32 of 256 experts, so most programs read their tile's row c
 Compute profile of the 14,107-token call (H200, 2026-12-02 call BV,
 ``benchmarks/results/profiles_v/profile_moe_large_bv.json``) launches GEMM1 over (1,796, 16) and GEMM2 over
 (1,796, 56) programs at one resident program per SM (12.5 % theoretical occupancy): about 250 tiles exist, so ~86 %
-of the ~129,000 programs only launch, load one table entry and return - ~870 of them in turn on each SM. GEMM2 does
+of the ~129,000 programs only launch, load one table entry and return - ~840 of them in turn on each SM. GEMM2 does
 half GEMM1's work (0.41 vs 0.83 TFLOP) in 1.41 vs 1.72 ms, with 3.5 times GEMM1's empty programs.
 
 Here, once the long call's tile table is built (``LONG_TILES="triton"``: q8rt's GPU counting sort; or q8's torch
