@@ -12,8 +12,8 @@ flag (a release exchange after a CTA barrier); plane 0's other programs return. 
 called as a device function, so ``program_id`` 0 / 1 are its tile and N block): each program spins on the flag until
 it reads this call's epoch (acquire), then runs. CUDA dispatches a launch's programs in order of their linear index
 (x fastest, plane z last): every routing program is dispatched before any waiting one, so the waits end. The epoch
-cycles through 2-15 (never q8's specialisation values 1 or 0 mod 16; two calls in a row never share one; the flag
-starts at 0). The call's launches drop from four to three, and the host's time to issue GEMM2 overlaps GEMM1.
+cycles through 2-15 (an unspecialised argument whose launch key never changes: not 1 nor a multiple of 16, the int
+values Triton and ``fastlaunch.py`` key on; two calls in a row never share one; the flag starts at 0). The call's launches drop from four to three, and the host's time to issue GEMM2 overlaps GEMM1.
 
 Under the Triton interpreter, which runs programs one after another with x outermost, the same code runs as two
 launches (``PHASES`` 1: the routing plane; 2: GEMM1 without the wait). ``FUSE_GEMM1=0`` is q8rt. Longer calls are
