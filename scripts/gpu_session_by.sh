@@ -3,8 +3,9 @@
 #   1. MoE small band (16 workloads of 1-80 tokens): the retained dispatch against three points of its small-band
 #      seed q8rt (BLOCK_M 16 / BLOCK_N 64 / 4 warps / 4 stages / fast launches) with another GEMM2 tile width or one
 #      more stage. Call BT's span anatomy at 32 / 59 tokens: GEMM2 129 / 159 us streams ~0.3 GB of W2 at ~2.3 TB/s
-#      where GEMM1 streams its W1 at ~3.4 TB/s; ~21 tiles x 56 N blocks of 128 columns is ~1.5 waves of programs,
-#      so its last wave half-fills the GPU. BLOCK_N2 64 halves each program's share (three waves), 256 doubles it.
+#      where GEMM1 streams its W1 at ~3.4 TB/s; ~21 tiles x 56 N blocks of 128 columns is ~1,200 programs, two or
+#      three waves at 4-6 resident per SM (not measured), the last partly empty. BLOCK_N2 64 halves each program's
+#      share of W2 (twice the programs), 256 doubles it.
 #   2. GDN prefill middle band (402-2,284 tokens): wy3b at C 32 (call BX runs wy3b at its defaults there).
 #   3. With what is left: the 100-trial replay of the indexer dispatch acc_blocks2_63.json.
 # Usage (carry .whl):  CALL=by END_BY=560 bash scripts/gpu_session_by.sh
