@@ -32,7 +32,6 @@ from . import q8rt as _rt
 PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 3, "LAUNCH": "jit", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact", "Y_BF16": 0}  # kernelopt:params
 
 _q8 = _rt._q8
-_COUNTS = _rt._COUNTS  # the fused routing launch's counter (q8rt's)
 
 
 def _tiles_exact(topk_idx: torch.Tensor, offset: int, block_m: int):

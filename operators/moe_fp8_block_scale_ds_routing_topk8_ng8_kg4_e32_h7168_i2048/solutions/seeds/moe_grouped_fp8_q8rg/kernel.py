@@ -119,10 +119,9 @@ def _launch_table(kernels: dict, fused) -> dict:
             return fused[(grid[0], grid[1], 1)](*lead, **consts, **gkw, PHASES=2)
         return fused[(max(grid[0], t), grid[1], 2)](*lead, **consts, **gkw, PHASES=3)
 
-    return {**kernels, "route": _Grid(route), "tiles": _Grid(tiles), "gemm1": _Grid(gemm1)}
+    return {**kernels, "route": _rt._Grid(route), "tiles": _rt._Grid(tiles), "gemm1": _rt._Grid(gemm1)}
 
 
-_Grid = _rt._Grid
 _rt.PARAMS = PARAMS
 _q8.PARAMS = PARAMS
 _q8._LAUNCHERS = {"jit": _launch_table(_q8._LAUNCHERS["jit"], _route_gemm1_kernel),

@@ -33,7 +33,6 @@ PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_s
 
 _rt = _ex._rt
 _q8 = _ex._q8
-_COUNTS = _ex._COUNTS  # the fused routing launch's counter (q8rt's)
 
 
 # q8's GEMM kernels, called below as device functions: their program_id 0 / 1 are the tile and the N block
