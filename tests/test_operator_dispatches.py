@@ -93,26 +93,18 @@ DISPATCHES = [
      [f"{Q8_SEED}rt@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
       f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast"],
      [80]),
-    # queued (call BW): the retained dispatch with its long band's GEMMs over the tiles that exist (q8ex)
-    (MOE, MOE_DIR / "q8rt_m16s4f_q8ex_m64s4f_80.json", "seq_len",
-     [f"{Q8_SEED}rt@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
-      f"{Q8_SEED}ex@num_stages=4,LAUNCH=fast"],
-     [80]),
-    # queued (call BW): and its band up to 80 tokens with the routing inside GEMM1's launch (q8rg)
-    (MOE, MOE_DIR / "q8rg_m16s4f_q8ex_m64s4f_80.json", "seq_len",
+    # measured in call BW (contest_moe_new_bw.md for the ex_m64s4fy one): the band up to 80 tokens with the routing
+    # inside GEMM1's launch (q8rg); the long band's GEMMs over the tiles that exist (q8ex), its GEMM2 rows in bf16
+    # (Y_BF16, the "y"), or q8ex with the GEMMs' programs in groups of tiles (q8sw)
+    *[(MOE, MOE_DIR / f"q8rg_m16s4f_{long}_m64s4f{suffix}_80.json", "seq_len",
+       [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
+        f"{Q8_SEED}{long[2:]}@num_stages=4,LAUNCH=fast{extra}"],
+       [80]) for long in ("q8ex", "q8sw") for suffix, extra in (("", ""), ("y", ",Y_BF16=1"))],
+    # queued (call BZ): call BW's dispatch with q8rt kept at 81-4,096 tokens (q8ex's host sync: 0.859 vs 0.674 ms at 901)
+    (MOE, MOE_DIR / "q8rg_m16s4f_q8rt_m64s4f_q8ex_m64s4fy_80_4096.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
-      f"{Q8_SEED}ex@num_stages=4,LAUNCH=fast"],
-     [80]),
-    # queued (call BW): both, with the long band's GEMM2 rows in bf16 (Y_BF16); and the long band on q8sw (GEMM1's
-    # programs in groups of tiles), with and without
-    *[(MOE, MOE_DIR / f"q8{low}_m16s4f_q8ex_m64s4fy_80.json", "seq_len",
-       [f"{Q8_SEED}{low}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
-        f"{Q8_SEED}ex@num_stages=4,LAUNCH=fast,Y_BF16=1"],
-       [80]) for low in ("rt", "rg")],
-    *[(MOE, MOE_DIR / f"q8{low}_m16s4f_q8sw_m64s4f{suffix}_80.json", "seq_len",
-       [f"{Q8_SEED}{low}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
-        f"{Q8_SEED}sw@num_stages=4,LAUNCH=fast{extra}"],
-       [80]) for low in ("rt", "rg") for suffix, extra in (("", ""), ("y", ",Y_BF16=1"))],
+      f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}ex@num_stages=4,LAUNCH=fast,Y_BF16=1"],
+     [80, 4096]),
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the
@@ -126,8 +118,9 @@ DISPATCHES = [
     # the 20 workloads of 82-91 pages side by side: 0.970 and 0.971 of the retained point)
     (IDX, IDX_DIR / "acc_blocks2_63.json", "max_num_pages",
      [IDX_SEEDS / "dsa_indexer_one_acc", f"{IDX_SEEDS}/dsa_indexer_one_acc@BLOCKS=2"], [63]),
-    # queued (call BW): the row-shared select (8 selectors) up to batch 16, the retained seed above (call BV, the 59
-    # long workloads side by side: coop at 8 selectors 0.78-0.96 of the retained seed at batch 4-15, 1.10-1.23 at 27-31)
+    # the retained DSA indexer since 2026-12-02 call BX: the row-shared select (8 selectors) up to batch 16, the seed
+    # dsa_indexer_one_acc above (call BV, the 59 long workloads side by side: coop at 8 selectors 0.78-0.96 of
+    # dsa_indexer_one_acc at batch 4-15, 1.10-1.23 at 27-31)
     (IDX, IDX_DIR / "coop8_b16_acc.json", "batch_size",
      [f"{IDX_SEEDS}/dsa_indexer_coop@SELECTORS=8", IDX_SEEDS / "dsa_indexer_one_acc"], [16]),
     # the retained DSA attention since 2026-12-02 call BS: the barrier-merge seed at 64 splits up to 2 tokens
@@ -139,6 +132,10 @@ DISPATCHES = [
      [SEEDS / "gdn_prefill_chunked_wy3b", f"{SEEDS}/gdn_prefill_chunked_wy3b@{WY3P_C32}"], [17]),
     (DEF, NESTED_FILE.with_name("recurrent_wy3f_wy3bc32_2284.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE, SEQS_FILE.with_name("wy3b_seqs16_c32.json")], [401, 2284]),
+    # queued (call BZ): wy3b from 402 tokens (calls BX / BY, the 19 workloads of 461-2,284 tokens side by side: wy3b
+    # 0.835 and at C 32 0.837 of wy3f there)
+    (DEF, NESTED_FILE.with_name("recurrent_wy3b_401.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3b_seqs16_c32.json")], [401]),
 ]
 
 
