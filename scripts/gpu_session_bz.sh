@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
 # Device call BZ (queued 2026-12-02, after calls BW, BX, BY), in this order:
-#   1. MoE: contest sweep of dispatch/q8rg_m16s4f_q8rt_m64s4f_q8ex_m64s4fy_80_4096.json: call BW's dispatch
-#      (q8rg up to 80 tokens, 0.68-0.95 of the retained q8rt there; q8ex with bf16 GEMM2 rows above: 0.826-0.843 at
-#      11,948-14,107 tokens) with q8rt kept at 81-4,096 tokens, where q8ex's host sync cost more than its exact grid
-#      saved (901 tokens: 0.859 against 0.674 ms; span anatomy: 280 us of the span idle while the host issues).
+#   1. MoE, the seed moe_grouped_fp8_q8pe (q8ex with the long calls' GEMMs as persistent programs that stop at the
+#      first tile without rows: the exact grid's work without q8ex's host sync): GPU tests; then the long band (901,
+#      11,948, 14,107 tokens) side by side: dispatch/q8rg_m16s4f_q8pe_m64s4fy_80.json and
+#      dispatch/q8rg_m16s4f_q8rt_m64s4f_q8ex_m64s4fy_80_4096.json (call BW's dispatch with q8rt kept at 81-4,096
+#      tokens, where q8ex's host sync cost more than its exact grid saved: 0.859 against 0.674 ms at 901; span anatomy:
+#      186 us idle before GEMM1 at 14,107 tokens). The contest sweep takes the faster of the two that passed every
+#      workload (benchmarks/trace_agreement.py --faster).
 #   2. GDN prefill: contest sweep of dispatch/recurrent_wy3b_401.json (the retained dispatch with wy3b_seqs16_c32
-#      from 402 tokens: call BX/BY, the 19 workloads of 461-2,284 tokens side by side, 0.835 / 0.837 of wy3f there).
+#      from 402 tokens: calls BX / BY, the 19 workloads of 461-2,284 tokens side by side, 0.835 / 0.837 of wy3f there).
 #      Resumable (--resume): a sweep cut by the call's limit continues in the next call.
-# Usage (carry .whl):  CALL=bz END_BY=440 bash scripts/gpu_session_bz.sh
+# Usage (carry .whl):  CALL=bz END_BY=360 bash scripts/gpu_session_bz.sh
 source "$(dirname "$0")/gpu_env.sh" session
+MD=operators/$MOE/solutions/dispatch
+THREE=$MD/q8rg_m16s4f_q8rt_m64s4f_q8ex_m64s4fy_80_4096.json
+PE=$MD/q8rg_m16s4f_q8pe_m64s4fy_80.json
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  contest_sweep $MOE operators/$MOE/solutions/dispatch/q8rg_m16s4f_q8rt_m64s4f_q8ex_m64s4fy_80_4096.json \
-    moe_3way_bz "$P/contest_scratch_bz"
+  step 150 python3 -m pytest -q -m gpu tests/test_moe_q8.py tests/test_seeds.py -k "q8pe"
+  PEOK=0; last_step_passed && PEOK=1
+  NEW=$THREE
+  if [ $PEOK = 1 ]; then
+    LARGE=$(axis_band $MOE seq_len 81 100000)
+    evaluate_once "$P/moe_bz_three_large.jsonl" $MOE $THREE "$LARGE"
+    evaluate_once "$P/moe_bz_q8pe_large.jsonl" $MOE $PE "$LARGE"
+    [ -f "$P/moe_bz_three_large.jsonl" ] && [ -f "$P/moe_bz_q8pe_large.jsonl" ] && \
+      [ "$(python3 benchmarks/trace_agreement.py --operator $MOE --a "$P/moe_bz_three_large.jsonl" \
+           --b "$P/moe_bz_q8pe_large.jsonl" --faster)" = b ] && NEW=$PE
+  fi
+  echo "=== MoE sweep: $NEW" >> "$L"
+  contest_sweep $MOE $NEW moe_bz "$P/contest_scratch_bz"
   contest_sweep $GDN operators/$GDN/solutions/dispatch/recurrent_wy3b_401.json prefill_wy3b401_bz \
     "$P/contest_scratch_bz"
 ) &

@@ -8,7 +8,8 @@ that group's amax / 448), and a BLOCK_N that straddles a W2 scale block refused 
 over q8 run the same checks, each call twice (their fused launches' counters and flags must be ready for the next
 call): q8rt (routing and tile table in one launch; the long calls' GPU tile table, also checked entry for entry
 against q8's torch one), q8rg (the routing inside GEMM1's launch), q8ex (the long calls' GEMM grids over the tiles
-that exist; GEMM2's rows in bf16) and q8sw (the GEMMs' programs in groups of tiles).
+that exist; GEMM2's rows in bf16), q8sw (the GEMMs' programs in groups of tiles) and q8pe (the long calls' GEMMs
+as persistent programs stopping at the first tile without rows).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -60,7 +61,14 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
               # moe_grouped_fp8_q8sw: q8ex with the GEMMs' programs in groups of tiles (short last groups), under Y_BF16
               "moe_grouped_fp8_q8sw": [
                   (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
-                                        "LAUNCH": "fast", "GROUP_T": 3, "GROUP_T2": 5, "Y_BF16": 1})]}
+                                        "LAUNCH": "fast", "GROUP_T": 3, "GROUP_T2": 5, "Y_BF16": 1})],
+              # moe_grouped_fp8_q8pe: q8ex with the long calls' GEMMs as persistent programs that stop at the first
+              # tile without rows (the interpreter assumes 4 SMs: every program walks several tiles)
+              "moe_grouped_fp8_q8pe": [
+                  (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                        "LAUNCH": "fast", "WAVES": 1}),
+                  (150, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                       "LONG_TILES": "torch", "Y_BF16": 1, "WAVES": 2})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -139,6 +147,35 @@ def _exact_grid_failures(mod, ids, offset: int, bm: int, where: str) -> list[str
     return []
 
 
+def _count_persistent_launches(mod) -> list[int]:  # type: ignore[no-untyped-def]
+    """q8pe: record the programs per N block of each persistent GEMM launch (its launch table looks the sizing
+    function up in the module on every launch)."""
+    programs: list[int] = []
+    size = getattr(mod, "_persistent_programs_unwrapped", mod.persistent_programs)
+    mod._persistent_programs_unwrapped = size
+
+    def counted(n_tiles, n_blocks, device):  # type: ignore[no-untyped-def]
+        programs.append(size(n_tiles, n_blocks, device))
+        return programs[-1]
+
+    mod.persistent_programs = counted
+    return programs
+
+
+def _persistent_failures(mod, ids, offset: int, bm: int, programs: list[int],  # type: ignore[no-untyped-def]
+                         where: str) -> list[str]:
+    """q8pe's long calls: both GEMMs launched persistent (twice each: the call runs twice), with fewer programs per
+    N block than tiles with rows (so each walks several), and the tiles with rows the table's first entries."""
+    _order, table, _pos, _n = mod._q8._tiles(ids, offset, bm)
+    rows = table[:, 2].cpu()
+    live = int((rows > 0).sum())
+    if bool((rows[:live] == 0).any()):
+        return [f"{where}: tiles with rows are not the table's first entries (rows {rows.tolist()})"]
+    if len(programs) != 4 or max(programs) >= live:
+        return [f"{where}: persistent launches {programs} over {live} tiles with rows (want 4, each < {live})"]
+    return []
+
+
 def _inputs(t: int, h: int, i: int, dev: str, gen):  # type: ignore[no-untyped-def]
     """The layer's inputs at H / I (``benchmarks/moe_gemm1_sweep.py`` draws the same for its GEMM1 timings)."""
     return load_script("kopt_moe_gemm1_sweep", REPO / "benchmarks" / "moe_gemm1_sweep.py").synthetic_inputs(
@@ -179,6 +216,7 @@ def _check(dev: str, seed: str) -> dict:
         cases += 1
         where = f"{seed} T={t} offset={offset} H={h} I={i} {params}"
         mod.PARAMS.update({"LAUNCH": "jit", **params})
+        programs = _count_persistent_launches(mod) if seed == "moe_grouped_fp8_q8pe" else []
         logits, bias, x, x_s, w1, w1_s, w2, w2_s = _inputs(t, h, i, dev, gen)
         out = torch.empty(t, h, dtype=torch.bfloat16, device=dev)
         mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, out)
@@ -192,6 +230,8 @@ def _check(dev: str, seed: str) -> dict:
         ids, rw = base._route(logits, bias, 2.5)
         if seed in ("moe_grouped_fp8_q8ex", "moe_grouped_fp8_q8sw") and t * 8 > base.TILES_MAX_PAIRS:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
+        if seed == "moe_grouped_fp8_q8pe":
+            failures += _persistent_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], programs, where)
         ref = _dense(ids, rw, x, x_s, w1, w1_s, w2, w2_s, offset)
         none_local = ~((ids - offset >= 0) & (ids - offset < 32)).any(dim=1)
         if none_local.any() and out[none_local].abs().max() != 0:
