@@ -105,11 +105,11 @@ DISPATCHES = [
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
       f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}ex@num_stages=4,LAUNCH=fast,Y_BF16=1"],
      [80, 4096]),
-    # queued (call BZ): q8pe above 80 tokens (the long calls' GEMMs as persistent programs: no host sync)
-    (MOE, MOE_DIR / "q8rg_m16s4f_q8pe_m64s4fy_80.json", "seq_len",
-     [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
-      f"{Q8_SEED}pe@num_stages=4,LAUNCH=fast,Y_BF16=1"],
-     [80]),
+    # queued (call BZ): q8pe above 80 tokens (the long calls' GEMMs as persistent programs: no host sync), 2 and 8 waves
+    *[(MOE, MOE_DIR / f"q8rg_m16s4f_q8pe_m64s4fy{suffix}_80.json", "seq_len",
+       [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
+        f"{Q8_SEED}pe@num_stages=4,LAUNCH=fast,Y_BF16=1{extra}"],
+       [80]) for suffix, extra in (("", ""), ("w8", ",WAVES=8"))],
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the

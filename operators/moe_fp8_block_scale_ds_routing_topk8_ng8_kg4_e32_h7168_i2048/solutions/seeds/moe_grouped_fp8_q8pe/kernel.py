@@ -10,13 +10,14 @@ call took 0.859 ms against q8rt's 0.674 (38 % of its span idle). The bound grid 
 local, N blocks), ran ~86 % of its programs on tiles without rows (call BV's Nsight Compute profile).
 
 Here, for calls of more than ``TILES_MAX_PAIRS`` routed pairs, each GEMM is launched over (P, N blocks) programs,
-P = min(the tile bound, round(``WAVES`` x SMs / N blocks)), fixed on the host before the routing runs. Program
+P = min(the tile bound, floor(``WAVES`` x SMs / N blocks)), fixed on the host before the routing runs. Program
 (p, n) runs q8's GEMM kernel, unchanged, called as a device function, for tiles p, p + P, p + 2P, ... at N block
 n, and stops at the first tile whose row count is 0: the tiles with rows are the table's first entries (experts in
 order, each with ``cdiv(rows, BLOCK_M)`` tiles, rows 0 after; q8ex's test checks it on both tile tables). The frozen
 kernel reads its tile as ``program_id(0)``'s table entry, so it is handed the table at ``(t - p)`` entries on. No
-host sync, no program without rows; shorter calls are q8rt's. ``WAVES``: programs per SM (one is resident at a
-time at q8's 8-warp tiles; more evens out the last wave). ``Y_BF16`` as q8ex (GEMM2's rows in bf16).
+host sync, no program without rows; shorter calls are q8rt's. ``WAVES``: programs per SM, at most (one is resident
+at a time at q8's 8-warp tiles, so 1 is one wave; the N blocks rarely divide the SMs: GEMM2's 56 leave 20 of 132 SMs
+idle at 1, and more waves trade that for a tail). ``Y_BF16`` as q8ex (GEMM2's rows in bf16).
 """
 
 import torch
@@ -90,7 +91,7 @@ def persistent_programs(n_tiles: int, n_blocks: int, device: torch.device) -> in
     waves = float(PARAMS["WAVES"])
     if waves <= 0:
         raise ValueError(f"moe_grouped_fp8_q8pe: WAVES={PARAMS['WAVES']!r} must be > 0")
-    return max(1, min(n_tiles, round(waves * _sm_count(device) / n_blocks)))
+    return max(1, min(n_tiles, int(waves * _sm_count(device) // n_blocks)))
 
 
 def _launch_table(kernels: dict, persistent1, persistent2) -> dict:
