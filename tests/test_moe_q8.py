@@ -164,15 +164,17 @@ def _count_persistent_launches(mod) -> list[int]:  # type: ignore[no-untyped-def
 
 def _persistent_failures(mod, ids, offset: int, bm: int, programs: list[int],  # type: ignore[no-untyped-def]
                          where: str) -> list[str]:
-    """q8pe's long calls: both GEMMs launched persistent (twice each: the call runs twice), with fewer programs per
-    N block than tiles with rows (so each walks several), and the tiles with rows the table's first entries."""
+    """q8pe's long calls: both GEMMs launched persistent (twice each: the call runs twice) and the tiles with rows
+    the table's first entries; in the interpreter (4 SMs assumed) fewer programs per N block than tiles with rows, so
+    each walks several (on a GPU, 132 SMs give these small calls a program per tile: call BZ)."""
     _order, table, _pos, _n = mod._q8._tiles(ids, offset, bm)
     rows = table[:, 2].cpu()
     live = int((rows > 0).sum())
     if bool((rows[:live] == 0).any()):
         return [f"{where}: tiles with rows are not the table's first entries (rows {rows.tolist()})"]
-    if len(programs) != 4 or max(programs) >= live:
-        return [f"{where}: persistent launches {programs} over {live} tiles with rows (want 4, each < {live})"]
+    if len(programs) != 4 or (ids.device.type == "cpu" and max(programs) >= live):
+        return [(f"{where}: persistent launches {programs} over {live} tiles with rows (want 4, in the interpreter "
+                 f"each < {live})")]
     return []
 
 

@@ -87,7 +87,7 @@ DISPATCHES = [
     (MOE, MOE_DIR / "q8m16s4f_q8m64s4f_80.json", "seq_len",
      [f"{Q8_SEED}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4", f"{Q8_SEED}@num_stages=4,LAUNCH=fast"],
      [80]),
-    # the retained MoE dispatch since 2026-12-02 call BT: q8rt (routing and tile table in one launch up to 1,024 pairs,
+    # the retained MoE dispatch from 2026-12-02 call BT to call BZ: q8rt (routing and tile table in one launch up to 1,024 pairs,
     # the long calls' tile table as two Triton launches)
     (MOE, MOE_DIR / "q8rt_m16s4f_m64s4f_80.json", "seq_len",
      [f"{Q8_SEED}rt@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
@@ -100,12 +100,13 @@ DISPATCHES = [
        [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
         f"{Q8_SEED}{long[2:]}@num_stages=4,LAUNCH=fast{extra}"],
        [80]) for long in ("q8ex", "q8sw") for suffix, extra in (("", ""), ("y", ",Y_BF16=1"))],
-    # queued (call BZ): call BW's dispatch with q8rt kept at 81-4,096 tokens (q8ex's host sync: 0.859 vs 0.674 ms at 901)
+    # the retained MoE dispatch since 2026-12-02 call BZ: call BW's dispatch with q8rt kept at 81-4,096 tokens (q8ex's
+    # host sync: 0.859 vs 0.674 ms at 901)
     (MOE, MOE_DIR / "q8rg_m16s4f_q8rt_m64s4f_q8ex_m64s4fy_80_4096.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
       f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}ex@num_stages=4,LAUNCH=fast,Y_BF16=1"],
      [80, 4096]),
-    # queued (call BZ): q8pe above 80 tokens (the long calls' GEMMs as persistent programs: no host sync), 2 and 8 waves
+    # queued (call CA): q8pe above 80 tokens (the long calls' GEMMs as persistent programs: no host sync), 2 and 8 waves
     *[(MOE, MOE_DIR / f"q8rg_m16s4f_q8pe_m64s4fy{suffix}_80.json", "seq_len",
        [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
         f"{Q8_SEED}pe@num_stages=4,LAUNCH=fast,Y_BF16=1{extra}"],
@@ -137,7 +138,7 @@ DISPATCHES = [
      [SEEDS / "gdn_prefill_chunked_wy3b", f"{SEEDS}/gdn_prefill_chunked_wy3b@{WY3P_C32}"], [17]),
     (DEF, NESTED_FILE.with_name("recurrent_wy3f_wy3bc32_2284.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE, SEQS_FILE.with_name("wy3b_seqs16_c32.json")], [401, 2284]),
-    # queued (call BZ): wy3b from 402 tokens (calls BX / BY, the 19 workloads of 461-2,284 tokens side by side: wy3b
+    # queued (call CA; call BZ's sweep cut at 78 of 100 workloads): wy3b from 402 tokens (calls BX / BY, the 19 workloads of 461-2,284 tokens side by side: wy3b
     # 0.835 and at C 32 0.837 of wy3f there)
     (DEF, NESTED_FILE.with_name("recurrent_wy3b_401.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3b_seqs16_c32.json")], [401]),
