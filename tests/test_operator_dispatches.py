@@ -87,8 +87,8 @@ DISPATCHES = [
     (MOE, MOE_DIR / "q8m16s4f_q8m64s4f_80.json", "seq_len",
      [f"{Q8_SEED}@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4", f"{Q8_SEED}@num_stages=4,LAUNCH=fast"],
      [80]),
-    # the retained MoE dispatch from 2026-12-02 call BT to call BZ: q8rt (routing and tile table in one launch up to 1,024 pairs,
-    # the long calls' tile table as two Triton launches)
+    # the retained MoE dispatch from 2026-12-02 call BT to call BZ: q8rt (routing and tile table in one launch up to
+    # 1,024 pairs, the long calls' tile table as two Triton launches)
     (MOE, MOE_DIR / "q8rt_m16s4f_m64s4f_80.json", "seq_len",
      [f"{Q8_SEED}rt@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
       f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast"],
@@ -138,8 +138,8 @@ DISPATCHES = [
      [SEEDS / "gdn_prefill_chunked_wy3b", f"{SEEDS}/gdn_prefill_chunked_wy3b@{WY3P_C32}"], [17]),
     (DEF, NESTED_FILE.with_name("recurrent_wy3f_wy3bc32_2284.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE, SEQS_FILE.with_name("wy3b_seqs16_c32.json")], [401, 2284]),
-    # queued (call CA; call BZ's sweep cut at 78 of 100 workloads): wy3b from 402 tokens (calls BX / BY, the 19 workloads of 461-2,284 tokens side by side: wy3b
-    # 0.835 and at C 32 0.837 of wy3f there)
+    # queued (call CA; call BZ's sweep cut at 78 of 100 workloads): wy3b from 402 tokens (calls BX / BY, the 19
+    # workloads of 461-2,284 tokens side by side: wy3b 0.835 and at C 32 0.837 of wy3f there)
     (DEF, NESTED_FILE.with_name("recurrent_wy3b_401.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3b_seqs16_c32.json")], [401]),
 ]
