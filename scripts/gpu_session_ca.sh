@@ -19,14 +19,10 @@ keep_call_results
   if last_step_passed; then
     LARGE=$(axis_band $MOE seq_len 81 100000)
     evaluate_once "$P/moe_ca_retained_large.jsonl" $MOE $RET "$LARGE"
-    BEST=retained
-    for V in q8pe q8pew8; do  # 2 and 8 waves: the fastest that passed every workload, in turn
-      F="$P/moe_ca_${V}_large.jsonl"
-      evaluate_once "$F" $MOE "$MD/q8rg_m16s4f_q8pe_m64s4fy${V#q8pe}_80.json" "$LARGE"
-      [ -f "$F" ] && [ -f "$P/moe_ca_${BEST}_large.jsonl" ] && \
-        [ "$(python3 benchmarks/trace_agreement.py --operator $MOE --a "$P/moe_ca_${BEST}_large.jsonl" --b "$F" \
-             --faster)" = b ] && BEST=$V
+    for V in q8pe q8pew8; do  # 2 and 8 waves
+      evaluate_once "$P/moe_ca_${V}_large.jsonl" $MOE "$MD/q8rg_m16s4f_q8pe_m64s4fy${V#q8pe}_80.json" "$LARGE"
     done
+    BEST=$(fastest_in_turn $MOE moe_ca_ _large.jsonl retained q8pe q8pew8)
     echo "=== the long band's fastest: $BEST" >> "$L"
     if [ $BEST != retained ]; then
       NEW="$MD/q8rg_m16s4f_q8pe_m64s4fy${BEST#q8pe}_80.json"

@@ -66,3 +66,33 @@ def test_keep_call_results_packs_the_calls_results_and_no_other_calls(tmp_path: 
     assert {"benchmarks/results/profiles_v/a.jsonl", "benchmarks/results/contest_moe_zz.md",
             "benchmarks/results/span_anatomy_h200_moe_zz.md", "extra/e.txt"} <= names
     assert "benchmarks/results/contest_moe_yy.md" not in names
+
+
+def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and_is_faster(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from test_trace_agreement import BF, PRE, _scaled
+
+    _scaled(BF, tmp_path / "x_slow_y.jsonl", 1.2, 0, 100000)
+    _scaled(BF, tmp_path / "x_quick_y.jsonl", 0.8, 0, 100000)
+    _scaled(BF, tmp_path / "x_short_y.jsonl", 0.5, 0, 100000, drop=1)  # faster, but one workload short
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "python3").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')  # the helper's python3: this one
+    (shim / "python3").chmod(0o755)
+    env = {**os.environ, "PATH": f"{shim}:{os.environ['PATH']}"}
+    gpu_env = REPO / "scripts" / "gpu_env.sh"
+
+    def pick(*names: str) -> str:
+        script = (f"eval \"$(sed -n '/^axis_band()/,$p' {gpu_env})\"; P={tmp_path}; "
+                  f"fastest_in_turn {PRE} x_ _y.jsonl {' '.join(names)}")
+        res = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120, env=env,
+                             check=False)
+        assert res.returncode == 0, res.stderr
+        return res.stdout.strip()
+
+    assert pick("slow", "quick", "short") == "quick"
+    assert pick("quick", "slow", "short", "absent") == "quick"
+    assert pick("absent", "slow") == "slow"
