@@ -8,8 +8,9 @@ that group's amax / 448), and a BLOCK_N that straddles a W2 scale block refused 
 over q8 run the same checks, each call twice (their fused launches' counters and flags must be ready for the next
 call): q8rt (routing and tile table in one launch; the long calls' GPU tile table, also checked entry for entry
 against q8's torch one), q8rg (the routing inside GEMM1's launch), q8ex (the long calls' GEMM grids over the tiles
-that exist; GEMM2's rows in bf16), q8sw (the GEMMs' programs in groups of tiles) and q8pe (the long calls' GEMMs
-as persistent programs stopping at the first tile without rows).
+that exist; GEMM2's rows in bf16), q8sw (the GEMMs' programs in groups of tiles), q8pe (the long calls' GEMMs
+as persistent programs stopping at the first tile without rows) and q8td (the long calls' GEMMs loading through
+tensor descriptors).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -68,7 +69,14 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                         "LAUNCH": "fast", "WAVES": 1}),
                   (150, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
-                                       "LONG_TILES": "torch", "Y_BF16": 1, "WAVES": 2})]}
+                                       "LONG_TILES": "torch", "Y_BF16": 1, "WAVES": 2})],
+              # moe_grouped_fp8_q8td: q8ex with the long calls' GEMMs reading weights (and GEMM2 its intermediate)
+              # through tensor descriptors; in the interpreter bit for bit q8ex's output (TMA=0)
+              "moe_grouped_fp8_q8td": [
+                  (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                        "LAUNCH": "fast"}),
+                  (150, 32, 384, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
+                                       "LONG_TILES": "torch", "Y_BF16": 1})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -242,6 +250,13 @@ def _check(dev: str, seed: str) -> dict:
         worst = float((out.float() - ref).abs().max() / ref.abs().max().clamp_min(1e-30))
         if not (err < 0.08 and worst < 0.12):  # e4m3 intermediate: 3-5 % seen (the interpreter truncates)
             failures.append(f"{where}: relative error {float(err):.4f} (norm), {worst:.4f} (max / max |ref|)")
+        if seed == "moe_grouped_fp8_q8td" and dev == "cpu":  # the descriptors' loads are q8's arithmetic
+            mod.PARAMS["TMA"] = 0
+            pointers = torch.empty_like(out)
+            mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, pointers)
+            mod.PARAMS["TMA"] = 1
+            if not torch.equal(pointers, out):
+                failures.append(f"{where}: TMA=1 differs from TMA=0 (q8ex) in the interpreter")
         if params.get("Y_BF16"):  # the bf16 rows were taken: their rounding shows against the fp32 rows' output
             mod.PARAMS["Y_BF16"] = 0
             fp32_rows = torch.empty_like(out)

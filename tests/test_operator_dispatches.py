@@ -111,6 +111,12 @@ DISPATCHES = [
        [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
         f"{Q8_SEED}pe@num_stages=4,LAUNCH=fast,Y_BF16=1{extra}"],
        [80]) for suffix, extra in (("", ""), ("w8", ",WAVES=8"))],
+    # queued (call CA): the retained dispatch with q8td above 4,096 tokens (the long calls' GEMMs loading weights and
+    # GEMM2's intermediate through tensor descriptors: GEMM2 at 118 registers per thread instead of 255)
+    (MOE, MOE_DIR / "q8rg_m16s4f_q8rt_m64s4f_q8td_m64s4fy_80_4096.json", "seq_len",
+     [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
+      f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}td@num_stages=4,LAUNCH=fast,Y_BF16=1"],
+     [80, 4096]),
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the
