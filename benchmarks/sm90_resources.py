@@ -1,0 +1,96 @@
+"""Registers per thread and tensor-core instruction shapes of the MoE seeds' GEMM kernels, compiled for sm_90 on this
+machine (no GPU needed: ``triton.compile`` for a CUDA target runs ptxas; ``cuobjdump -res-usage`` reads the cubin).
+
+Why: the H200 runs one program per SM of q8's 8-warp GEMMs at 255 registers per thread; a kernel change that frees
+registers (more resident programs) can be checked here before a device call. The Triton here may differ from the
+device's (the H200 image runs 3.6): the counts are indicative, the device's own profile decides.
+
+    python benchmarks/sm90_resources.py            # -> benchmarks/results/sm90_resources_moe.{json,md}
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from _common import command_line, md_table, write_results
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = REPO / "operators" / "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048" / "solutions" / "seeds"
+GEMM1_TYPES = ["*fp8e4nv", "*fp32", "*fp8e4nv", "*fp32", "*i32", "*i32", "*fp8e4nv", "*fp32", "i32"]
+GEMM2_TYPES = ["*fp8e4nv", "*fp32", "*fp8e4nv", "*fp32", "*i32", "*bf16"]
+#: (seed, kernel, GEMM, extra runtime argument types, extra constexprs)
+KERNELS = [
+    ("moe_grouped_fp8_q8", "_gemm1_swiglu_q8_kernel", 1, [], {}),
+    ("moe_grouped_fp8_q8td", "_gemm1_swiglu_td_kernel", 1, [], {"E": 32}),
+    ("moe_grouped_fp8_q8", "_gemm2_q8_kernel", 2, [], {}),
+    ("moe_grouped_fp8_q8td", "_gemm2_td_kernel", 2, ["i32"], {"E": 32}),
+]
+#: (BLOCK_M, BLOCK_N of the GEMM, warps, stages)
+SHAPES = [(64, 128, 8, 4), (64, 64, 4, 3), (128, 128, 8, 3)]
+
+
+def resources(fn: Any, types: list[str], constexprs: dict[str, Any], warps: int, stages: int) -> dict[str, Any]:
+    """Compile ``fn`` for sm_90; its registers per thread, spill stores and wgmma shapes."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    sig = dict(zip(fn.arg_names, types + ["constexpr"] * (len(fn.arg_names) - len(types))))
+    kernel = triton.compile(ASTSource(fn, sig, constexprs=constexprs), target=GPUTarget("cuda", 90, 32),
+                            options={"num_warps": warps, "num_stages": stages})
+    tools = Path(triton.__file__).parent / "backends" / "nvidia" / "bin"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
+        cubin.write(kernel.asm["cubin"])
+        cubin.flush()
+        usage = subprocess.run([str(tools / "cuobjdump"), "-res-usage", cubin.name], capture_output=True, text=True,
+                               check=True).stdout
+    regs = re.search(r"REG:(\d+)", usage)
+    ptx = kernel.asm["ptx"]
+    return {"registers": int(regs.group(1)) if regs else None, "spill_stores": ptx.count("st.local"),
+            "wgmma": sorted(set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", ptx))),
+            "wgmma_instructions": ptx.count("wgmma.mma_async")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--name", default="sm90_resources_moe", help="results file name (benchmarks/results/)")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(SEEDS))
+    rows = []
+    for seed, name, gemm, extra_types, extra in KERNELS:
+        fn = getattr(importlib.import_module(f"{seed}.kernel"), name)
+        for bm, bn, warps, stages in SHAPES:
+            if gemm == 1:
+                types = GEMM1_TYPES + extra_types
+                consts = {"H": 7168, "I": 2048, "TOPK": 8, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 128,
+                          "NUM_STAGES": stages, "UPCAST": False, "QMAX": 448.0, **extra}
+            else:
+                types = GEMM2_TYPES + extra_types
+                consts = {"H": 7168, "I": 2048, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 128, "SCALE_K": 128,
+                          "NUM_STAGES": stages, "UPCAST": False, **extra}
+            row = {"seed": seed, "kernel": name, "BLOCK_M": bm, "BLOCK_N": bn, "warps": warps, "stages": stages,
+                   **resources(fn, types, consts, warps, stages)}
+            rows.append(row)
+            print(row, flush=True)
+    import triton
+
+    header = ["seed", "kernel", "BLOCK_M", "BLOCK_N", "warps", "stages", "registers", "spill stores", "wgmma"]
+    table = md_table(header, [[r["seed"], r["kernel"], r["BLOCK_M"], r["BLOCK_N"], r["warps"], r["stages"],
+                               r["registers"], r["spill_stores"], " ".join(r["wgmma"]) or "-"] for r in rows])
+    md = (f"# MoE GEMM kernels compiled for sm_90 (no GPU; Triton {triton.__version__})\n\n"
+          f"Command: `{command_line('sm90_resources.py', argv)}`\n\n"
+          "Registers per thread from ptxas (`cuobjdump -res-usage` on the cubin), spill stores (`st.local` in the "
+          "PTX), wgmma instruction shapes. The H200 image runs Triton 3.6: indicative counts.\n\n" + table)
+    write_results(args.name, {"triton": triton.__version__, "rows": rows}, md)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
