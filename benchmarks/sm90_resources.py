@@ -28,7 +28,8 @@ GEMM2_TYPES = ["*fp8e4nv", "*fp32", "*fp8e4nv", "*fp32", "*i32", "*bf16"]
 #: (seed, kernel, GEMM, extra runtime argument types, extra constexprs)
 KERNELS = [
     ("moe_grouped_fp8_q8", "_gemm1_swiglu_q8_kernel", 1, [], {}),
-    ("moe_grouped_fp8_q8td", "_gemm1_swiglu_td_kernel", 1, [], {"E": 32}),
+    ("moe_grouped_fp8_q8td", "_gemm1_swiglu_td_kernel", 1, ["*fp8e4nv", "i32"], {"E": 32, "A_SORTED": 0}),
+    ("moe_grouped_fp8_q8td", "_gemm1_swiglu_td_kernel", 1, ["*fp8e4nv", "i32"], {"E": 32, "A_SORTED": 1}),
     ("moe_grouped_fp8_q8", "_gemm2_q8_kernel", 2, [], {}),
     ("moe_grouped_fp8_q8td", "_gemm2_td_kernel", 2, ["i32"], {"E": 32}),
 ]
@@ -75,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
                 types = GEMM2_TYPES + extra_types
                 consts = {"H": 7168, "I": 2048, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 128, "SCALE_K": 128,
                           "NUM_STAGES": stages, "UPCAST": False, **extra}
-            row = {"seed": seed, "kernel": name, "BLOCK_M": bm, "BLOCK_N": bn, "warps": warps, "stages": stages,
+            label = name + "".join(f" {k}={v}" for k, v in extra.items() if k != "E")
+            row = {"seed": seed, "kernel": label, "BLOCK_M": bm, "BLOCK_N": bn, "warps": warps, "stages": stages,
                    **resources(fn, types, consts, warps, stages)}
             rows.append(row)
             print(row, flush=True)

@@ -71,12 +71,13 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   (150, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                        "LONG_TILES": "torch", "Y_BF16": 1, "WAVES": 2})],
               # moe_grouped_fp8_q8td: q8ex with the long calls' GEMMs reading weights (and GEMM2 its intermediate)
-              # through tensor descriptors; in the interpreter bit for bit q8ex's output (TMA=0)
+              # through tensor descriptors, GEMM1's activations permuted first and read so too (A_SORTED, the first
+              # case) or gathered by token (the second); in the interpreter bit for bit q8ex's output (TMA=0)
               "moe_grouped_fp8_q8td": [
                   (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                         "LAUNCH": "fast"}),
                   (150, 32, 384, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
-                                       "LONG_TILES": "torch", "Y_BF16": 1})]}
+                                       "LONG_TILES": "torch", "Y_BF16": 1, "A_SORTED": 0})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]

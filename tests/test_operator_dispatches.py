@@ -113,10 +113,13 @@ DISPATCHES = [
        [80]) for suffix, extra in (("", ""), ("w8", ",WAVES=8"))],
     # queued (call CA): the retained dispatch with q8td above 4,096 tokens (the long calls' GEMMs loading weights and
     # GEMM2's intermediate through tensor descriptors: GEMM2 at 118 registers per thread instead of 255)
-    (MOE, MOE_DIR / "q8rg_m16s4f_q8rt_m64s4f_q8td_m64s4fy_80_4096.json", "seq_len",
-     [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
-      f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}td@num_stages=4,LAUNCH=fast,Y_BF16=1"],
-     [80, 4096]),
+    # (activations permuted and read through a descriptor; "tdg": gathered by token; "n64w4s3": GEMM1 at BLOCK_N 64,
+    # 4 warps, 3 stages, 154 registers, three programs per SM)
+    *[(MOE, MOE_DIR / f"q8rg_m16s4f_q8rt_m64s4f_q8td{name}_80_4096.json", "seq_len",
+       [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
+        f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}td@LAUNCH=fast,Y_BF16=1{extra}"],
+       [80, 4096]) for name, extra in (("_m64s4fy", ",num_stages=4"), ("g_m64s4fy", ",num_stages=4,A_SORTED=0"),
+                                       ("_m64n64w4s3fy", ",num_stages=3,BLOCK_N=64,num_warps=4"))],
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the

@@ -10,8 +10,11 @@ its loads are pointer tensors, a 64-bit address per element of every [BLOCK_K, B
 BLOCK_K] activation tile, kept live across the software pipeline. Here the weight tiles are loaded with
 ``tl.make_tensor_descriptor`` over W1 / W2 viewed as [experts x rows, K] (row-major, K contiguous: each tile is one
 TMA box), so they take no address registers; GEMM2's intermediate rows are contiguous per tile (the permuted rows
-``start ... start + rows``) and come through a descriptor too; GEMM1's activations stay a gather by token (a
-[BLOCK_M] row base plus the K offsets). The arithmetic is q8's: per 128-wide K block, FP8 dots scaled by the rows'
+``start ... start + rows``) and come through a descriptor too. ``A_SORTED=1``: GEMM1's activations are first copied
+into the tiles' row order (``_permute_kernel``, one launch over the tiles, only their rows: ~100 MB at 14,107
+tokens) and read through a descriptor as well; ``A_SORTED=0`` gathers them by token (a [BLOCK_M] row base plus the
+K offsets). Compiled for sm_90 here (``benchmarks/sm90_resources.py``, Triton 3.9): GEMM2 118 registers instead of
+255 at its large point, GEMM1 154 with ``A_SORTED=1`` (248 gathering). The arithmetic is q8's: per 128-wide K block, FP8 dots scaled by the rows'
 and the weight block's scales into fp32 accumulators; GEMM1's epilogue quantises ``silu(gate) * up`` to e4m3 per
 (row, BLOCK_N group). Rows past a tile's count (the next tile's, or past the last pair: zeros from the descriptor)
 are computed and not stored.
@@ -29,20 +32,38 @@ from . import q8ex as _ex
 from .base import _INTERPRET, TILES_MAX_PAIRS, TOP_K, _tile_rows
 from .fastlaunch import fast
 
-PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 3, "LAUNCH": "jit", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact", "Y_BF16": 0, "TMA": 1}  # kernelopt:params
+PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 3, "LAUNCH": "jit", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact", "Y_BF16": 0, "TMA": 1, "A_SORTED": 1}  # kernelopt:params
+#: Columns per program of the activations' permutation (``A_SORTED``): the scale block, which divides H
+PERMUTE_BLOCK_H = 128
 
 _rt = _ex._rt
 _q8 = _ex._q8
 
 
 @triton.jit
+def _permute_kernel(a_ptr, tile_ptr, order_ptr, xs_ptr,
+                    H: tl.constexpr, TOPK: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_H: tl.constexpr):
+    """Program (tile, h): the tile's rows of the activations in sorted order, ``xs[start + m] = x[token(m)]``, over
+    columns ``h * BLOCK_H ...`` (rows past the tile's count are left as they are)."""
+    pid_h = tl.program_id(1)
+    _expert, start, rows, offs_m, mask_m = _tile_rows(tile_ptr, BLOCK_M)
+    if rows == 0:
+        return
+    token = tl.load(order_ptr + start + offs_m, mask=mask_m, other=0).to(tl.int64) // TOPK
+    offs_h = pid_h * BLOCK_H + tl.arange(0, BLOCK_H)
+    x = tl.load(a_ptr + token[:, None] * H + offs_h[None, :], mask=mask_m[:, None], other=0.0)
+    tl.store(xs_ptr + (start + offs_m)[:, None] * H + offs_h[None, :], x, mask=mask_m[:, None])
+
+
+@triton.jit
 def _gemm1_swiglu_td_kernel(
-    a_ptr, a_scale_ptr, w_ptr, w_scale_ptr, tile_ptr, order_ptr, h_ptr, hs_ptr, T,
+    a_ptr, a_scale_ptr, w_ptr, w_scale_ptr, tile_ptr, order_ptr, h_ptr, hs_ptr, T, xs_ptr, n_rows,
     H: tl.constexpr, I: tl.constexpr, TOPK: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-    NUM_STAGES: tl.constexpr, UPCAST: tl.constexpr, QMAX: tl.constexpr, E: tl.constexpr,
+    NUM_STAGES: tl.constexpr, UPCAST: tl.constexpr, QMAX: tl.constexpr, E: tl.constexpr, A_SORTED: tl.constexpr,
 ):
-    """q8's GEMM1 program (tile, n) with the W1 tiles through a descriptor over W1 as [E * 2I, H]."""
+    """q8's GEMM1 program (tile, n) with the W1 tiles through a descriptor over W1 as [E * 2I, H]; with
+    ``A_SORTED`` the activations too, from their sorted copy ``xs`` [n_rows, H] (``_permute_kernel``)."""
     pid_n = tl.program_id(1)
     expert, start, rows, offs_m, mask_m = _tile_rows(tile_ptr, BLOCK_M)
     if rows == 0:
@@ -52,18 +73,24 @@ def _gemm1_swiglu_td_kernel(
     offs_k = tl.arange(0, BLOCK_K)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     a_rows = a_ptr + token * H                                                  # [BM] row starts (fp8)
+    if A_SORTED:
+        a_desc = tl.make_tensor_descriptor(xs_ptr, shape=[n_rows, H], strides=[H, 1], block_shape=[BLOCK_M, BLOCK_K])
     w_desc = tl.make_tensor_descriptor(w_ptr, shape=[E * 2 * I, H], strides=[H, 1], block_shape=[BLOCK_N, BLOCK_K])
     row_up = (expert * (2 * I) + pid_n * BLOCK_N).to(tl.int32)
     row_gate = row_up + I
     KB: tl.constexpr = H // BLOCK_K
-    s_up = w_scale_ptr + expert * (2 * I // BLOCK_K) * KB + (offs_n // BLOCK_K) * KB   # [BN]
+    # one W1 scale block per (K block, program): BLOCK_N divides the 128-wide scale block (q8's entry point checks it)
+    s_up = w_scale_ptr + expert * (2 * I // BLOCK_K) * KB + (pid_n * BLOCK_N // BLOCK_K) * KB
     s_gate = s_up + (I // BLOCK_K) * KB
 
     acc_up = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     acc_gate = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for kb in tl.range(0, KB, num_stages=NUM_STAGES):
         k0 = kb * BLOCK_K
-        a = tl.load(a_rows[:, None] + (k0 + offs_k)[None, :], mask=mask_m[:, None], other=0.0)
+        if A_SORTED:  # rows past the tile's count: another tile's or unset, computed and not stored
+            a = a_desc.load([start.to(tl.int32), k0])
+        else:
+            a = tl.load(a_rows[:, None] + (k0 + offs_k)[None, :], mask=mask_m[:, None], other=0.0)
         a_s = tl.load(a_scale_ptr + kb * T + token, mask=mask_m, other=0.0)
         wu = w_desc.load([row_up, k0])                                          # [BN, BK], K contiguous
         wg = w_desc.load([row_gate, k0])
@@ -73,8 +100,8 @@ def _gemm1_swiglu_td_kernel(
             wg = wg.to(tl.float32)
         su = tl.load(s_up + kb)
         sg = tl.load(s_gate + kb)
-        acc_up += tl.dot(a, wu.T) * (a_s[:, None] * su[None, :])
-        acc_gate += tl.dot(a, wg.T) * (a_s[:, None] * sg[None, :])
+        acc_up += tl.dot(a, wu.T) * (a_s * su)[:, None]
+        acc_gate += tl.dot(a, wg.T) * (a_s * sg)[:, None]
 
     h = acc_gate / (1.0 + tl.exp(-acc_gate)) * acc_up   # silu(X2) * X1, as the reference
     scale = tl.maximum(tl.max(tl.abs(h), axis=1), 1e-30) / QMAX                 # [BM]: one per (row, group)
@@ -126,8 +153,9 @@ def _scratch(size: int, alignment: int, stream) -> torch.Tensor:
     return torch.empty(size, dtype=torch.int8, device="cuda")
 
 
-def _launch_table(kernels: dict, td1, td2) -> dict:
-    """q8rt's launch table with the long calls' GEMMs on the descriptor kernels above while ``TMA`` is on."""
+def _launch_table(kernels: dict, td1, td2, permute) -> dict:
+    """q8rt's launch table with the long calls' GEMMs on the descriptor kernels above while ``TMA`` is on (GEMM1
+    after the activations' permutation while ``A_SORTED`` is on)."""
 
     def long_call(pairs: int) -> bool:
         return bool(int(PARAMS["TMA"])) and pairs > TILES_MAX_PAIRS
@@ -135,7 +163,14 @@ def _launch_table(kernels: dict, td1, td2) -> dict:
     def gemm1(grid, *args, **kw):  # (a, a_scale, w, w_scale, table, order, h, h_scale, T)
         if not long_call(args[8] * TOP_K):
             return kernels["gemm1"][grid](*args, **kw)
-        return td1[grid](*args, **kw, E=args[2].shape[0])
+        a, table, order, pairs = args[0], args[4], args[5], args[6].shape[0]
+        xs = a
+        if int(PARAMS["A_SORTED"]):
+            hidden = a.shape[1]  # a multiple of the 128 scale block (q8's entry point checks it)
+            xs = torch.empty((pairs, hidden), dtype=a.dtype, device=a.device)
+            permute[(grid[0], hidden // PERMUTE_BLOCK_H)](a, table, order, xs, H=hidden, TOPK=TOP_K,
+                                                          BLOCK_M=kw["BLOCK_M"], BLOCK_H=PERMUTE_BLOCK_H, num_warps=4)
+        return td1[grid](*args, xs, xs.shape[0], **kw, E=args[2].shape[0], A_SORTED=int(PARAMS["A_SORTED"]))
 
     def gemm2(grid, *args, **kw):  # (h, h_scale, w2, w2_scale, table, y)
         if not long_call(args[5].shape[0]):
@@ -151,9 +186,9 @@ _rt.PARAMS = PARAMS
 _q8.PARAMS = PARAMS
 # q8ex's launch table (its bf16 GEMM2 rows) over this one over q8rt's
 _q8._LAUNCHERS = {"jit": _ex._launch_table(_launch_table(_ex._RT_LAUNCHERS["jit"], _gemm1_swiglu_td_kernel,
-                                                         _gemm2_td_kernel)),
+                                                         _gemm2_td_kernel, _permute_kernel)),
                   "fast": _ex._launch_table(_launch_table(_ex._RT_LAUNCHERS["fast"], fast(_gemm1_swiglu_td_kernel),
-                                                          fast(_gemm2_td_kernel)))}
+                                                          fast(_gemm2_td_kernel), fast(_permute_kernel)))}
 
 
 def run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
