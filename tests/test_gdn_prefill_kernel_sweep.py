@@ -1,8 +1,10 @@
 """benchmarks/gdn_prefill_kernel_sweep.py on the CPU (Triton interpreter, few tokens): each of wy3v's three kernels
 runs per configuration on inputs from the kernels before it, every row is reported with its difference from the
-first configuration of the same kernel and chunk (zero here: the interpreter computes the same sums for any warp
-count, V tile or register cap), and malformed configurations, bad lengths and a CPU run without the interpreter
-are refused."""
+first configuration of the same kernel and chunk (at most fp32 rounding here: the interpreter computes the same
+sums for any warp count or register cap, and its dots are numpy matmuls, whose summation order may change with the
+V tile's width on some CPU BLAS builds: 1e-7 relative seen), and malformed configurations, bad lengths and a CPU
+run without the interpreter are refused."""
+
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from operator_helpers import load_script, run_benchmark
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "gdn_prefill_kernel_sweep.py"
+#: the largest relative difference between configurations that fp32 rounding in the interpreter's matmuls explains
+FP32_ROUNDING = 1e-6
 
 
 def test_sweep_in_the_interpreter(tmp_path: Path) -> None:
@@ -29,7 +33,7 @@ def test_sweep_in_the_interpreter(tmp_path: Path) -> None:
         ("prep", 16, None, None), ("prep", 16, None, 128), ("prep", 32, None, None), ("h", 16, 32, None),
         ("h", 16, 64, None), ("o", 16, 64, None), ("o", 16, 32, None)]
     assert all("error" not in r and r["ms"] > 0 for r in rows), rows
-    assert all(r["max_rel_diff"] == 0.0 for r in rows), rows  # each against the first of its kernel and C
+    assert all(r["max_rel_diff"] <= FP32_ROUNDING for r in rows), rows  # against the first of its kernel and C
     md = (tmp_path / "gdn_prefill_kernel_sweep_cpu_t.md").read_text()
     assert md.startswith("# GDN prefill kernels alone (gdn_prefill_chunked_wy3v, cpu, 40 tokens / 3 sequences)")
     assert "| prep | 16 | - | 8 | 1 | 128 |" in md
@@ -43,7 +47,7 @@ def test_bf16_scratch_sweeps_the_wy3b_kernels(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "gdn_prefill_kernel_sweep_cpu_b.json").read_text())
     assert data["seed"] == "gdn_prefill_chunked_wy3b" and data["scratch"] == "bf16"
     rows = data["configs"]
-    assert all("error" not in r and r["ms"] > 0 and r["max_rel_diff"] == 0.0 for r in rows), rows
+    assert all("error" not in r and r["ms"] > 0 and r["max_rel_diff"] <= FP32_ROUNDING for r in rows), rows
 
 
 def test_bad_configurations_lengths_and_no_interpreter_are_refused(tmp_path: Path) -> None:

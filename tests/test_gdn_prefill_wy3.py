@@ -105,9 +105,11 @@ def _check(device: str) -> list[dict[str, Any]]:
         # (on a GPU the second wy3v call, through the compiled launchers, is the one kept)
         checks["vec_equals_wy3"] = {"ok": bool(torch.equal(got[VEC][0], out) and torch.equal(got[VEC][1], state))}
         for key, name in ((PER, "per_kernel"), ("low_fp32", "low_fp32")):
-            if device == "cpu":  # warp counts do not exist in the interpreter: wy3's arithmetic, bit for bit
-                checks[f"{name}_equals_wy3"] = {"ok": bool(torch.equal(got[key][0], out) and
-                                                           torch.equal(got[key][1], state))}
+            if device == "cpu":  # warp counts do not exist in the interpreter: wy3's arithmetic, to fp32 rounding
+                # (its dots are numpy matmuls, whose summation order may change with the tile width on some CPU BLAS
+                # builds: a bf16 output may flip by one rounding step)
+                checks[f"{name}_out"] = fib_close(got[key][0], out, 1e-2, 1e-2)
+                checks[f"{name}_state"] = fib_close(got[key][1], state, 1e-6, 1e-5)
             else:  # other warp counts may sum the dots in another order: tf32 rounding apart
                 checks[f"{name}_out"] = fib_close(got[key][0], out, 1e-2, 1e-2)
                 checks[f"{name}_state"] = fib_close(got[key][1], state, 1e-4, 1e-4)
