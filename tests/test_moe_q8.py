@@ -72,7 +72,8 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                                        "LONG_TILES": "torch", "Y_BF16": 1, "WAVES": 2})],
               # moe_grouped_fp8_q8td: q8ex with the long calls' GEMMs reading weights (and GEMM2 its intermediate)
               # through tensor descriptors, GEMM1's activations permuted first and read so too (A_SORTED, the first
-              # case) or gathered by token (the second); in the interpreter bit for bit q8ex's output (TMA=0)
+              # case) or gathered by token (the second); in the interpreter q8ex's output (TMA=0) to a bf16
+              # rounding flip
               "moe_grouped_fp8_q8td": [
                   (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                         "LAUNCH": "fast"}),
@@ -251,13 +252,14 @@ def _check(dev: str, seed: str) -> dict:
         worst = float((out.float() - ref).abs().max() / ref.abs().max().clamp_min(1e-30))
         if not (err < 0.08 and worst < 0.12):  # e4m3 intermediate: 3-5 % seen (the interpreter truncates)
             failures.append(f"{where}: relative error {float(err):.4f} (norm), {worst:.4f} (max / max |ref|)")
-        if seed == "moe_grouped_fp8_q8td" and dev == "cpu":  # the descriptors' loads are q8's arithmetic
-            mod.PARAMS["TMA"] = 0
-            pointers = torch.empty_like(out)
+        if seed == "moe_grouped_fp8_q8td" and dev == "cpu":  # the descriptors' loads are q8's arithmetic: equal up
+            mod.PARAMS["TMA"] = 0                           # to a bf16 rounding flip (numpy may sum a dot with a
+            pointers = torch.empty_like(out)                # transposed operand in another order)
             mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, pointers)
             mod.PARAMS["TMA"] = 1
-            if not torch.equal(pointers, out):
-                failures.append(f"{where}: TMA=1 differs from TMA=0 (q8ex) in the interpreter")
+            diff = (pointers.float() - out.float()).abs()
+            if bool((diff > 2**-7 * pointers.float().abs() + 1e-6).any()):
+                failures.append(f"{where}: TMA=1 differs from TMA=0 (q8ex) in the interpreter by {float(diff.max())}")
         if params.get("Y_BF16"):  # the bf16 rows were taken: their rounding shows against the fp32 rows' output
             mod.PARAMS["Y_BF16"] = 0
             fp32_rows = torch.empty_like(out)
