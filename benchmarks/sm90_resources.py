@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import subprocess
 import sys
@@ -63,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--name", default="sm90_resources_moe", help="results file name (benchmarks/results/)")
     args = parser.parse_args(argv)
+    if os.environ.get("TRITON_INTERPRET", "0") == "1":
+        print("sm90_resources.py: unset TRITON_INTERPRET (interpreted kernels do not compile for sm_90)", file=sys.stderr)
+        return 2
     sys.path.insert(0, str(SEEDS))
     rows = []
     for seed, name, gemm, extra_types, extra in KERNELS:
