@@ -10,7 +10,8 @@
 #        descriptors (TMA), GEMM1's activations permuted into the tiles' row order first and read so too: compiled
 #        for sm_90 here (benchmarks/sm90_resources.py), GEMM2 at its large point 118 registers per thread instead of
 #        q8's 255, GEMM1 154 instead of 255 (three programs per SM at BLOCK_N 64 / 4 warps, the "n64" point); call
-#        BW: GEMM2 879 us, GEMM1 1,672 us at 14,107 tokens. Above 4,096 tokens; "g": the activations gathered.
+#        BW: GEMM2 879 us, GEMM1 1,672 us at 14,107 tokens. Above 4,096 tokens; "g": the activations gathered;
+#        "p2": from 81 tokens, both GEMMs persistent over the bound grid (q8pe's scheme: no host sync), 2 per SM.
 #      Side by side with the retained dispatch; the fastest that passed every workload in turn (fastest_in_turn),
 #      its span anatomy and contest sweep if it is not the retained one.
 #   2. GDN prefill: call BZ's contest sweep of dispatch/recurrent_wy3b_401.json resumed (78 of 100 workloads done,
@@ -30,9 +31,10 @@ keep_call_results
                    [q8pew8]=$MD/q8rg_m16s4f_q8pe_m64s4fyw8_80.json
                    [q8td]=$MD/q8rg_m16s4f_q8rt_m64s4f_q8td_m64s4fy_80_4096.json
                    [q8tdg]=$MD/q8rg_m16s4f_q8rt_m64s4f_q8tdg_m64s4fy_80_4096.json
-                   [q8tdn64]=$MD/q8rg_m16s4f_q8rt_m64s4f_q8td_m64n64w4s3fy_80_4096.json)
+                   [q8tdn64]=$MD/q8rg_m16s4f_q8rt_m64s4f_q8td_m64n64w4s3fy_80_4096.json
+                   [q8tdp2]=$MD/q8rg_m16s4f_q8tdp2_m64s4fy_80.json)
   NAMES=()
-  [ $TD = 1 ] && NAMES+=(q8td q8tdn64 q8tdg)
+  [ $TD = 1 ] && NAMES+=(q8td q8tdn64 q8tdg q8tdp2)
   [ $PE = 1 ] && NAMES+=(q8pe q8pew8)
   if [ ${#NAMES[@]} -gt 0 ]; then
     for V in retained "${NAMES[@]}"; do

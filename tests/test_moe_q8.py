@@ -78,7 +78,10 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                         "LAUNCH": "fast"}),
                   (150, 32, 384, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
-                                       "LONG_TILES": "torch", "Y_BF16": 1, "A_SORTED": 0})]}
+                                       "LONG_TILES": "torch", "Y_BF16": 1, "A_SORTED": 0}),
+                  # PERSIST: both GEMMs persistent over the bound grid (4 SMs assumed: each program walks tiles)
+                  (200, 96, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                       "LAUNCH": "fast", "PERSIST": 1, "LONG_GRID": "bound"})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -228,7 +231,8 @@ def _check(dev: str, seed: str) -> dict:
         cases += 1
         where = f"{seed} T={t} offset={offset} H={h} I={i} {params}"
         mod.PARAMS.update({"LAUNCH": "jit", **params})
-        programs = _count_persistent_launches(mod) if seed == "moe_grouped_fp8_q8pe" else []
+        persistent = seed == "moe_grouped_fp8_q8pe" or bool(params.get("PERSIST"))
+        programs = _count_persistent_launches(mod) if persistent else []
         logits, bias, x, x_s, w1, w1_s, w2, w2_s = _inputs(t, h, i, dev, gen)
         out = torch.empty(t, h, dtype=torch.bfloat16, device=dev)
         mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, out)
@@ -242,7 +246,7 @@ def _check(dev: str, seed: str) -> dict:
         ids, rw = base._route(logits, bias, 2.5)
         if seed in ("moe_grouped_fp8_q8ex", "moe_grouped_fp8_q8sw") and t * 8 > base.TILES_MAX_PAIRS:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
-        if seed == "moe_grouped_fp8_q8pe":
+        if persistent:
             failures += _persistent_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], programs, where)
         ref = _dense(ids, rw, x, x_s, w1, w1_s, w2, w2_s, offset)
         none_local = ~((ids - offset >= 0) & (ids - offset < 32)).any(dim=1)

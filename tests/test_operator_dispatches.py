@@ -120,6 +120,11 @@ DISPATCHES = [
         f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}td@LAUNCH=fast,Y_BF16=1{extra}"],
        [80, 4096]) for name, extra in (("_m64s4fy", ",num_stages=4"), ("g_m64s4fy", ",num_stages=4,A_SORTED=0"),
                                        ("_m64n64w4s3fy", ",num_stages=3,BLOCK_N=64,num_warps=4"))],
+    # queued (call CA): q8td from 81 tokens with both GEMMs persistent over the bound grid (no host sync), 2 per SM
+    (MOE, MOE_DIR / "q8rg_m16s4f_q8tdp2_m64s4fy_80.json", "seq_len",
+     [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
+      f"{Q8_SEED}td@LAUNCH=fast,Y_BF16=1,num_stages=4,PERSIST=2,LONG_GRID=bound"],
+     [80]),
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the

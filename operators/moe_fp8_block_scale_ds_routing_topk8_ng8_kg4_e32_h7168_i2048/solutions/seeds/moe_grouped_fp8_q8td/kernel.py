@@ -14,14 +14,16 @@ TMA box), so they take no address registers; GEMM2's intermediate rows are conti
 into the tiles' row order (``_permute_kernel``, one launch over the tiles, only their rows: ~100 MB at 14,107
 tokens) and read through a descriptor as well; ``A_SORTED=0`` gathers them by token (a [BLOCK_M] row base plus the
 K offsets). Compiled for sm_90 here (``benchmarks/sm90_resources.py``, Triton 3.9): GEMM2 118 registers instead of
-255 at its large point, GEMM1 154 with ``A_SORTED=1`` (248 gathering). The arithmetic is q8's: per 128-wide K block, FP8 dots scaled by the rows'
-and the weight block's scales into fp32 accumulators; GEMM1's epilogue quantises ``silu(gate) * up`` to e4m3 per
-(row, BLOCK_N group). Rows past a tile's count (the next tile's, or past the last pair: zeros from the descriptor)
-are computed and not stored.
+255 at its large point, GEMM1 154 with ``A_SORTED=1`` (248 gathering). The arithmetic is q8's: per 128-wide K
+block, FP8 dots scaled by the rows' and the weight block's scales into fp32 accumulators; GEMM1's epilogue quantises
+``silu(gate) * up`` to e4m3 per (row, BLOCK_N group). Rows past a tile's count (the next tile's, or past the last
+pair: zeros from the descriptor) are computed and not stored.
 
 Calls of up to ``TILES_MAX_PAIRS`` routed pairs keep q8's GEMMs (BLOCK_M 16 there: no wgmma). In-kernel descriptors
 need a global scratch allocator (``triton.set_allocator``; set on each call, a torch allocation of the descriptors'
-bytes). ``TMA=0`` is q8ex.
+bytes). ``TMA=0`` is q8ex. ``PERSIST`` > 0: both GEMMs as persistent programs, grid (P, N blocks), P =
+floor(PERSIST x SMs / N blocks), each walking tiles p, p + P, ... up to the first without rows (the scheme of
+``moe_grouped_fp8_q8pe``; with ``LONG_GRID="bound"`` no host sync).
 """
 
 import torch
@@ -32,9 +34,11 @@ from . import q8ex as _ex
 from .base import _INTERPRET, TILES_MAX_PAIRS, TOP_K, _tile_rows
 from .fastlaunch import fast
 
-PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 3, "LAUNCH": "jit", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact", "Y_BF16": 0, "TMA": 1, "A_SORTED": 1}  # kernelopt:params
+PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 3, "LAUNCH": "jit", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact", "Y_BF16": 0, "TMA": 1, "A_SORTED": 1, "PERSIST": 0}  # kernelopt:params
 #: Columns per program of the activations' permutation (``A_SORTED``): the scale block, which divides H
 PERMUTE_BLOCK_H = 128
+#: SMs assumed under the Triton interpreter (``PERSIST``: a few make every persistent program walk several tiles)
+INTERPRET_SMS = 4
 
 _rt = _ex._rt
 _q8 = _ex._q8
@@ -148,14 +152,66 @@ def _gemm2_td_kernel(
     tl.store(y_ptr + rows_idx[:, None] * H + offs_n[None, :], acc.to(y_ptr.dtype.element_ty), mask=mask_m[:, None])
 
 
+@triton.jit
+def _rows_at(tile_ptr, t, n_tiles):
+    """Row count of table entry ``t`` (0 past the table's ``n_tiles`` entries)."""
+    return tl.where(t < n_tiles, tl.load(tile_ptr + tl.minimum(t, n_tiles - 1) * 3 + 2), 0)
+
+
+@triton.jit
+def _gemm1_td_persistent_kernel(
+    a_ptr, a_scale_ptr, w_ptr, w_scale_ptr, tile_ptr, order_ptr, h_ptr, hs_ptr, T, xs_ptr, n_rows, n_tiles,
+    H: tl.constexpr, I: tl.constexpr, TOPK: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    NUM_STAGES: tl.constexpr, UPCAST: tl.constexpr, QMAX: tl.constexpr, E: tl.constexpr, A_SORTED: tl.constexpr,
+):
+    """``PERSIST``: grid (P, N blocks), the GEMM1 program above for tiles ``program_id(0) + j * P`` up to the first
+    tile without rows (the tiles with rows are the table's first entries); the kernel reads its tile as
+    ``program_id(0)``'s entry, so it is handed the table ``t - p`` entries on."""
+    p = tl.program_id(0)
+    t = p
+    rows = _rows_at(tile_ptr, t, n_tiles)
+    while rows > 0:
+        _gemm1_swiglu_td_kernel(a_ptr, a_scale_ptr, w_ptr, w_scale_ptr, tile_ptr + (t - p) * 3, order_ptr, h_ptr,
+                                hs_ptr, T, xs_ptr, n_rows, H, I, TOPK, BLOCK_M, BLOCK_N, BLOCK_K, NUM_STAGES, UPCAST,
+                                QMAX, E, A_SORTED)
+        t += tl.num_programs(0)
+        rows = _rows_at(tile_ptr, t, n_tiles)
+
+
+@triton.jit
+def _gemm2_td_persistent_kernel(
+    h_ptr, hs_ptr, w_ptr, w_scale_ptr, tile_ptr, y_ptr, n_pairs, n_tiles,
+    H: tl.constexpr, I: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, SCALE_K: tl.constexpr,
+    NUM_STAGES: tl.constexpr, UPCAST: tl.constexpr, E: tl.constexpr,
+):
+    """GEMM2 as GEMM1 above: grid (P, N blocks), the GEMM2 program for tiles ``program_id(0) + j * P``."""
+    p = tl.program_id(0)
+    t = p
+    rows = _rows_at(tile_ptr, t, n_tiles)
+    while rows > 0:
+        _gemm2_td_kernel(h_ptr, hs_ptr, w_ptr, w_scale_ptr, tile_ptr + (t - p) * 3, y_ptr, n_pairs,
+                         H, I, BLOCK_M, BLOCK_N, BLOCK_K, SCALE_K, NUM_STAGES, UPCAST, E)
+        t += tl.num_programs(0)
+        rows = _rows_at(tile_ptr, t, n_tiles)
+
+
+def persistent_programs(n_tiles: int, n_blocks: int, device: torch.device) -> int:
+    """``PERSIST`` > 0: programs per N block, floor(PERSIST x SMs / N blocks), at most the table's entries."""
+    sms = INTERPRET_SMS if _INTERPRET or device.type != "cuda" else \
+        torch.cuda.get_device_properties(device).multi_processor_count
+    return max(1, min(n_tiles, int(float(PARAMS["PERSIST"]) * sms // n_blocks)))
+
+
 def _scratch(size: int, alignment: int, stream) -> torch.Tensor:
     """Global scratch for the kernels' in-kernel tensor descriptors (``triton.set_allocator``)."""
     return torch.empty(size, dtype=torch.int8, device="cuda")
 
 
-def _launch_table(kernels: dict, td1, td2, permute) -> dict:
+def _launch_table(kernels: dict, td1, td2, permute, persistent1, persistent2) -> dict:
     """q8rt's launch table with the long calls' GEMMs on the descriptor kernels above while ``TMA`` is on (GEMM1
-    after the activations' permutation while ``A_SORTED`` is on)."""
+    after the activations' permutation while ``A_SORTED`` is on; both persistent while ``PERSIST`` > 0)."""
 
     def long_call(pairs: int) -> bool:
         return bool(int(PARAMS["TMA"])) and pairs > TILES_MAX_PAIRS
@@ -170,11 +226,18 @@ def _launch_table(kernels: dict, td1, td2, permute) -> dict:
             xs = torch.empty((pairs, hidden), dtype=a.dtype, device=a.device)
             permute[(grid[0], hidden // PERMUTE_BLOCK_H)](a, table, order, xs, H=hidden, TOPK=TOP_K,
                                                           BLOCK_M=kw["BLOCK_M"], BLOCK_H=PERMUTE_BLOCK_H, num_warps=4)
-        return td1[grid](*args, xs, xs.shape[0], **kw, E=args[2].shape[0], A_SORTED=int(PARAMS["A_SORTED"]))
+        consts = {**kw, "E": args[2].shape[0], "A_SORTED": int(PARAMS["A_SORTED"])}
+        if float(PARAMS["PERSIST"]) > 0:
+            p = persistent_programs(grid[0], grid[1], a.device)
+            return persistent1[(p, grid[1])](*args, xs, xs.shape[0], grid[0], **consts)
+        return td1[grid](*args, xs, xs.shape[0], **consts)
 
     def gemm2(grid, *args, **kw):  # (h, h_scale, w2, w2_scale, table, y)
         if not long_call(args[5].shape[0]):
             return kernels["gemm2"][grid](*args, **kw)
+        if float(PARAMS["PERSIST"]) > 0:
+            p = persistent_programs(grid[0], grid[1], args[0].device)
+            return persistent2[(p, grid[1])](*args, args[0].shape[0], grid[0], **kw, E=args[2].shape[0])
         return td2[grid](*args, args[0].shape[0], **kw, E=args[2].shape[0])
 
     return {**kernels, "gemm1": _rt._Grid(gemm1), "gemm2": _rt._Grid(gemm2)}
@@ -185,10 +248,10 @@ _ex.PARAMS = PARAMS
 _rt.PARAMS = PARAMS
 _q8.PARAMS = PARAMS
 # q8ex's launch table (its bf16 GEMM2 rows) over this one over q8rt's
-_q8._LAUNCHERS = {"jit": _ex._launch_table(_launch_table(_ex._RT_LAUNCHERS["jit"], _gemm1_swiglu_td_kernel,
-                                                         _gemm2_td_kernel, _permute_kernel)),
-                  "fast": _ex._launch_table(_launch_table(_ex._RT_LAUNCHERS["fast"], fast(_gemm1_swiglu_td_kernel),
-                                                          fast(_gemm2_td_kernel), fast(_permute_kernel)))}
+_JIT = (_gemm1_swiglu_td_kernel, _gemm2_td_kernel, _permute_kernel, _gemm1_td_persistent_kernel,
+        _gemm2_td_persistent_kernel)
+_q8._LAUNCHERS = {"jit": _ex._launch_table(_launch_table(_ex._RT_LAUNCHERS["jit"], *_JIT)),
+                  "fast": _ex._launch_table(_launch_table(_ex._RT_LAUNCHERS["fast"], *map(fast, _JIT)))}
 
 
 def run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
