@@ -25,13 +25,11 @@ import triton
 import triton.language as tl
 
 from . import q8ex as _ex
-from .base import _INTERPRET, TILES_MAX_PAIRS, TOP_K
+from .base import TILES_MAX_PAIRS, TOP_K
 from .fastlaunch import fast
+from .persistent_tiles import programs_per_block, rows_at
 
 PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 3, "LAUNCH": "jit", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "bound", "Y_BF16": 0, "WAVES": 2}  # kernelopt:params
-
-#: SMs assumed under the Triton interpreter (programs run one after another there; a few make every program loop)
-INTERPRET_SMS = 4
 
 _rt = _ex._rt
 _q8 = _ex._q8
@@ -39,12 +37,6 @@ _q8 = _ex._q8
 # q8's GEMM kernels, called below as device functions: their program_id 0 / 1 are the tile and the N block
 _gemm1 = _q8._gemm1_swiglu_q8_kernel
 _gemm2 = _q8._gemm2_q8_kernel
-
-
-@triton.jit
-def _rows_at(tile_ptr, t, n_tiles):
-    """Row count of table entry ``t`` (0 past the table's ``n_tiles`` entries)."""
-    return tl.where(t < n_tiles, tl.load(tile_ptr + tl.minimum(t, n_tiles - 1) * 3 + 2), 0)
 
 
 @triton.jit
@@ -56,12 +48,12 @@ def _gemm1_persistent_kernel(a_ptr, a_scale_ptr, w_ptr, w_scale_ptr, tile_ptr, o
     up to the first tile without rows."""
     p = tl.program_id(0)
     t = p
-    rows = _rows_at(tile_ptr, t, n_tiles)
+    rows = rows_at(tile_ptr, t, n_tiles)
     while rows > 0:
         _gemm1(a_ptr, a_scale_ptr, w_ptr, w_scale_ptr, tile_ptr + (t - p) * 3, order_ptr, h_ptr, hs_ptr, T,
                H, I, TOPK, BLOCK_M, BLOCK_N, BLOCK_K, NUM_STAGES, UPCAST, QMAX)
         t += tl.num_programs(0)
-        rows = _rows_at(tile_ptr, t, n_tiles)
+        rows = rows_at(tile_ptr, t, n_tiles)
 
 
 @triton.jit
@@ -72,18 +64,12 @@ def _gemm2_persistent_kernel(h_ptr, hs_ptr, w_ptr, w_scale_ptr, tile_ptr, y_ptr,
     """GEMM2 as GEMM1 above: grid (P, N blocks), q8's GEMM2 program for tiles ``program_id(0) + j * P``."""
     p = tl.program_id(0)
     t = p
-    rows = _rows_at(tile_ptr, t, n_tiles)
+    rows = rows_at(tile_ptr, t, n_tiles)
     while rows > 0:
         _gemm2(h_ptr, hs_ptr, w_ptr, w_scale_ptr, tile_ptr + (t - p) * 3, y_ptr,
                H, I, BLOCK_M, BLOCK_N, BLOCK_K, SCALE_K, NUM_STAGES, UPCAST)
         t += tl.num_programs(0)
-        rows = _rows_at(tile_ptr, t, n_tiles)
-
-
-def _sm_count(device: torch.device) -> int:
-    if _INTERPRET or device.type != "cuda":
-        return INTERPRET_SMS
-    return torch.cuda.get_device_properties(device).multi_processor_count
+        rows = rows_at(tile_ptr, t, n_tiles)
 
 
 def persistent_programs(n_tiles: int, n_blocks: int, device: torch.device) -> int:
@@ -91,7 +77,7 @@ def persistent_programs(n_tiles: int, n_blocks: int, device: torch.device) -> in
     waves = float(PARAMS["WAVES"])
     if waves <= 0:
         raise ValueError(f"moe_grouped_fp8_q8pe: WAVES={PARAMS['WAVES']!r} must be > 0")
-    return max(1, min(n_tiles, int(waves * _sm_count(device) // n_blocks)))
+    return programs_per_block(waves, n_tiles, n_blocks, device)
 
 
 def _launch_table(kernels: dict, persistent1, persistent2) -> dict:

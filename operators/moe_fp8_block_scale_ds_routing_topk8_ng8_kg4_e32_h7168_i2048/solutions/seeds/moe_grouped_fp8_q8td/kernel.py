@@ -33,12 +33,11 @@ import triton.language as tl
 from . import q8ex as _ex
 from .base import _INTERPRET, TILES_MAX_PAIRS, TOP_K, _tile_rows
 from .fastlaunch import fast
+from .persistent_tiles import programs_per_block, rows_at
 
 PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 3, "LAUNCH": "jit", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact", "Y_BF16": 0, "TMA": 1, "A_SORTED": 1, "PERSIST": 0}  # kernelopt:params
 #: Columns per program of the activations' permutation (``A_SORTED``): the scale block, which divides H
 PERMUTE_BLOCK_H = 128
-#: SMs assumed under the Triton interpreter (``PERSIST``: a few make every persistent program walk several tiles)
-INTERPRET_SMS = 4
 
 _rt = _ex._rt
 _q8 = _ex._q8
@@ -153,12 +152,6 @@ def _gemm2_td_kernel(
 
 
 @triton.jit
-def _rows_at(tile_ptr, t, n_tiles):
-    """Row count of table entry ``t`` (0 past the table's ``n_tiles`` entries)."""
-    return tl.where(t < n_tiles, tl.load(tile_ptr + tl.minimum(t, n_tiles - 1) * 3 + 2), 0)
-
-
-@triton.jit
 def _gemm1_td_persistent_kernel(
     a_ptr, a_scale_ptr, w_ptr, w_scale_ptr, tile_ptr, order_ptr, h_ptr, hs_ptr, T, xs_ptr, n_rows, n_tiles,
     H: tl.constexpr, I: tl.constexpr, TOPK: tl.constexpr,
@@ -170,13 +163,13 @@ def _gemm1_td_persistent_kernel(
     ``program_id(0)``'s entry, so it is handed the table ``t - p`` entries on."""
     p = tl.program_id(0)
     t = p
-    rows = _rows_at(tile_ptr, t, n_tiles)
+    rows = rows_at(tile_ptr, t, n_tiles)
     while rows > 0:
         _gemm1_swiglu_td_kernel(a_ptr, a_scale_ptr, w_ptr, w_scale_ptr, tile_ptr + (t - p) * 3, order_ptr, h_ptr,
                                 hs_ptr, T, xs_ptr, n_rows, H, I, TOPK, BLOCK_M, BLOCK_N, BLOCK_K, NUM_STAGES, UPCAST,
                                 QMAX, E, A_SORTED)
         t += tl.num_programs(0)
-        rows = _rows_at(tile_ptr, t, n_tiles)
+        rows = rows_at(tile_ptr, t, n_tiles)
 
 
 @triton.jit
@@ -189,19 +182,17 @@ def _gemm2_td_persistent_kernel(
     """GEMM2 as GEMM1 above: grid (P, N blocks), the GEMM2 program for tiles ``program_id(0) + j * P``."""
     p = tl.program_id(0)
     t = p
-    rows = _rows_at(tile_ptr, t, n_tiles)
+    rows = rows_at(tile_ptr, t, n_tiles)
     while rows > 0:
         _gemm2_td_kernel(h_ptr, hs_ptr, w_ptr, w_scale_ptr, tile_ptr + (t - p) * 3, y_ptr, n_pairs,
                          H, I, BLOCK_M, BLOCK_N, BLOCK_K, SCALE_K, NUM_STAGES, UPCAST, E)
         t += tl.num_programs(0)
-        rows = _rows_at(tile_ptr, t, n_tiles)
+        rows = rows_at(tile_ptr, t, n_tiles)
 
 
 def persistent_programs(n_tiles: int, n_blocks: int, device: torch.device) -> int:
     """``PERSIST`` > 0: programs per N block, floor(PERSIST x SMs / N blocks), at most the table's entries."""
-    sms = INTERPRET_SMS if _INTERPRET or device.type != "cuda" else \
-        torch.cuda.get_device_properties(device).multi_processor_count
-    return max(1, min(n_tiles, int(float(PARAMS["PERSIST"]) * sms // n_blocks)))
+    return programs_per_block(float(PARAMS["PERSIST"]), n_tiles, n_blocks, device)
 
 
 def _scratch(size: int, alignment: int, stream) -> torch.Tensor:
