@@ -120,8 +120,8 @@ DISPATCHES = [
         f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}td@LAUNCH=fast,Y_BF16=1{extra}"],
        [80, 4096]) for name, extra in (("_m64s4fy", ",num_stages=4"), ("g_m64s4fy", ",num_stages=4,A_SORTED=0"),
                                        ("_m64n64w4s3fy", ",num_stages=3,BLOCK_N=64,num_warps=4"))],
-    # call CB: the retained dispatch (call CA's "tdg") with taller q8td tiles above 4,096 tokens (BLOCK_M 128, GEMM2's
-    # BLOCK_N2 256; "g": activations gathered by token)
+    # calls CB, CC: the retained dispatch (call CA's "tdg") with q8td at other points above 4,096 tokens (BLOCK_M 128,
+    # GEMM2's BLOCK_N2 256, 3 / 5 stages, 4 warps; "g": activations gathered by token)
     *[(MOE, MOE_DIR / f"q8rg_m16s4f_q8rt_m64s4f_q8td{name}_80_4096.json", "seq_len",
        [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
         f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}td@LAUNCH=fast,Y_BF16=1{extra}"],
@@ -130,7 +130,10 @@ DISPATCHES = [
                                        ("_m128s4fy", ",num_stages=4,BLOCK_M=128"),
                                        ("g_m128n256s3fy", ",num_stages=3,A_SORTED=0,BLOCK_M=128,BLOCK_N2=256"),
                                        ("_m128n256s3fy", ",num_stages=3,BLOCK_M=128,BLOCK_N2=256"),
-                                       ("g_m64n256s4fy", ",num_stages=4,A_SORTED=0,BLOCK_N2=256"))],
+                                       ("g_m64n256s4fy", ",num_stages=4,A_SORTED=0,BLOCK_N2=256"),
+                                       ("g_m64s3fy", ",num_stages=3,A_SORTED=0"),
+                                       ("g_m64s5fy", ",num_stages=5,A_SORTED=0"),
+                                       ("g_m64w4s4fy", ",num_stages=4,A_SORTED=0,num_warps=4"))],
     # queued (call CA): q8td from 81 tokens with both GEMMs persistent over the bound grid (no host sync), 2 per SM
     (MOE, MOE_DIR / "q8rg_m16s4f_q8tdp2_m64s4fy_80.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
