@@ -9,8 +9,8 @@ over q8 run the same checks, each call twice (their fused launches' counters and
 call): q8rt (routing and tile table in one launch; the long calls' GPU tile table, also checked entry for entry
 against q8's torch one), q8rg (the routing inside GEMM1's launch), q8ex (the long calls' GEMM grids over the tiles
 that exist; GEMM2's rows in bf16), q8sw (the GEMMs' programs in groups of tiles), q8pe (the long calls' GEMMs
-as persistent programs stopping at the first tile without rows) and q8td (the long calls' GEMMs loading through
-tensor descriptors).
+as persistent programs stopping at the first tile without rows), q8td (the long calls' GEMMs loading through
+tensor descriptors) and q8tc (q8td with the exact grid's tile count read as one copy of the table).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -81,7 +81,13 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                                        "LONG_TILES": "torch", "Y_BF16": 1, "A_SORTED": 0}),
                   # PERSIST: both GEMMs persistent over the bound grid (4 SMs assumed: each program walks tiles)
                   (200, 96, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
-                                       "LAUNCH": "fast", "PERSIST": 1, "LONG_GRID": "bound"})]}
+                                       "LAUNCH": "fast", "PERSIST": 1, "LONG_GRID": "bound"})],
+              # moe_grouped_fp8_q8tc: q8td with the exact grid's tile count read as one copy of the tile table (the
+              # exact grid is checked below), gathering and permuting the activations
+              "moe_grouped_fp8_q8tc": [
+                  (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4}),
+                  (130, 32, 384, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
+                                       "A_SORTED": 1, "Y_BF16": 0})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -244,7 +250,8 @@ def _check(dev: str, seed: str) -> dict:
                 failures.append(f"{where}: the second call differs from the first")
         failures += _fused_launch_failures(mod, seed, params, t, out.device, where)
         ids, rw = base._route(logits, bias, 2.5)
-        if seed in ("moe_grouped_fp8_q8ex", "moe_grouped_fp8_q8sw") and t * 8 > base.TILES_MAX_PAIRS:
+        exact = seed in ("moe_grouped_fp8_q8ex", "moe_grouped_fp8_q8sw", "moe_grouped_fp8_q8tc")
+        if exact and t * 8 > base.TILES_MAX_PAIRS:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
         if persistent:
             failures += _persistent_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], programs, where)

@@ -134,6 +134,13 @@ DISPATCHES = [
                                        ("g_m64s3fy", ",num_stages=3,A_SORTED=0"),
                                        ("g_m64s5fy", ",num_stages=5,A_SORTED=0"),
                                        ("g_m64w4s4fy", ",num_stages=4,A_SORTED=0,num_warps=4"))],
+    # call CC: q8tc (the retained q8td point with the exact grid's tile count read as one copy of the tile table)
+    # above 4,096 tokens, and from 81 tokens
+    (MOE, MOE_DIR / "q8rg_m16s4f_q8rt_m64s4f_q8tc_80_4096.json", "seq_len",
+     [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
+      f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}tc"], [80, 4096]),
+    (MOE, MOE_DIR / "q8rg_m16s4f_q8tc_80.json", "seq_len",
+     [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4", f"{Q8_SEED}tc"], [80]),
     # queued (call CA): q8td from 81 tokens with both GEMMs persistent over the bound grid (no host sync), 2 per SM
     (MOE, MOE_DIR / "q8rg_m16s4f_q8tdp2_m64s4fy_80.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
