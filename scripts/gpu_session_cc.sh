@@ -11,8 +11,8 @@
 #   3. Evidence for the next step: Nsight Compute sections (speed of light, compute / memory workload, occupancy,
 #      warp stalls; benchmarks/ncu_sections.py) of the retained dispatch's kernels at 14,107 tokens (the two GEMMs,
 #      the combine, the routing) and at 59 tokens (the 32-80 band: 40 % of the contest mean at 0.69 of the memory
-#      roofline).
-# Usage (carry .whl):  CALL=cc END_BY=560 bash scripts/gpu_session_cc.sh
+#      roofline); with the time left, the same for the retained DSA indexer (91 pages) and GDN decode (batch 64).
+# Usage (carry .whl):  CALL=cc END_BY=680 bash scripts/gpu_session_cc.sh
 source "$(dirname "$0")/gpu_env.sh" session
 MD=operators/$MOE/solutions/dispatch
 PRE=$MD/q8rg_m16s4f_q8rt_m64s4f_q8td
@@ -41,5 +41,11 @@ keep_call_results
       --workloads 1a4c6ba1 58a34f27 5e8dc11c --name moe_${BEST}_cc
     contest_sweep $MOE "${FILE[$BEST]}" moe_${BEST}_cc "$P/contest_scratch_cc"
   fi
+  # evidence for the other open targets while time is left: the retained DSA indexer at 91 pages (0.0481 ms band),
+  # the retained GDN decode at batch 64 (1.04x fla)
+  step "$(left)" python3 benchmarks/ncu_sections.py --operator $IDX \
+    --solution operators/$IDX/solutions/dispatch/coop8_b16_acc.json --workloads 794cc736 --name indexer_retained_91_cc
+  step "$(left)" python3 benchmarks/ncu_sections.py --operator $DECODE \
+    --solution operators/$DECODE/solutions/dispatch/bv8_w8_w1_8.json --workloads 40179013 --name decode_retained_64_cc
 ) &
 finish_session $!
