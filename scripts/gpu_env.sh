@@ -131,11 +131,12 @@ keep_packed() {
   ( while sleep 30; do pack_once; done ) &
   PACKER=$!
 }
-# keep_call_results [PATTERN...]: keep_packed of the call's usual results (its traces folder $P, contest tables and
-# span anatomies named for the call) and any further patterns, into results_<call>.tgz
+# keep_call_results [PATTERN...]: keep_packed of the call's usual results (its traces folder $P, contest tables, span
+# anatomies and Nsight Compute sections named for the call) and any further patterns, into results_<call>.tgz (call
+# CC of 2026-12-02 lost its ncu_sections files: they were not in the pack)
 keep_call_results() {
   keep_packed "results_${CALL}" "$P" "benchmarks/results/contest_*_${CALL}.md" \
-    "benchmarks/results/span_anatomy_*${CALL}*" "$@"
+    "benchmarks/results/span_anatomy_*${CALL}*" "benchmarks/results/ncu_sections_*${CALL}*" "$@"
 }
 # pack_once: one pack of keep_packed's patterns into $OUT/<name>.tgz. tar exits 1 when a file grew while read
 # (a trace being appended): that pack is still whole up to there.

@@ -51,7 +51,8 @@ def test_keep_call_results_packs_the_calls_results_and_no_other_calls(tmp_path: 
     res_dir = tmp_path / "benchmarks" / "results"
     (res_dir / "profiles_v").mkdir(parents=True)
     (tmp_path / "extra").mkdir()
-    for name in ("profiles_v/a.jsonl", "contest_moe_zz.md", "contest_moe_yy.md", "span_anatomy_h200_moe_zz.md"):
+    for name in ("profiles_v/a.jsonl", "contest_moe_zz.md", "contest_moe_yy.md", "span_anatomy_h200_moe_zz.md",
+                 "ncu_sections_h200_moe_zz.json", "ncu_sections_h200_moe_yy.json"):
         (res_dir / name).write_text("x")
     (tmp_path / "extra" / "e.txt").write_text("x")
     out = tmp_path / "out"
@@ -64,8 +65,9 @@ def test_keep_call_results_packs_the_calls_results_and_no_other_calls(tmp_path: 
     with tarfile.open(out / "results_zz.tgz") as tar:
         names = {n for n in tar.getnames() if not n.endswith("/")}
     assert {"benchmarks/results/profiles_v/a.jsonl", "benchmarks/results/contest_moe_zz.md",
-            "benchmarks/results/span_anatomy_h200_moe_zz.md", "extra/e.txt"} <= names
-    assert "benchmarks/results/contest_moe_yy.md" not in names
+            "benchmarks/results/span_anatomy_h200_moe_zz.md", "benchmarks/results/ncu_sections_h200_moe_zz.json",
+            "extra/e.txt"} <= names
+    assert not {"benchmarks/results/contest_moe_yy.md", "benchmarks/results/ncu_sections_h200_moe_yy.json"} & names
 
 
 def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and_is_faster(tmp_path: Path) -> None:
