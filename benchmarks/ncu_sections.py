@@ -45,8 +45,9 @@ def parse_details(text: str) -> list[dict[str, Any]]:
     col = {k: header.index(k) for k in KEYS}
     launches: dict[str, dict[str, Any]] = {}
     for row in body:
-        if len(row) < len(header):
-            continue
+        row = row + [""] * (len(header) - len(row))  # metric rows may stop before the rule columns at the end
+        if not row[col["Metric Name"]]:
+            continue  # a rule's row (its advice), no metric
         lid = row[col["ID"]]
         rec = launches.setdefault(lid, {"id": int(lid) if lid.isdigit() else lid, "kernel": row[col["Kernel Name"]],
                                         "block": row[col["Block Size"]], "grid": row[col["Grid Size"]],
@@ -115,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         elif proc.returncode != 0:
             row["error"] = f"ncu exited with {proc.returncode}: {(proc.stderr or proc.stdout)[-1500:]}"
         else:
+            row["report"] = proc.stdout  # the whole CSV: nothing the parser skips is lost
             try:
                 row["launches"] = parse_details(proc.stdout)
             except ValueError as exc:

@@ -27,13 +27,17 @@ def test_parse_details_groups_metrics_per_launch_and_skips_program_output() -> N
         _row(0, "_gemm1_swiglu_td_kernel", "GPU Speed Of Light Throughput", "Memory Throughput", "%", "61.20"),
         _row(0, "_gemm1_swiglu_td_kernel", "GPU Speed Of Light Throughput", "Duration", "us", "1,027.71"),
         _row(1, "_gemm2_td_kernel", "Occupancy", "Achieved Occupancy", "%", "23.9"),
+        # a rule's row (the report's advice columns; no metric) and a metric row cut before trailing columns
+        _row(1, "_gemm2_td_kernel", "Occupancy", "", "", "") + ',"AchievedOccupancy","OPT","low occupancy"',
+        _row(1, "_gemm2_td_kernel", "WarpStateStats", "Warp Cycles Per Issued Instruction", "cycle", "30.1"),
         "==PROF== Disconnected from process 123"])
     launches = parse_details(text)
     assert [(r["id"], r["kernel"]) for r in launches] == [(0, "_gemm1_swiglu_td_kernel"), (1, "_gemm2_td_kernel")]
     assert launches[0]["grid"] == "(250, 16, 1)"
     assert launches[0]["metrics"] == [("GPU Speed Of Light Throughput", "Memory Throughput", "%", "61.20"),
                                       ("GPU Speed Of Light Throughput", "Duration", "us", "1,027.71")]
-    assert launches[1]["metrics"] == [("Occupancy", "Achieved Occupancy", "%", "23.9")]
+    assert launches[1]["metrics"] == [("Occupancy", "Achieved Occupancy", "%", "23.9"),
+                                      ("WarpStateStats", "Warp Cycles Per Issued Instruction", "cycle", "30.1")]
 
 
 def test_parse_details_refuses_a_report_without_its_columns() -> None:
