@@ -270,3 +270,16 @@ def failure_log(r: Any) -> str:
     tail = (r.log or "")[-600:]
     verdict = verdict_line(r.log or "")
     return f"{verdict}\n{tail}" if verdict and verdict not in tail else tail
+
+
+def operator_and_solution(script: str, operator: str, solution: str) -> tuple[Any, Any]:
+    """The operator (an unknown one: ``SystemExit`` naming ``script``) and the solution argument (Solution JSON, seed
+    folder or ``FOLDER@KEY=VALUE,...``) of a GPU benchmark's command line."""
+    from kernelopt.cli.tasks import load_solution_arg
+    from kernelopt.operators import load_operator
+
+    try:
+        op = load_operator(operator)
+    except Exception as exc:  # noqa: BLE001 - an unknown operator: say so
+        raise SystemExit(f"{script}: {exc}") from None
+    return op, load_solution_arg(solution, None)

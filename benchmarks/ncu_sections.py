@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import md_table, workloads_by_prefix, write_sweep
+from benchmarks._common import md_table, operator_and_solution, workloads_by_prefix, write_sweep
 
 SECTIONS = ("SpeedOfLight", "ComputeWorkloadAnalysis", "MemoryWorkloadAnalysis", "Occupancy", "LaunchStats",
             "WarpStateStats", "SchedulerStats")
@@ -59,8 +59,8 @@ def parse_details(text: str) -> list[dict[str, Any]]:
 
 def markdown(data: dict[str, Any], command: str) -> str:
     parts = [f"# Nsight Compute sections: {data['solution']} ({data['device']})\n", f"Command: `{command}`\n",
-             f"Sections {', '.join(data['sections'])}; kernels matching `{data['kernels']}`; one call per workload "
-             "(trial-0 inputs, after one untimed call); clocks not locked (`--clock-control none`).\n"]
+             (f"Sections {', '.join(data['sections'])}; kernels matching `{data['kernels']}`; one call per workload "
+              "(trial-0 inputs, after one untimed call); clocks not locked (`--clock-control none`).\n")]
     for wl in data["rows"]:
         parts.append(f"## {wl['workload'][:8]} ({wl['axes']})\n")
         if wl.get("error"):
@@ -87,21 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import torch
 
-    from kernelopt.cli.tasks import load_solution_arg
     from kernelopt.data.records import EvalRequest
     from kernelopt.harness.ncu import ncu_binary
     from kernelopt.harness.profiling import run_profile_target
-    from kernelopt.operators import load_operator
 
     binary = ncu_binary()
     if not torch.cuda.is_available() or binary is None:
         print("ncu_sections: needs a CUDA GPU and the ncu binary ($KERNELOPT_NCU or the PATH)", file=sys.stderr)
         return 2
-    try:
-        op = load_operator(args.operator)
-    except Exception as exc:  # noqa: BLE001 - an unknown operator: say so
-        raise SystemExit(f"ncu_sections: {exc}") from None
-    sol = load_solution_arg(args.solution, None)
+    op, sol = operator_and_solution("ncu_sections", args.operator, args.solution)
     wrapper = [binary, "--csv", "--page", "details", "--profile-from-start", "off", "--target-processes", "all",
                "--clock-control", "none", "-k", f"regex:{args.kernels}"]
     for section in args.sections:

@@ -26,7 +26,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import fmt, md_table, spread_order, workloads_by_prefix, write_sweep
+from benchmarks._common import (
+    fmt,
+    md_table,
+    operator_and_solution,
+    spread_order,
+    workloads_by_prefix,
+    write_sweep,
+)
 
 
 def pick(op: Any, prefixes: list[str] | None) -> list[Any]:
@@ -83,19 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import torch
 
-    from kernelopt.cli.tasks import load_solution_arg
     from kernelopt.harness.builders import build
     from kernelopt.harness.cupti_timer import cupti_available
-    from kernelopt.operators import load_operator
 
     if not torch.cuda.is_available() or not cupti_available():
         print("span_anatomy: needs a CUDA GPU and cupti-python (the official timer's records)", file=sys.stderr)
         return 2
-    try:
-        op = load_operator(args.operator)
-    except Exception as exc:  # noqa: BLE001 - an unknown operator: say so
-        raise SystemExit(f"span_anatomy: {exc}") from None
-    sol = load_solution_arg(args.solution, None)
+    op, sol = operator_and_solution("span_anatomy", args.operator, args.solution)
     fn = build(sol, op.definition)
     rows = []
     for wl in pick(op, args.workloads):
