@@ -33,9 +33,10 @@ KERNELS = [
     ("moe_grouped_fp8_q8td", "_gemm1_swiglu_td_kernel", 1, ["*fp8e4nv", "i32"], {"E": 32, "A_SORTED": 1}),
     ("moe_grouped_fp8_q8", "_gemm2_q8_kernel", 2, [], {}),
     ("moe_grouped_fp8_q8td", "_gemm2_td_kernel", 2, ["i32"], {"E": 32}),
+    ("moe_grouped_fp8_q8tw", "_gemm2_tw_kernel", 2, ["i32"], {"E": 32}),
 ]
 #: (BLOCK_M, BLOCK_N of the GEMM, warps, stages)
-SHAPES = [(64, 128, 8, 4), (64, 64, 4, 3), (128, 128, 8, 3)]
+SHAPES = [(64, 128, 8, 4), (64, 128, 4, 4), (64, 64, 4, 3), (128, 128, 8, 3)]
 
 
 def resources(fn: Any, types: list[str], constexprs: dict[str, Any], warps: int, stages: int) -> dict[str, Any]:

@@ -10,7 +10,8 @@ call): q8rt (routing and tile table in one launch; the long calls' GPU tile tabl
 against q8's torch one), q8rg (the routing inside GEMM1's launch), q8ex (the long calls' GEMM grids over the tiles
 that exist; GEMM2's rows in bf16), q8sw (the GEMMs' programs in groups of tiles), q8pe (the long calls' GEMMs
 as persistent programs stopping at the first tile without rows), q8td (the long calls' GEMMs loading through
-tensor descriptors) and q8tc (q8td with the exact grid's tile count read as one copy of the table).
+tensor descriptors), q8tc (q8td with the exact grid's tile count read as one copy of the table) and q8tw (q8tc
+with GEMM2 at its own warp count and one W2 scale per K step).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -87,7 +88,14 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
               "moe_grouped_fp8_q8tc": [
                   (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4}),
                   (130, 32, 384, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
-                                       "A_SORTED": 1, "Y_BF16": 0})]}
+                                       "A_SORTED": 1, "Y_BF16": 0})],
+              # moe_grouped_fp8_q8tw: q8tc with GEMM2 at its own warps and one W2 scale per K step (BLOCK_N2 <= 128;
+              # 256: q8td's outer product); in the interpreter q8ex's output (TMA=0) to a bf16 rounding flip
+              "moe_grouped_fp8_q8tw": [
+                  (200, 160, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                        "NUM_WARPS2": 4}),
+                  (130, 32, 512, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 256, "num_warps": 4,
+                                       "NUM_WARPS2": 0, "Y_BF16": 0})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -250,7 +258,7 @@ def _check(dev: str, seed: str) -> dict:
                 failures.append(f"{where}: the second call differs from the first")
         failures += _fused_launch_failures(mod, seed, params, t, out.device, where)
         ids, rw = base._route(logits, bias, 2.5)
-        exact = seed in ("moe_grouped_fp8_q8ex", "moe_grouped_fp8_q8sw", "moe_grouped_fp8_q8tc")
+        exact = seed in ("moe_grouped_fp8_q8ex", "moe_grouped_fp8_q8sw", "moe_grouped_fp8_q8tc", "moe_grouped_fp8_q8tw")
         if exact and t * 8 > base.TILES_MAX_PAIRS:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
         if persistent:
@@ -263,9 +271,11 @@ def _check(dev: str, seed: str) -> dict:
         worst = float((out.float() - ref).abs().max() / ref.abs().max().clamp_min(1e-30))
         if not (err < 0.08 and worst < 0.12):  # e4m3 intermediate: 3-5 % seen (the interpreter truncates)
             failures.append(f"{where}: relative error {float(err):.4f} (norm), {worst:.4f} (max / max |ref|)")
-        if seed == "moe_grouped_fp8_q8td" and dev == "cpu":  # the descriptors' loads are q8's arithmetic: equal up
-            mod.PARAMS["TMA"] = 0                           # to a bf16 rounding flip (numpy may sum a dot with a
-            pointers = torch.empty_like(out)                # transposed operand in another order)
+        if seed in ("moe_grouped_fp8_q8td", "moe_grouped_fp8_q8tw") and dev == "cpu":  # the descriptors' loads are
+            # q8's arithmetic: equal up to a bf16 rounding flip (numpy may sum a dot with a transposed operand in
+            # another order)
+            mod.PARAMS["TMA"] = 0
+            pointers = torch.empty_like(out)
             mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, pointers)
             mod.PARAMS["TMA"] = 1
             diff = (pointers.float() - out.float()).abs()
