@@ -5,7 +5,8 @@
 #      at 80 % L1/TEX throughput, its two warp groups each reading the whole intermediate tile per K step; compiled
 #      for sm_90 here, GEMM2 at 4 warps 154 registers instead of q8td's 216, benchmarks/results/sm90_resources_moe.md).
 #   2. MoE above 4,096 tokens (11,948 and 14,107), side by side: the retained dispatch (q8tc) against q8tw with GEMM2
-#      at 4 and 8 warps, and at 4 warps with 3 stages. The fastest that passed both in turn: its GEMM2's Nsight
+#      at 4 and 8 warps, at 4 warps with 3 stages, and at 4 warps with the routing kernel at 1 warp (ROUTE_WARPS: call
+#      CE, the routing 98 us at 14,107 tokens, L1/TEX 87 %). The fastest that passed both in turn: its GEMM2's Nsight
 #      Compute sections, its span anatomy, and its contest sweep if it is not the retained one.
 # Usage (carry .whl):  CALL=cf END_BY=560 bash scripts/gpu_session_cf.sh
 source "$(dirname "$0")/gpu_env.sh" session
@@ -17,7 +18,7 @@ keep_call_results
   TW=0; last_step_passed && TW=1
   LONG=$(axis_band $MOE seq_len 4097 100000)
   NAMES=()
-  [ $TW = 1 ] && NAMES+=(w4 w8 w4s3)
+  [ $TW = 1 ] && NAMES+=(w4 w8 w4s3 w4r1)
   for V in c "${NAMES[@]}"; do
     evaluate_once "$P/moe_cf_${V}_long.jsonl" $MOE "${PRE}${V}_80_4096.json" "$LONG"
   done

@@ -93,9 +93,9 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
               # 256: q8td's outer product); in the interpreter q8ex's output (TMA=0) to a bf16 rounding flip
               "moe_grouped_fp8_q8tw": [
                   (200, 160, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
-                                        "NUM_WARPS2": 4}),
+                                        "NUM_WARPS2": 4, "ROUTE_WARPS": 1}),
                   (130, 32, 512, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 256, "num_warps": 4,
-                                       "NUM_WARPS2": 0, "Y_BF16": 0})]}
+                                       "NUM_WARPS2": 0, "Y_BF16": 0, "ROUTE_WARPS": 0})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -205,6 +205,24 @@ def _persistent_failures(mod, ids, offset: int, bm: int, programs: list[int],  #
     return []
 
 
+def _record_route_warps(mod) -> list[int]:  # type: ignore[no-untyped-def]
+    """q8tw: the warp counts its routing launches receive (recorded under its ``ROUTE_WARPS`` wrapper, this call on)."""
+    seen: list[int] = []
+    route = mod._q8._LAUNCHERS[mod.PARAMS["LAUNCH"]]["route"]
+    inner = getattr(route, "recorded_inner", route.launcher)
+    route.recorded_inner = inner
+
+    class _Recorder:
+        def __getitem__(self, grid):  # type: ignore[no-untyped-def]
+            def launch(*args, **kw):  # type: ignore[no-untyped-def]
+                seen.append(kw["num_warps"])
+                return inner[grid](*args, **kw)
+            return launch
+
+    route.launcher = _Recorder()
+    return seen
+
+
 def _inputs(t: int, h: int, i: int, dev: str, gen):  # type: ignore[no-untyped-def]
     """The layer's inputs at H / I (``benchmarks/moe_gemm1_sweep.py`` draws the same for its GEMM1 timings)."""
     return load_script("kopt_moe_gemm1_sweep", REPO / "benchmarks" / "moe_gemm1_sweep.py").synthetic_inputs(
@@ -249,7 +267,10 @@ def _check(dev: str, seed: str) -> dict:
         programs = _count_persistent_launches(mod) if persistent else []
         logits, bias, x, x_s, w1, w1_s, w2, w2_s = _inputs(t, h, i, dev, gen)
         out = torch.empty(t, h, dtype=torch.bfloat16, device=dev)
+        route_warps = _record_route_warps(mod) if seed == "moe_grouped_fp8_q8tw" else []
         mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, out)
+        if seed == "moe_grouped_fp8_q8tw" and route_warps[:1] != [int(mod.PARAMS["ROUTE_WARPS"]) or 4]:
+            failures.append(f"{where}: the routing launched at {route_warps} warps")
         if params.get("LAUNCH") == "fast" or seed != "moe_grouped_fp8_q8":
             # a second call: on a GPU every launch goes through the cached launchers; the fused launch's count resets
             again = torch.empty_like(out)

@@ -142,12 +142,13 @@ DISPATCHES = [
     (MOE, MOE_DIR / "q8rg_m16s4f_q8tc_80.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4", f"{Q8_SEED}tc"], [80]),
     # queued (call CF): q8tw (the retained q8tc with GEMM2 at its own warps, one W2 scale per K step) above 4,096
-    # tokens, GEMM2 at 4 / 8 warps, and at 4 warps with 3 stages
+    # tokens, GEMM2 at 4 / 8 warps, at 4 warps with 3 stages, and with the routing at 1 warp
     *[(MOE, MOE_DIR / f"q8rg_m16s4f_q8rt_m64s4f_q8tw{name}_80_4096.json", "seq_len",
        [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
         f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}tw@{extra}"],
        [80, 4096]) for name, extra in (("4", "NUM_WARPS2=4"), ("8", "NUM_WARPS2=8"),
-                                       ("4s3", "NUM_WARPS2=4,num_stages=3"))],
+                                       ("4s3", "NUM_WARPS2=4,num_stages=3"),
+                                       ("4r1", "NUM_WARPS2=4,ROUTE_WARPS=1"))],
     # queued (call CA): q8td from 81 tokens with both GEMMs persistent over the bound grid (no host sync), 2 per SM
     (MOE, MOE_DIR / "q8rg_m16s4f_q8tdp2_m64s4fy_80.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
