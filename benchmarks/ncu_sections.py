@@ -1,4 +1,4 @@
-"""Nsight Compute sections (speed of light, compute and memory workload, occupancy, warp stalls) of a solution's kernels.
+"""Nsight Compute sections (speed of light, compute / memory workload, occupancy, warp stalls) of a solution's kernels.
 
 The harness's profile (``kernelopt evaluate profile=...``) keeps a compact metric set per launch; this asks ncu for
 whole report sections of the kernels whose names match ``--kernels`` (a regular expression), for one call of the
@@ -88,35 +88,22 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from kernelopt.data.records import EvalRequest
-    from kernelopt.harness.ncu import ncu_binary
-    from kernelopt.harness.profiling import run_profile_target
+    from kernelopt.harness.ncu import ncu_binary, ncu_report
 
-    binary = ncu_binary()
-    if not torch.cuda.is_available() or binary is None:
+    if not torch.cuda.is_available() or ncu_binary() is None:
         print("ncu_sections: needs a CUDA GPU and the ncu binary ($KERNELOPT_NCU or the PATH)", file=sys.stderr)
         return 2
     op, sol = operator_and_solution("ncu_sections", args.operator, args.solution)
-    wrapper = [binary, "--csv", "--page", "details", "--profile-from-start", "off", "--target-processes", "all",
-               "--clock-control", "none", "-k", f"regex:{args.kernels}"]
+    selection = ["-k", f"regex:{args.kernels}"]
     for section in args.sections:
-        wrapper += ["--section", section]
+        selection += ["--section", section]
     rows = []
     for wl in workloads_by_prefix(op, args.workloads, "ncu_sections"):
         request = EvalRequest(definition=op.definition, solution=sol, workloads=[wl])
-        proc, err = run_profile_target("ncu", request, "cuda:0", args.timeout_s, wrapper)
-        row: dict[str, Any] = {"workload": wl.uuid, "axes": dict(wl.axes)}
-        if proc is None:
-            row["error"] = err.get("error", "ncu did not run")
-        elif proc.returncode != 0:
-            row["error"] = f"ncu exited with {proc.returncode}: {(proc.stderr or proc.stdout)[-1500:]}"
-        else:
-            row["report"] = proc.stdout  # the whole CSV: nothing the parser skips is lost
-            try:
-                row["launches"] = parse_details(proc.stdout)
-            except ValueError as exc:
-                row["error"] = f"{exc}; stderr: {proc.stderr[-500:]}"
-        rows.append(row)
-        said = row.get("error") or f"{len(row['launches'])} launches"
+        # "report": the whole CSV, so that nothing the parser skips is lost
+        out = ncu_report(request, "cuda:0", args.timeout_s, "details", selection, parse_details)
+        rows.append({"workload": wl.uuid, "axes": dict(wl.axes), **out})
+        said = out.get("error") or f"{len(out['launches'])} launches"
         print(f"  {wl.uuid[:8]}: {said}", file=sys.stderr)
     data = {"device": torch.cuda.get_device_name(), "operator": args.operator, "solution": args.solution,
             "kernels": args.kernels, "sections": args.sections, "rows": rows}
