@@ -76,6 +76,17 @@ fastest_in_turn() {
   done
   echo "$best"
 }
+# side_by_side OP PREFIX SUFFIX UUIDS PATTERN FIRST NAME...: evaluate_once each of FIRST and NAME... (its solution: the
+# printf PATTERN with %s the name) on the workloads UUIDS into $P/<PREFIX><name><SUFFIX>, then print
+# fastest_in_turn's pick (the step lines go to stderr, so BEST=$(side_by_side ...) gets the name alone)
+side_by_side() {
+  local op=$1 prefix=$2 suffix=$3 uuids=$4 pattern=$5 v; shift 5
+  for v in "$@"; do
+    # shellcheck disable=SC2059  # the pattern is the format
+    evaluate_once "$P/$prefix$v$suffix" "$op" "$(printf "$pattern" "$v")" "$uuids" >&2
+  done
+  fastest_in_turn "$op" "$prefix" "$suffix" "$@"
+}
 # prefill_points TOKENS:SEQS...: the GDN prefill workloads with those (total_seq_len, num_seqs), comma-separated uuids
 prefill_points() { python3 - "$@" <<'PY'
 import json, sys

@@ -19,10 +19,7 @@ keep_call_results
   LONG=$(axis_band $MOE seq_len 4097 100000)
   NAMES=()
   [ $TW = 1 ] && NAMES+=(w4 w8 w4s3 w4r1)
-  for V in c "${NAMES[@]}"; do
-    evaluate_once "$P/moe_cf_${V}_long.jsonl" $MOE "${PRE}${V}_80_4096.json" "$LONG"
-  done
-  BEST=$(fastest_in_turn $MOE moe_cf_ _long.jsonl c "${NAMES[@]}")
+  BEST=$(side_by_side $MOE moe_cf_ _long.jsonl "$LONG" "${PRE}%s_80_4096.json" c "${NAMES[@]}")
   echo "=== the band's fastest: $BEST" >> "$L"
   if [ "$BEST" != c ]; then
     step 90 python3 benchmarks/ncu_sections.py --operator $MOE --solution "${PRE}${BEST}_80_4096.json" \

@@ -98,3 +98,11 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
     assert pick("slow", "quick", "short") == "quick"
     assert pick("quick", "slow", "short", "absent") == "quick"
     assert pick("absent", "slow") == "slow"
+
+    # side_by_side: each name's trace evaluated unless it exists (all do here), then the same pick, alone on stdout
+    script = (f"eval \"$(sed -n '/^step()/,$p' {gpu_env})\"; P={tmp_path}; L={tmp_path}/log; "
+              f"side_by_side {PRE} x_ _y.jsonl u1,u2 sol_%s.json slow quick short")
+    res = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120, env=env,
+                         check=False)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "quick"
