@@ -35,8 +35,10 @@ KERNELS = [
     ("moe_grouped_fp8_q8td", "_gemm2_td_kernel", 2, ["i32"], {"E": 32}),
     ("moe_grouped_fp8_q8tw", "_gemm2_tw_kernel", 2, ["i32"], {"E": 32}),
 ]
-#: (BLOCK_M, BLOCK_N of the GEMM, warps, stages)
-SHAPES = [(64, 128, 8, 4), (64, 128, 4, 4), (64, 64, 4, 3), (128, 128, 8, 3)]
+#: (BLOCK_M, BLOCK_N of the GEMM, warps, stages, GEMM2's K step: GEMM1's BLOCK_N); the last two, GEMM2 of the
+#: short calls' point (BLOCK_M 16, GEMM1 at BLOCK_N 64), for GEMM2 kernels only
+SHAPES = [(64, 128, 8, 4, 128), (64, 128, 4, 4, 128), (64, 64, 4, 3, 128), (128, 128, 8, 3, 128),
+          (16, 128, 4, 4, 64), (16, 128, 8, 4, 64)]
 
 
 def resources(fn: Any, types: list[str], constexprs: dict[str, Any], warps: int, stages: int) -> dict[str, Any]:
@@ -72,24 +74,28 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for seed, name, gemm, extra_types, extra in KERNELS:
         fn = getattr(importlib.import_module(f"{seed}.kernel"), name)
-        for bm, bn, warps, stages in SHAPES:
+        for bm, bn, warps, stages, bk2 in SHAPES:
+            if gemm == 1 and bk2 != 128:
+                continue
             if gemm == 1:
                 types = GEMM1_TYPES + extra_types
                 consts = {"H": 7168, "I": 2048, "TOPK": 8, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 128,
                           "NUM_STAGES": stages, "UPCAST": False, "QMAX": 448.0, **extra}
             else:
                 types = GEMM2_TYPES + extra_types
-                consts = {"H": 7168, "I": 2048, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 128, "SCALE_K": 128,
+                consts = {"H": 7168, "I": 2048, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk2, "SCALE_K": 128,
                           "NUM_STAGES": stages, "UPCAST": False, **extra}
             label = name + "".join(f" {k}={v}" for k, v in extra.items() if k != "E")
-            row = {"seed": seed, "kernel": label, "BLOCK_M": bm, "BLOCK_N": bn, "warps": warps, "stages": stages,
+            row = {"seed": seed, "kernel": label, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 128 if gemm == 1 else bk2,
+                   "warps": warps, "stages": stages,
                    **resources(fn, types, consts, warps, stages)}
             rows.append(row)
             print(row, flush=True)
     import triton
 
-    header = ["seed", "kernel", "BLOCK_M", "BLOCK_N", "warps", "stages", "registers", "spill stores", "wgmma"]
-    table = md_table(header, [[r["seed"], r["kernel"], r["BLOCK_M"], r["BLOCK_N"], r["warps"], r["stages"],
+    header = ["seed", "kernel", "BLOCK_M", "BLOCK_N", "BLOCK_K", "warps", "stages", "registers", "spill stores",
+              "wgmma"]
+    table = md_table(header, [[r["seed"], r["kernel"], r["BLOCK_M"], r["BLOCK_N"], r["BLOCK_K"], r["warps"], r["stages"],
                                r["registers"], r["spill_stores"], " ".join(r["wgmma"]) or "-"] for r in rows])
     md = (f"# MoE GEMM kernels compiled for sm_90 (no GPU; Triton {triton.__version__})\n\n"
           f"Command: `{command_line('sm90_resources.py', argv)}`\n\n"

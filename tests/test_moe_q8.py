@@ -10,8 +10,9 @@ call): q8rt (routing and tile table in one launch; the long calls' GPU tile tabl
 against q8's torch one), q8rg (the routing inside GEMM1's launch), q8ex (the long calls' GEMM grids over the tiles
 that exist; GEMM2's rows in bf16), q8sw (the GEMMs' programs in groups of tiles), q8pe (the long calls' GEMMs
 as persistent programs stopping at the first tile without rows), q8td (the long calls' GEMMs loading through
-tensor descriptors), q8tc (q8td with the exact grid's tile count read as one copy of the table) and q8tw (q8tc
-with GEMM2 at its own warp count and one W2 scale per K step).
+tensor descriptors), q8tc (q8td with the exact grid's tile count read as one copy of the table), q8tw (q8tc
+with GEMM2 at its own warp count and one W2 scale per K step) and q8rd (q8rg over q8tw, the short calls' GEMM2 on
+q8tw's descriptor kernel).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -95,7 +96,16 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   (200, 160, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                         "NUM_WARPS2": 4, "ROUTE_WARPS": 1}),
                   (130, 32, 512, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 256, "num_warps": 4,
-                                       "NUM_WARPS2": 0, "Y_BF16": 0, "ROUTE_WARPS": 0})]}
+                                       "NUM_WARPS2": 0, "Y_BF16": 0, "ROUTE_WARPS": 0})],
+              # moe_grouped_fp8_q8rd: q8rg over q8tw, the short calls' GEMM2 on q8tw's descriptor kernel at its own
+              # warps (two short calls, fused and not, fp32 and bf16 rows; a long call: q8tw's path); in the
+              # interpreter the pointer kernel's output (TMA2_SHORT=0; TMA=0 for the long call) to a bf16 rounding flip
+              "moe_grouped_fp8_q8rd": [
+                  (5, 0, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 2,
+                                    "SHORT_WARPS2": 8, "Y_BF16": 0}),
+                  (80, 96, 384, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                      "LAUNCH": "fast", "SHORT_WARPS2": 0, "FUSE_GEMM1": 0}),
+                  (130, 32, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -150,11 +160,12 @@ def _fused_launch_failures(mod, seed, params, t, device, where):  # type: ignore
     at 0; q8rg's routing count at 0 and its flag at the epoch of the call's last fused launch."""
     if seed == "moe_grouped_fp8_q8" or not params.get("FUSE_TILES", 1):
         return []
-    if seed == "moe_grouped_fp8_q8rg":
+    if seed in ("moe_grouped_fp8_q8rg", "moe_grouped_fp8_q8rd"):
         if not params.get("FUSE_GEMM1", 1) or t * 8 > mod.TILES_MAX_PAIRS:
             return []
-        buf, n = mod._SYNC.get(device, (None, 0))
-        want = [0, mod.EPOCHS[(n - 1) % len(mod.EPOCHS)]]
+        rg = getattr(mod, "_rg", mod)  # q8rd: its package's q8rg module
+        buf, n = rg._SYNC.get(device, (None, 0))
+        want = [0, rg.EPOCHS[(n - 1) % len(rg.EPOCHS)]]
         if buf is None or buf.tolist() != want:
             return [f"{where}: routing-in-GEMM1 launch not taken or its sync buffer {buf} is not {want}"]
         return []
@@ -205,12 +216,12 @@ def _persistent_failures(mod, ids, offset: int, bm: int, programs: list[int],  #
     return []
 
 
-def _record_route_warps(mod) -> list[int]:  # type: ignore[no-untyped-def]
-    """q8tw: the warp counts its routing launches receive (recorded under its ``ROUTE_WARPS`` wrapper, this call on)."""
+def _record_warps(own) -> list[int]:  # type: ignore[no-untyped-def]
+    """The warp counts the launches under an ``_OwnWarps`` wrapper receive (q8tw's routing, q8rd's short GEMM2),
+    recorded from this call on."""
     seen: list[int] = []
-    route = mod._q8._LAUNCHERS[mod.PARAMS["LAUNCH"]]["route"]
-    inner = getattr(route, "recorded_inner", route.launcher)
-    route.recorded_inner = inner
+    inner = getattr(own, "recorded_inner", own.launcher)
+    own.recorded_inner = inner
 
     class _Recorder:
         def __getitem__(self, grid):  # type: ignore[no-untyped-def]
@@ -219,7 +230,7 @@ def _record_route_warps(mod) -> list[int]:  # type: ignore[no-untyped-def]
                 return inner[grid](*args, **kw)
             return launch
 
-    route.launcher = _Recorder()
+    own.launcher = _Recorder()
     return seen
 
 
@@ -267,10 +278,15 @@ def _check(dev: str, seed: str) -> dict:
         programs = _count_persistent_launches(mod) if persistent else []
         logits, bias, x, x_s, w1, w1_s, w2, w2_s = _inputs(t, h, i, dev, gen)
         out = torch.empty(t, h, dtype=torch.bfloat16, device=dev)
-        route_warps = _record_route_warps(mod) if seed == "moe_grouped_fp8_q8tw" else []
+        launchers = mod._q8._LAUNCHERS[mod.PARAMS["LAUNCH"]]
+        route_warps = _record_warps(launchers["route"]) if seed == "moe_grouped_fp8_q8tw" else []
+        short_warps = _record_warps(mod.SHORT_GEMM2[mod.PARAMS["LAUNCH"]].descriptor) if seed.endswith("q8rd") else []
         mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, out)
         if seed == "moe_grouped_fp8_q8tw" and route_warps[:1] != [int(mod.PARAMS["ROUTE_WARPS"]) or 4]:
             failures.append(f"{where}: the routing launched at {route_warps} warps")
+        short = t * 8 <= base.TILES_MAX_PAIRS
+        if seed.endswith("q8rd") and short_warps != [int(mod.PARAMS["SHORT_WARPS2"]) or params["num_warps"]] * short:
+            failures.append(f"{where}: the short calls' descriptor GEMM2 launched at {short_warps} warps")
         if params.get("LAUNCH") == "fast" or seed != "moe_grouped_fp8_q8":
             # a second call: on a GPU every launch goes through the cached launchers; the fused launch's count resets
             again = torch.empty_like(out)
@@ -279,7 +295,8 @@ def _check(dev: str, seed: str) -> dict:
                 failures.append(f"{where}: the second call differs from the first")
         failures += _fused_launch_failures(mod, seed, params, t, out.device, where)
         ids, rw = base._route(logits, bias, 2.5)
-        exact = seed in ("moe_grouped_fp8_q8ex", "moe_grouped_fp8_q8sw", "moe_grouped_fp8_q8tc", "moe_grouped_fp8_q8tw")
+        exact = seed in ("moe_grouped_fp8_q8ex", "moe_grouped_fp8_q8sw", "moe_grouped_fp8_q8tc", "moe_grouped_fp8_q8tw",
+                         "moe_grouped_fp8_q8rd")
         if exact and t * 8 > base.TILES_MAX_PAIRS:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
         if persistent:
@@ -292,16 +309,17 @@ def _check(dev: str, seed: str) -> dict:
         worst = float((out.float() - ref).abs().max() / ref.abs().max().clamp_min(1e-30))
         if not (err < 0.08 and worst < 0.12):  # e4m3 intermediate: 3-5 % seen (the interpreter truncates)
             failures.append(f"{where}: relative error {float(err):.4f} (norm), {worst:.4f} (max / max |ref|)")
-        if seed in ("moe_grouped_fp8_q8td", "moe_grouped_fp8_q8tw") and dev == "cpu":  # the descriptors' loads are
-            # q8's arithmetic: equal up to a bf16 rounding flip (numpy may sum a dot with a transposed operand in
-            # another order)
-            mod.PARAMS["TMA"] = 0
+        if seed in ("moe_grouped_fp8_q8td", "moe_grouped_fp8_q8tw", "moe_grouped_fp8_q8rd") and dev == "cpu":  # the
+            # descriptors' loads are q8's arithmetic: equal up to a bf16 rounding flip (numpy may sum a dot with a
+            # transposed operand in another order)
+            key = "TMA2_SHORT" if seed.endswith("q8rd") and short else "TMA"
+            mod.PARAMS[key] = 0
             pointers = torch.empty_like(out)
             mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, pointers)
-            mod.PARAMS["TMA"] = 1
+            mod.PARAMS[key] = 1
             diff = (pointers.float() - out.float()).abs()
             if bool((diff > 2**-7 * pointers.float().abs() + 1e-6).any()):
-                failures.append(f"{where}: TMA=1 differs from TMA=0 (q8ex) in the interpreter by {float(diff.max())}")
+                failures.append(f"{where}: {key}=1 differs from {key}=0 in the interpreter by {float(diff.max())}")
         if params.get("Y_BF16"):  # the bf16 rows were taken: their rounding shows against the fp32 rows' output
             mod.PARAMS["Y_BF16"] = 0
             fp32_rows = torch.empty_like(out)

@@ -141,14 +141,31 @@ DISPATCHES = [
       f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}tc"], [80, 4096]),
     (MOE, MOE_DIR / "q8rg_m16s4f_q8tc_80.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4", f"{Q8_SEED}tc"], [80]),
-    # queued (call CF): q8tw (the retained q8tc with GEMM2 at its own warps, one W2 scale per K step) above 4,096
-    # tokens, GEMM2 at 4 / 8 warps, at 4 warps with 3 stages, and with the routing at 1 warp
+    # call CF: q8tw (the retained q8tc with GEMM2 at its own warps, one W2 scale per K step) above 4,096 tokens,
+    # GEMM2 at 4 / 8 warps, at 4 warps with 3 stages, and with the routing at 1 warp ("4r1": retained since call CF)
     *[(MOE, MOE_DIR / f"q8rg_m16s4f_q8rt_m64s4f_q8tw{name}_80_4096.json", "seq_len",
        [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
         f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}tw@{extra}"],
        [80, 4096]) for name, extra in (("4", "NUM_WARPS2=4"), ("8", "NUM_WARPS2=8"),
                                        ("4s3", "NUM_WARPS2=4,num_stages=3"),
                                        ("4r1", "NUM_WARPS2=4,ROUTE_WARPS=1"))],
+    # queued (call CG): the retained dispatch (call CF) with q8rd up to 80 tokens: q8rg's point with GEMM2 on q8tw's
+    # descriptor kernel (fp32 rows; at 8 warps; bf16 rows; BLOCK_N2 64)
+    *[(MOE, MOE_DIR / f"q8rd_m16s4f{name}_q8rt_m64s4f_q8tw4r1_80_4096.json", "seq_len",
+       [f"{Q8_SEED}rd@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4,{extra}",
+        f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"],
+       [80, 4096]) for name, extra in (("", "Y_BF16=0"), ("w8", "Y_BF16=0,SHORT_WARPS2=8"), ("y", "Y_BF16=1"),
+                                       ("n64", "Y_BF16=0,BLOCK_N2=64"))],
+    # queued (call CH): the retained dispatch with the short point at BLOCK_N 32 (twice GEMM1's programs for the few
+    # experts of 7-16 tokens) and 128 (GEMM2's K step 128: whole 128-byte W2 row segments per step instead of 64) at 4
+    # and 8 warps, and q8rd's descriptor GEMM2 there
+    *[(MOE, MOE_DIR / f"q8r{name}_q8rt_m64s4f_q8tw4r1_80_4096.json", "seq_len",
+       [f"{Q8_SEED}{band}", f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"],
+       [80, 4096]) for name, band in (
+           ("g_m16n32s4f", "rg@BLOCK_M=16,BLOCK_N=32,num_warps=4,LAUNCH=fast,num_stages=4"),
+           ("g_m16n128s4f", "rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4"),
+           ("g_m16n128w8s4f", "rg@BLOCK_M=16,BLOCK_N=128,num_warps=8,LAUNCH=fast,num_stages=4"),
+           ("d_m16n128s4f", "rd@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,Y_BF16=0"))],
     # queued (call CA): q8td from 81 tokens with both GEMMs persistent over the bound grid (no host sync), 2 per SM
     (MOE, MOE_DIR / "q8rg_m16s4f_q8tdp2_m64s4fy_80.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",

@@ -47,3 +47,26 @@ def test_the_table_names_each_activity_and_its_gap() -> None:
                         "python benchmarks/span_anatomy.py")
     assert "span 417.1 us, busy 324.5 us, idle 22.2 %" in text
     assert "| 1 | _gemm1_swiglu_q8_kernel | 60.0 | 177.0 | 41.3 |" in text
+
+
+def test_the_host_profile_names_the_functions_a_call_spends_its_time_in() -> None:
+    import time
+
+    def slow_part() -> None:
+        time.sleep(0.002)
+
+    def call(n: int) -> int:
+        slow_part()
+        return sum(range(n))
+
+    synced: list[int] = []
+    host = mod.host_profile(call, [1000], calls=3, top=5, sync=lambda: synced.append(1))
+    assert host["calls"] == 3 and host["wall_us"] >= 2000 and len(synced) == 12  # around each of 3 + 3 calls
+    top = host["functions"][0]
+    assert "sleep" in top["function"] and top["calls"] == 1 and top["own_us"] >= 2000
+    assert any("slow_part" in f["function"] and f["cum_us"] >= 2000 for f in host["functions"])
+    row = {"workload": "6230e838-67ca", "axes": {"seq_len": 59}, "span_us": 1.0, "busy_us": 1.0, "idle_pct": 0.0,
+           "activities": [], "host": host}
+    text = mod.markdown({"solution": "d.json", "device": "H200", "iterations": 50, "warmup": 10, "rows": [row]},
+                        "python benchmarks/span_anatomy.py")
+    assert "Host side, 3 calls:" in text and "| function | calls | own us | cumulative us |" in text
