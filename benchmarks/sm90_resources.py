@@ -95,8 +95,8 @@ def main(argv: list[str] | None = None) -> int:
 
     header = ["seed", "kernel", "BLOCK_M", "BLOCK_N", "BLOCK_K", "warps", "stages", "registers", "spill stores",
               "wgmma"]
-    table = md_table(header, [[r["seed"], r["kernel"], r["BLOCK_M"], r["BLOCK_N"], r["BLOCK_K"], r["warps"], r["stages"],
-                               r["registers"], r["spill_stores"], " ".join(r["wgmma"]) or "-"] for r in rows])
+    table = md_table(header, [[r["seed"], r["kernel"], r["BLOCK_M"], r["BLOCK_N"], r["BLOCK_K"], r["warps"],
+                               r["stages"], r["registers"], r["spill_stores"], " ".join(r["wgmma"]) or "-"] for r in rows])
     md = (f"# MoE GEMM kernels compiled for sm_90 (no GPU; Triton {triton.__version__})\n\n"
           f"Command: `{command_line('sm90_resources.py', argv)}`\n\n"
           "Registers per thread from ptxas (`cuobjdump -res-usage` on the cubin), spill stores (`st.local` in the "

@@ -18,7 +18,8 @@ Same arithmetic as q8 up to the order of the scale products (``(h_s * w_s) * dot
 (h_s * w_s)`` per column: the same fp32 product).
 """
 
-from . import q8tw as _tw  # first: the package's q8 launch tables become q8tw's (q8tc's exact grid, q8td's GEMMs)
+# q8tw first: the package's q8 launch tables become q8tw's (q8tc's exact grid, q8td's GEMMs)
+from . import q8tw as _tw  # noqa: I001
 from . import q8rg as _rg  # then q8rg's (its module wraps the tables it finds; rebuilt below over this seed's table)
 from .base import TILES_MAX_PAIRS
 from .fastlaunch import fast
