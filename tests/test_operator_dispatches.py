@@ -149,16 +149,16 @@ DISPATCHES = [
        [80, 4096]) for name, extra in (("4", "NUM_WARPS2=4"), ("8", "NUM_WARPS2=8"),
                                        ("4s3", "NUM_WARPS2=4,num_stages=3"),
                                        ("4r1", "NUM_WARPS2=4,ROUTE_WARPS=1"))],
-    # queued (call CG): the retained dispatch (call CF) with q8rd up to 80 tokens: q8rg's point with GEMM2 on q8tw's
+    # call CG: call CF's dispatch with q8rd up to 80 tokens: q8rg's point with GEMM2 on q8tw's
     # descriptor kernel (fp32 rows; at 8 warps; bf16 rows; BLOCK_N2 64)
     *[(MOE, MOE_DIR / f"q8rd_m16s4f{name}_q8rt_m64s4f_q8tw4r1_80_4096.json", "seq_len",
        [f"{Q8_SEED}rd@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4,{extra}",
         f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"],
        [80, 4096]) for name, extra in (("", "Y_BF16=0"), ("w8", "Y_BF16=0,SHORT_WARPS2=8"), ("y", "Y_BF16=1"),
                                        ("n64", "Y_BF16=0,BLOCK_N2=64"))],
-    # queued (call CH): the retained dispatch with the short point at BLOCK_N 32 (twice GEMM1's programs for the few
-    # experts of 7-16 tokens) and 128 (GEMM2's K step 128: whole 128-byte W2 row segments per step instead of 64) at 4
-    # and 8 warps, and q8rd's descriptor GEMM2 there
+    # call CH: call CF's dispatch with the short point at BLOCK_N 32 (twice GEMM1's programs for the few experts of
+    # 7-16 tokens) and 128 (GEMM2's K step 128: whole 128-byte W2 row segments per step instead of 64) at 4 and 8
+    # warps, and q8rd's descriptor GEMM2 there ("g_m16n128s4f": retained since call CH)
     *[(MOE, MOE_DIR / f"q8r{name}_q8rt_m64s4f_q8tw4r1_80_4096.json", "seq_len",
        [f"{Q8_SEED}{band}", f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast", f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"],
        [80, 4096]) for name, band in (
