@@ -166,6 +166,27 @@ DISPATCHES = [
            ("g_m16n128s4f", "rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4"),
            ("g_m16n128w8s4f", "rg@BLOCK_M=16,BLOCK_N=128,num_warps=8,LAUNCH=fast,num_stages=4"),
            ("d_m16n128s4f", "rd@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,Y_BF16=0"))],
+    # call CI: call CH's dispatch with its short point at 3 / 5 stages and GEMM2's BLOCK_N2 64 / 256; and q8tw from 81
+    # tokens over the bound grid (no host sync) or the exact one (901 tokens: the GEMM2 of q8rt's pointer kernel at
+    # 2.5 TB/s, call CH's host anatomy); the retained dispatch since call CI, composed on the device from the fastest
+    # of each band
+    *[(MOE, MOE_DIR / f"q8rg_m16n128{name}_q8rt_m64s4f_q8tw4r1_80_4096.json", "seq_len",
+       [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,{extra}", f"{Q8_SEED}rt@num_stages=4,LAUNCH=fast",
+        f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"],
+       [80, 4096]) for name, extra in (("s3f", "num_stages=3"), ("s5f", "num_stages=5"),
+                                       ("n2_64s4f", "num_stages=4,BLOCK_N2=64"),
+                                       ("n2_256s4f", "num_stages=4,BLOCK_N2=256"))],
+    (MOE, MOE_DIR / "q8rg_m16n128s4f_q8tw4r1b_q8tw4r1_80_4096.json", "seq_len",
+     [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4",
+      f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1,LONG_GRID=bound", f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"],
+     [80, 4096]),
+    (MOE, MOE_DIR / "q8rg_m16n128n2_64s4f_ci_q8tw4r1b_q8tw4r1_80_4096.json", "seq_len",
+     [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",
+      f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1,LONG_GRID=bound", f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"],
+     [80, 4096]),
+    (MOE, MOE_DIR / "q8rg_m16n128s4f_q8tw4r1_80.json", "seq_len",
+     [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4",
+      f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"], [80]),
     # queued (call CA): q8td from 81 tokens with both GEMMs persistent over the bound grid (no host sync), 2 per SM
     (MOE, MOE_DIR / "q8rg_m16s4f_q8tdp2_m64s4fy_80.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
