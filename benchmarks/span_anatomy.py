@@ -135,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default=None, help="results file suffix")
     ap.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
     args = ap.parse_args(argv)
+    if args.host_calls < 0 or args.host_top < 1:
+        ap.error(f"--host-calls must be >= 0 and --host-top >= 1 (got {args.host_calls}, {args.host_top})")
     import torch
 
     from kernelopt.harness.builders import build

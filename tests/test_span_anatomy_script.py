@@ -28,6 +28,12 @@ def test_without_a_gpu_it_refuses_clearly(capsys: pytest.CaptureFixture[str]) ->
     assert "needs a CUDA GPU and cupti-python" in capsys.readouterr().err
 
 
+def test_a_negative_host_profile_count_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--operator", MOE, "--solution", "x.json", "--host-calls", "-1"])
+    assert exc.value.code == 2 and "--host-calls must be >= 0" in capsys.readouterr().err
+
+
 def test_workloads_by_prefix_or_spread() -> None:
     op = load_operator(MOE)
     (w,) = mod.pick(op, ["6230e838"])
