@@ -13,6 +13,11 @@ without rows runs its K loop zero times instead (a runtime bound) and stores not
 ``WS1`` / ``WS2`` (0 / 1): GEMM1's / GEMM2's loop warp-specialized; ``WARPS1`` GEMM1's warps in the long calls (0:
 ``num_warps``; warp specialization needs 4), GEMM2's are q8tw's ``NUM_WARPS2``. Same arithmetic as q8td / q8tw
 (their loops' bodies, unchanged). Calls of up to ``TILES_MAX_PAIRS`` routed pairs are q8rt's.
+
+Measured on the H200 (2026-12-02 call CK, Triton 3.6 there): ``WS1=1`` builds but its outputs are wrong (NaN in 46 %
+of the output at 14,107 tokens: INCORRECT_NUMERICAL, caught by the harness; right in the interpreter, which ignores
+the specialization); ``WS2=1`` alone passes at 1.24x the retained q8tw's time. Hence the defaults: both off (q8tw's
+long calls, without the early return).
 """
 
 import triton
@@ -22,7 +27,7 @@ from . import q8tw as _tw
 from .base import _tile_rows
 from .fastlaunch import fast
 
-PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 4, "LAUNCH": "fast", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact", "Y_BF16": 1, "TMA": 1, "A_SORTED": 1, "PERSIST": 0, "NUM_WARPS2": 4, "ROUTE_WARPS": 1, "WS1": 1, "WS2": 1, "WARPS1": 4}  # kernelopt:params
+PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 4, "LAUNCH": "fast", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact", "Y_BF16": 1, "TMA": 1, "A_SORTED": 0, "PERSIST": 0, "NUM_WARPS2": 4, "ROUTE_WARPS": 1, "WS1": 0, "WS2": 0, "WARPS1": 0}  # kernelopt:params
 
 _td = _tw._td
 _ex = _td._ex
