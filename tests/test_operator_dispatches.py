@@ -184,13 +184,6 @@ DISPATCHES = [
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",
       f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1,LONG_GRID=bound", f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"],
      [80, 4096]),
-    # queued (call CK): the retained dispatch with q8ws above 4,096 tokens (both long GEMM loops warp-specialized,
-    # GEMM2's alone, GEMM1's alone)
-    *[(MOE, MOE_DIR / f"q8rg_m16n128n2_64s4f_ci_q8tw4r1b_q8ws{name}_80_4096.json", "seq_len",
-       [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",
-        f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1,LONG_GRID=bound", f"{Q8_SEED}ws@{extra}"],
-       [80, 4096]) for name, extra in (("a", "WS1=1,WS2=1,WARPS1=4,A_SORTED=1"), ("b", "WS1=0,WS2=1,WARPS1=0,A_SORTED=0"),
-                                       ("c", "WS1=1,WS2=0,WARPS1=4,A_SORTED=1"))],
     (MOE, MOE_DIR / "q8rg_m16n128s4f_q8tw4r1_80.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4",
       f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"], [80]),
