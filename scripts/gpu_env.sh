@@ -87,6 +87,14 @@ side_by_side() {
   done
   fastest_in_turn "$op" "$prefix" "$suffix" "$@"
 }
+# side_by_side_if SECONDS 'TEST COMMAND' OP PREFIX SUFFIX UUIDS PATTERN FIRST NAME...: the test command (e.g. a new
+# seed's GPU tests) as a step of at most SECONDS, then side_by_side of FIRST and, only if the tests passed, NAME...
+# (a variant whose tests failed is not timed); the fastest's name alone on stdout
+side_by_side_if() {
+  local t=$1 cmd=$2; shift 2
+  step "$t" bash -c "$cmd" >&2
+  if last_step_passed; then side_by_side "$@"; else side_by_side "${@:1:6}"; fi
+}
 # prefill_points TOKENS:SEQS...: the GDN prefill workloads with those (total_seq_len, num_seqs), comma-separated uuids
 prefill_points() { python3 - "$@" <<'PY'
 import json, sys

@@ -87,22 +87,24 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
     env = {**os.environ, "PATH": f"{shim}:{os.environ['PATH']}"}
     gpu_env = REPO / "scripts" / "gpu_env.sh"
 
-    def pick(*names: str) -> str:
-        script = (f"eval \"$(sed -n '/^axis_band()/,$p' {gpu_env})\"; P={tmp_path}; "
-                  f"fastest_in_turn {PRE} x_ _y.jsonl {' '.join(names)}")
+    def helper(call: str) -> str:
+        """stdout of ``call`` after the helpers from ``step`` on (P: the traces here, L: a log here)."""
+        script = f"eval \"$(sed -n '/^step()/,$p' {gpu_env})\"; P={tmp_path}; L={tmp_path}/log; {call}"
         res = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120, env=env,
                              check=False)
         assert res.returncode == 0, res.stderr
         return res.stdout.strip()
+
+    def pick(*names: str) -> str:
+        return helper(f"fastest_in_turn {PRE} x_ _y.jsonl {' '.join(names)}")
 
     assert pick("slow", "quick", "short") == "quick"
     assert pick("quick", "slow", "short", "absent") == "quick"
     assert pick("absent", "slow") == "slow"
 
     # side_by_side: each name's trace evaluated unless it exists (all do here), then the same pick, alone on stdout
-    script = (f"eval \"$(sed -n '/^step()/,$p' {gpu_env})\"; P={tmp_path}; L={tmp_path}/log; "
-              f"side_by_side {PRE} x_ _y.jsonl u1,u2 sol_%s.json slow quick short")
-    res = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120, env=env,
-                         check=False)
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.strip() == "quick"
+    assert helper(f"side_by_side {PRE} x_ _y.jsonl u1,u2 sol_%s.json slow quick short") == "quick"
+    # side_by_side_if: the variants join the first only when the test command passed (its step lines on stderr)
+    tested = f"{PRE} x_ _y.jsonl u1,u2 sol_%s.json slow quick short"
+    assert helper(f"side_by_side_if 30 true {tested}") == "quick"
+    assert helper(f"side_by_side_if 30 'exit 3' {tested}") == "slow"
