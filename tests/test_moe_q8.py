@@ -104,7 +104,10 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   (5, 0, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 2,
                                     "SHORT_WARPS2": 8, "Y_BF16": 0}),
                   (80, 96, 384, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
-                                      "LAUNCH": "fast", "SHORT_WARPS2": 0, "FUSE_GEMM1": 0}),
+                                      "LAUNCH": "fast", "SHORT_WARPS2": 0, "FUSE_GEMM1": 0, "SHORT_STAGES2": 3}),
+                  # the pointer kernel at its own stages
+                  (40, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 64, "num_warps": 4,
+                                      "num_stages": 3, "TMA2_SHORT": 0, "SHORT_STAGES2": 4}),
                   (130, 32, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
@@ -216,21 +219,22 @@ def _persistent_failures(mod, ids, offset: int, bm: int, programs: list[int],  #
     return []
 
 
-def _record_warps(own) -> list[int]:  # type: ignore[no-untyped-def]
-    """The warp counts the launches under an ``_OwnWarps`` wrapper receive (q8tw's routing, q8rd's short GEMM2),
-    recorded from this call on."""
-    seen: list[int] = []
-    inner = getattr(own, "recorded_inner", own.launcher)
-    own.recorded_inner = inner
+def _record_launches(holder, attr: str, seen: list | None = None) -> list[dict]:  # type: ignore[no-untyped-def]
+    """The keyword arguments the launcher ``holder.<attr>`` receives (q8tw's routing under its ``ROUTE_WARPS``
+    wrapper, q8rd's short GEMM2 kernels), recorded from this call on into ``seen`` (a new list by default)."""
+    seen = [] if seen is None else seen
+    key = f"recorded_{attr}"
+    inner = getattr(holder, key, getattr(holder, attr))
+    setattr(holder, key, inner)
 
     class _Recorder:
         def __getitem__(self, grid):  # type: ignore[no-untyped-def]
             def launch(*args, **kw):  # type: ignore[no-untyped-def]
-                seen.append(kw["num_warps"])
+                seen.append(kw)
                 return inner[grid](*args, **kw)
             return launch
 
-    own.launcher = _Recorder()
+    setattr(holder, attr, _Recorder())
     return seen
 
 
@@ -279,14 +283,22 @@ def _check(dev: str, seed: str) -> dict:
         logits, bias, x, x_s, w1, w1_s, w2, w2_s = _inputs(t, h, i, dev, gen)
         out = torch.empty(t, h, dtype=torch.bfloat16, device=dev)
         launchers = mod._q8._LAUNCHERS[mod.PARAMS["LAUNCH"]]
-        route_warps = _record_warps(launchers["route"]) if seed == "moe_grouped_fp8_q8tw" else []
-        short_warps = _record_warps(mod.SHORT_GEMM2[mod.PARAMS["LAUNCH"]].descriptor) if seed.endswith("q8rd") else []
+        route = _record_launches(launchers["route"], "launcher") if seed == "moe_grouped_fp8_q8tw" else []
+        if seed.endswith("q8rd"):  # its short GEMM2's two kernels (the descriptor one under its warps' wrapper)
+            short_gemm2 = mod.SHORT_GEMM2[mod.PARAMS["LAUNCH"]]
+            gemm2 = _record_launches(short_gemm2, "plain", _record_launches(short_gemm2.descriptor, "launcher"))
         mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, out)
-        if seed == "moe_grouped_fp8_q8tw" and route_warps[:1] != [int(mod.PARAMS["ROUTE_WARPS"]) or 4]:
-            failures.append(f"{where}: the routing launched at {route_warps} warps")
+        if seed == "moe_grouped_fp8_q8tw" and [kw["num_warps"] for kw in route[:1]] != [
+                int(mod.PARAMS["ROUTE_WARPS"]) or 4]:
+            failures.append(f"{where}: the routing launched at {[kw['num_warps'] for kw in route]} warps")
         short = t * 8 <= base.TILES_MAX_PAIRS
-        if seed.endswith("q8rd") and short_warps != [int(mod.PARAMS["SHORT_WARPS2"]) or params["num_warps"]] * short:
-            failures.append(f"{where}: the short calls' descriptor GEMM2 launched at {short_warps} warps")
+        if seed.endswith("q8rd") and short:
+            desc = bool(int(mod.PARAMS["TMA2_SHORT"]))
+            want = [(desc, int(mod.PARAMS["SHORT_WARPS2"]) or params["num_warps"] if desc else params["num_warps"],
+                     int(mod.PARAMS["SHORT_STAGES2"]) or mod.PARAMS["num_stages"])]
+            got = [("n_pairs" in kw or "E" in kw, kw["num_warps"], kw["num_stages"]) for kw in gemm2]
+            if got != want:
+                failures.append(f"{where}: the short GEMM2 launched as (descriptor, warps, stages) {got}, not {want}")
         if params.get("LAUNCH") == "fast" or seed != "moe_grouped_fp8_q8":
             # a second call: on a GPU every launch goes through the cached launchers; the fused launch's count resets
             again = torch.empty_like(out)

@@ -14,6 +14,11 @@ there: no wgmma, the dots on mma) and their own warp count ``SHORT_WARPS2`` (0: 
 q8rg over q8tw as they are. Longer calls are q8tw's (above ``TILES_MAX_PAIRS``: q8tc's exact grid and descriptor
 GEMMs; the retained dispatch keeps q8rt's pointer GEMMs for 81-4,096 tokens).
 
+``SHORT_STAGES2`` (0: ``num_stages``): the short calls' GEMM2 pipeline stages, on either kernel. q8's entry point gives
+both GEMMs ``num_stages``; at the short point GEMM1 (fused with the routing) holds 4 stages of 34 KB, one program per
+SM, and 3 stages (two per SM) read 1.090 of it up to 80 tokens (H200, call CI) with GEMM2 at 3 stages too: this
+separates the two.
+
 Same arithmetic as q8 up to the order of the scale products (``(h_s * w_s) * dot`` per row instead of ``dot *
 (h_s * w_s)`` per column: the same fp32 product).
 """
@@ -24,7 +29,7 @@ from . import q8rg as _rg  # then q8rg's (its module wraps the tables it finds; 
 from .base import TILES_MAX_PAIRS
 from .fastlaunch import fast
 
-PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 4, "LAUNCH": "fast", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact", "Y_BF16": 1, "TMA": 1, "A_SORTED": 0, "PERSIST": 0, "NUM_WARPS2": 4, "ROUTE_WARPS": 1, "FUSE_GEMM1": 1, "TMA2_SHORT": 1, "SHORT_WARPS2": 0}  # kernelopt:params
+PARAMS = {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 8, "num_stages": 4, "LAUNCH": "fast", "FUSE_TILES": 1, "LONG_TILES": "triton", "LONG_GRID": "exact", "Y_BF16": 1, "TMA": 1, "A_SORTED": 0, "PERSIST": 0, "NUM_WARPS2": 4, "ROUTE_WARPS": 1, "FUSE_GEMM1": 1, "TMA2_SHORT": 1, "SHORT_WARPS2": 0, "SHORT_STAGES2": 0}  # kernelopt:params
 
 _td = _tw._td
 _ex = _td._ex
@@ -33,18 +38,23 @@ _q8 = _ex._q8
 
 
 def _short_gemm2(wrap) -> "_rt._Grid":
-    """GEMM2 of the calls q8td leaves to q8's kernel (up to ``TILES_MAX_PAIRS`` pairs): under ``TMA2_SHORT`` q8tw's
-    descriptor kernel at ``SHORT_WARPS2`` warps, else q8's pointer kernel (``wrap``: jit or fast)."""
-    plain = wrap(_q8._gemm2_q8_kernel)
-    desc = _tw._OwnWarps(wrap(_tw._gemm2_tw_kernel), "SHORT_WARPS2")
+    """GEMM2 of the calls q8td leaves to q8's kernel (up to ``TILES_MAX_PAIRS`` pairs: at ``SHORT_STAGES2`` stages):
+    under ``TMA2_SHORT`` q8tw's descriptor kernel at ``SHORT_WARPS2`` warps, else q8's pointer kernel (``wrap``: jit or
+    fast). Both launchers are the returned object's attributes ``plain`` and ``descriptor`` (the seed's test records
+    what they receive)."""
 
     def gemm2(grid, *args, **kw):  # (h, h_scale, w2, w2_scale, table, y)
-        if not int(PARAMS["TMA2_SHORT"]) or args[5].shape[0] > TILES_MAX_PAIRS:
-            return plain[grid](*args, **kw)
-        return desc[grid](*args, args[0].shape[0], **kw, E=args[2].shape[0])
+        if args[5].shape[0] > TILES_MAX_PAIRS:
+            return launcher.plain[grid](*args, **kw)
+        stages = int(PARAMS["SHORT_STAGES2"]) or kw["num_stages"]
+        kw = {**kw, "NUM_STAGES": stages, "num_stages": stages}
+        if not int(PARAMS["TMA2_SHORT"]):
+            return launcher.plain[grid](*args, **kw)
+        return launcher.descriptor[grid](*args, args[0].shape[0], **kw, E=args[2].shape[0])
 
     launcher = _rt._Grid(gemm2)
-    launcher.descriptor = desc  # the descriptor kernel's launcher (the seed's test records the warps it launches at)
+    launcher.plain = wrap(_q8._gemm2_q8_kernel)
+    launcher.descriptor = _tw._OwnWarps(wrap(_tw._gemm2_tw_kernel), "SHORT_WARPS2")
     return launcher
 
 
@@ -66,6 +76,8 @@ _q8._LAUNCHERS = {
 def run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
         gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output):
     """Write the MoE layer's bf16 output for this rank's 32 local experts into ``output`` [T, 7168]."""
+    if int(PARAMS["SHORT_STAGES2"]) not in range(0, 8):
+        raise ValueError(f"moe_grouped_fp8_q8rd: SHORT_STAGES2={PARAMS['SHORT_STAGES2']!r} must be 0 (num_stages) to 7")
     if int(PARAMS["SHORT_WARPS2"]) not in (0, 1, 2, 4, 8):
         raise ValueError(f"moe_grouped_fp8_q8rd: SHORT_WARPS2={PARAMS['SHORT_WARPS2']!r} must be 0 (the call's), "
                          "1, 2, 4 or 8")
