@@ -282,8 +282,8 @@ def _check(dev: str, seed: str) -> dict:
         programs = _count_persistent_launches(mod) if persistent else []
         logits, bias, x, x_s, w1, w1_s, w2, w2_s = _inputs(t, h, i, dev, gen)
         out = torch.empty(t, h, dtype=torch.bfloat16, device=dev)
-        launchers = mod._q8._LAUNCHERS[mod.PARAMS["LAUNCH"]]
-        route = _record_launches(launchers["route"], "launcher") if seed == "moe_grouped_fp8_q8tw" else []
+        route = (_record_launches(mod._q8._LAUNCHERS[mod.PARAMS["LAUNCH"]]["route"], "launcher")
+                 if seed == "moe_grouped_fp8_q8tw" else [])
         if seed.endswith("q8rd"):  # its short GEMM2's two kernels (the descriptor one under its warps' wrapper)
             short_gemm2 = mod.SHORT_GEMM2[mod.PARAMS["LAUNCH"]]
             gemm2 = _record_launches(short_gemm2, "plain", _record_launches(short_gemm2.descriptor, "launcher"))
