@@ -87,13 +87,24 @@ side_by_side() {
   done
   fastest_in_turn "$op" "$prefix" "$suffix" "$@"
 }
+# side_by_side_again OP PREFIX SUFFIX UUIDS PATTERN FIRST NAME...: side_by_side, the fastest's name logged to $L,
+# then FIRST (the kernel in place) evaluated again into $P/<PREFIX><FIRST><SUFFIX without .jsonl>_again.jsonl: run
+# first and last, its drift within the call bounds the ratios; the fastest's name alone on stdout
+side_by_side_again() {
+  local best
+  best=$(side_by_side "$@")
+  echo "=== the fastest of $2*$3: $best" >> "${L:-$OUT/session.log}"
+  # shellcheck disable=SC2059  # the pattern is the format
+  evaluate_once "$P/$2$6${3%.jsonl}_again.jsonl" "$1" "$(printf "$5" "$6")" "$4" >&2
+  echo "$best"
+}
 # side_by_side_if SECONDS 'TEST COMMAND' OP PREFIX SUFFIX UUIDS PATTERN FIRST NAME...: the test command (e.g. a new
-# seed's GPU tests) as a step of at most SECONDS, then side_by_side of FIRST and, only if the tests passed, NAME...
-# (a variant whose tests failed is not timed); the fastest's name alone on stdout
+# seed's GPU tests) as a step of at most SECONDS, then side_by_side_again of FIRST and, only if the tests passed,
+# NAME... (a variant whose tests failed is not timed); the fastest's name alone on stdout
 side_by_side_if() {
   local t=$1 cmd=$2; shift 2
   step "$t" bash -c "$cmd" >&2
-  if last_step_passed; then side_by_side "$@"; else side_by_side "${@:1:6}"; fi
+  if last_step_passed; then side_by_side_again "$@"; else side_by_side_again "${@:1:6}"; fi
 }
 # prefill_points TOKENS:SEQS...: the GDN prefill workloads with those (total_seq_len, num_seqs), comma-separated uuids
 prefill_points() { python3 - "$@" <<'PY'
@@ -105,8 +116,8 @@ PY
 }
 # session_setup: the common start of the gpu_session_*.sh scripts: END_BY (default 540 s), CALL (default: the
 # script's suffix, gpu_session_<call>.sh), P (the profiles folder, created), the MOE, PRE and DEC definition names,
-# PRE_SEEDS and PRE_DISPATCH (GDN prefill's seed and dispatch folders) and NGPU (GPUs on this machine; see
-# second_gpu / one_gpu_waits).
+# PRE_SEEDS and PRE_DISPATCH (GDN prefill's seed and dispatch folders), MOE_SEEDS and MOE_DISPATCH (the MoE's) and
+# NGPU (GPUs on this machine; see second_gpu / one_gpu_waits).
 session_setup() {
   END_BY=${END_BY:-540}
   CALL=${CALL:-$(basename "$0" .sh | sed 's/^gpu_session_//')}
@@ -117,6 +128,8 @@ session_setup() {
   DEC=gdn_decode_qk4_v8_d128_k_last
   PRE_SEEDS=operators/$PRE/solutions/seeds
   PRE_DISPATCH=operators/$PRE/solutions/dispatch
+  MOE_SEEDS=operators/$MOE/solutions/seeds
+  MOE_DISPATCH=operators/$MOE/solutions/dispatch
   NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 }
 # second_gpu: the GPU of a script's second queue (1, or 0 on a one-GPU machine); one_gpu_waits PID: on a one-GPU

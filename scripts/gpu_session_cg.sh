@@ -8,18 +8,15 @@
 #      GEMM2 on descriptors at 4 warps (fp32 rows), at 8 warps, with bf16 rows, and at BLOCK_N2 64; the retained one
 #      again at the end (the drift between its two runs). The fastest that passed all in turn: its GEMM2's Nsight
 #      Compute sections at 59 tokens, its span anatomy at 7 / 59 tokens, and its contest sweep.
-# (Its GPU tests and side by side written as side_by_side_if after the call: the same steps.)
+# (Its steps written as side_by_side_if after the call: the same steps and trace files.)
 # Usage (carry .whl):  CALL=cg END_BY=560 bash scripts/gpu_session_cg.sh
 source "$(dirname "$0")/gpu_env.sh" session
-MD=operators/$MOE/solutions/dispatch
-PAT="$MD/q8r%s_q8rt_m64s4f_q8tw4r1_80_4096.json"
+PAT="$MOE_DISPATCH/q8r%s_q8rt_m64s4f_q8tw4r1_80_4096.json"
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  SHORT=$(axis_band $MOE seq_len 1 81)
   BEST=$(side_by_side_if 200 "python3 -m pytest -q -m gpu tests/test_moe_q8.py tests/test_seeds.py -k q8rd" \
-    $MOE moe_cg_ _short.jsonl "$SHORT" "$PAT" g_m16s4f d_m16s4f d_m16s4fw8 d_m16s4fy d_m16s4fn64)
-  echo "=== the band's fastest: $BEST" >> "$L"
-  evaluate_once "$P/moe_cg_g_m16s4f_short_again.jsonl" $MOE "$(printf "$PAT" g_m16s4f)" "$SHORT"
+    $MOE moe_cg_ _short.jsonl "$(axis_band $MOE seq_len 1 81)" "$PAT" g_m16s4f d_m16s4f d_m16s4fw8 d_m16s4fy \
+    d_m16s4fn64)
   if [ "$BEST" != g_m16s4f ]; then
     step 90 python3 benchmarks/ncu_sections.py --operator $MOE --solution "$(printf "$PAT" "$BEST")" \
       --workloads eedc63b2 --kernels gemm2 --name moe_q8r${BEST}_59_cg

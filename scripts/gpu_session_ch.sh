@@ -10,17 +10,14 @@
 #   2. The host side of the retained dispatch's long calls (span_anatomy.py --host-calls: cProfile of 20 calls) at
 #      901, 11,948 and 14,107 tokens: call CF's span anatomy has the GPU idle 84-133 us before GEMM1 and 46-90 us
 #      before the tile count at 11,948-14,107 tokens.
+# (Its side by side written as side_by_side_again after the call: the same steps and trace files.)
 # Usage (carry .whl):  CALL=ch END_BY=480 bash scripts/gpu_session_ch.sh
 source "$(dirname "$0")/gpu_env.sh" session
-MD=operators/$MOE/solutions/dispatch
-PAT="$MD/q8r%s_q8rt_m64s4f_q8tw4r1_80_4096.json"
+PAT="$MOE_DISPATCH/q8r%s_q8rt_m64s4f_q8tw4r1_80_4096.json"
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  SHORT=$(axis_band $MOE seq_len 1 81)
-  BEST=$(side_by_side $MOE moe_ch_ _short.jsonl "$SHORT" "$PAT" g_m16s4f g_m16n128s4f g_m16n128w8s4f d_m16n128s4f \
-    g_m16n32s4f)
-  echo "=== the band's fastest: $BEST" >> "$L"
-  evaluate_once "$P/moe_ch_g_m16s4f_short_again.jsonl" $MOE "$(printf "$PAT" g_m16s4f)" "$SHORT"
+  BEST=$(side_by_side_again $MOE moe_ch_ _short.jsonl "$(axis_band $MOE seq_len 1 81)" "$PAT" g_m16s4f g_m16n128s4f \
+    g_m16n128w8s4f d_m16n128s4f g_m16n32s4f)
   step 90 python3 benchmarks/span_anatomy.py --operator $MOE --solution "$(printf "$PAT" g_m16s4f)" \
     --workloads 1a4c6ba1 58a34f27 5e8dc11c --host-calls 20 --name moe_retained_host_ch
   if [ "$BEST" != g_m16s4f ]; then

@@ -11,23 +11,19 @@
 #      call spreads 0.60-0.75 ms between runs: the retained one runs first and last.
 #   3. If a band's variant is faster than the retained point: the dispatch with both bands' fastest (composed here,
 #      copied to $OUT) and its contest sweep.
+# (Its side by sides written as side_by_side_again after the call: the same steps and trace files.)
 # Usage (carry .whl):  CALL=ci END_BY=560 bash scripts/gpu_session_ci.sh
 source "$(dirname "$0")/gpu_env.sh" session
-MD=operators/$MOE/solutions/dispatch
-SD=operators/$MOE/solutions/seeds
+MD=$MOE_DISPATCH
+SD=$MOE_SEEDS
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   SHORT=$(axis_band $MOE seq_len 1 81)
   MID=$(axis_band $MOE seq_len 81 4097)
-  SB=$(side_by_side $MOE moe_ci_ _short.jsonl "$SHORT" "$MD/q8rg_m16n128%s_q8rt_m64s4f_q8tw4r1_80_4096.json" s4f s3f \
-    s5f n2_64s4f n2_256s4f)
-  echo "=== the short band's fastest: $SB" >> "$L"
-  evaluate_once "$P/moe_ci_s4f_short_again.jsonl" $MOE "$MD/q8rg_m16n128s4f_q8rt_m64s4f_q8tw4r1_80_4096.json" "$SHORT"
-  MB=$(side_by_side $MOE moe_ci_ _901.jsonl "$MID" "$MD/q8rg_m16n128s4f_%s.json" q8rt_m64s4f_q8tw4r1_80_4096 \
+  SB=$(side_by_side_again $MOE moe_ci_ _short.jsonl "$SHORT" "$MD/q8rg_m16n128%s_q8rt_m64s4f_q8tw4r1_80_4096.json" \
+    s4f s3f s5f n2_64s4f n2_256s4f)
+  MB=$(side_by_side_again $MOE moe_ci_ _901.jsonl "$MID" "$MD/q8rg_m16n128s4f_%s.json" q8rt_m64s4f_q8tw4r1_80_4096 \
     q8tw4r1b_q8tw4r1_80_4096 q8tw4r1_80)
-  echo "=== the 901-token band's fastest: $MB" >> "$L"
-  evaluate_once "$P/moe_ci_q8rt_m64s4f_q8tw4r1_80_4096_901_again.jsonl" $MOE \
-    "$MD/q8rg_m16n128s4f_q8rt_m64s4f_q8tw4r1_80_4096.json" "$MID"
   declare -A SHORTP=([s4f]="num_stages=4" [s3f]="num_stages=3" [s5f]="num_stages=5"
                      [n2_64s4f]="num_stages=4,BLOCK_N2=64" [n2_256s4f]="num_stages=4,BLOCK_N2=256")
   TW="$SD/moe_grouped_fp8_q8tw@NUM_WARPS2=4,ROUTE_WARPS=1"

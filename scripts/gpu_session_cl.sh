@@ -10,16 +10,12 @@
 #      both. The retained one again at the end; the fastest's contest sweep.
 # Usage (carry .whl):  CALL=cl END_BY=480 bash scripts/gpu_session_cl.sh
 source "$(dirname "$0")/gpu_env.sh" session
-MD=operators/$MOE/solutions/dispatch
-PAT="$MD/q8r%s_q8tw4r1b_q8tw4r1_80_4096.json"
+PAT="$MOE_DISPATCH/q8r%s_q8tw4r1b_q8tw4r1_80_4096.json"
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  SHORT=$(axis_band $MOE seq_len 1 81)
   BEST=$(side_by_side_if 200 "python3 -m pytest -q -m gpu tests/test_moe_q8.py tests/test_seeds.py -k q8rd" \
-    $MOE moe_cl_ _short.jsonl "$SHORT" "$PAT" g_m16n128n2_64s4f_ci d_m16n128n2_64s4g0 d_m16n128n2_64s3g4 \
-    d_m16n128n2_64s5g4 d_m16n128n2_64s4g5)
-  echo "=== the band's fastest: $BEST" >> "$L"
-  evaluate_once "$P/moe_cl_g_m16n128n2_64s4f_ci_short_again.jsonl" $MOE "$(printf "$PAT" g_m16n128n2_64s4f_ci)" "$SHORT"
+    $MOE moe_cl_ _short.jsonl "$(axis_band $MOE seq_len 1 81)" "$PAT" g_m16n128n2_64s4f_ci d_m16n128n2_64s4g0 \
+    d_m16n128n2_64s3g4 d_m16n128n2_64s5g4 d_m16n128n2_64s4g5)
   if [ "$BEST" != g_m16n128n2_64s4f_ci ] && [ "$BEST" != d_m16n128n2_64s4g0 ]; then
     contest_sweep $MOE "$(printf "$PAT" "$BEST")" moe_q8r${BEST}_cl "$P/contest_scratch_cl"
   fi

@@ -104,7 +104,14 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
 
     # side_by_side: each name's trace evaluated unless it exists (all do here), then the same pick, alone on stdout
     assert helper(f"side_by_side {PRE} x_ _y.jsonl u1,u2 sol_%s.json slow quick short") == "quick"
+    # side_by_side_again: the same pick, logged, then the first one evaluated again into its own trace (here the
+    # evaluation of the absent sol_slow.json is started and fails: the pick stands)
+    compared = f"{PRE} x_ _y.jsonl u1,u2 sol_%s.json slow quick short"
+    assert helper(f"side_by_side_again {compared}") == "quick"
+    log = (tmp_path / "log").read_text()
+    assert "=== the fastest of x_*_y.jsonl: quick" in log
+    assert "solution='sol_slow.json'" in log and f"output={tmp_path}/x_slow_y_again.jsonl.part" in log
+    _scaled(BF, tmp_path / "x_slow_y_again.jsonl", 1.2, 0, 100000)  # the later calls find it there
     # side_by_side_if: the variants join the first only when the test command passed (its step lines on stderr)
-    tested = f"{PRE} x_ _y.jsonl u1,u2 sol_%s.json slow quick short"
-    assert helper(f"side_by_side_if 30 true {tested}") == "quick"
-    assert helper(f"side_by_side_if 30 'exit 3' {tested}") == "slow"
+    assert helper(f"side_by_side_if 30 true {compared}") == "quick"
+    assert helper(f"side_by_side_if 30 'exit 3' {compared}") == "slow"
