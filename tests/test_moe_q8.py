@@ -12,7 +12,7 @@ that exist; GEMM2's rows in bf16), q8sw (the GEMMs' programs in groups of tiles)
 as persistent programs stopping at the first tile without rows), q8td (the long calls' GEMMs loading through
 tensor descriptors), q8tc (q8td with the exact grid's tile count read as one copy of the table), q8tw (q8tc
 with GEMM2 at its own warp count and one W2 scale per K step) and q8rd (q8rg over q8tw, the short calls' GEMM2 on
-q8tw's descriptor kernel).
+q8tw's descriptor kernel) and q8hp (q8tw with the long calls' host side as one plan per call shape).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -108,7 +108,15 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   # the pointer kernel at its own stages
                   (40, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 64, "num_warps": 4,
                                       "num_stages": 3, "TMA2_SHORT": 0, "SHORT_STAGES2": 4}),
-                  (130, 32, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4})]}
+                  (130, 32, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4})],
+              # moe_grouped_fp8_q8hp: q8tw with the long calls' host side as one plan per call shape (HOST_PATH="lean"):
+              # the plan built once for the case's two calls, its grid the exact / bound one, its output q8tw's bit for
+              # bit (HOST_PATH="layered")
+              "moe_grouped_fp8_q8hp": [
+                  (200, 160, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                        "NUM_WARPS2": 4, "ROUTE_WARPS": 1}),
+                  (130, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
+                                       "NUM_WARPS2": 0, "Y_BF16": 0, "LONG_GRID": "bound"})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -186,6 +194,30 @@ def _exact_grid_failures(mod, ids, offset: int, bm: int, where: str) -> list[str
     if n_tiles != max(live, 1) or bool((rows[:live] == 0).any()):
         return [f"{where}: exact grid {n_tiles} over {live} tiles with rows (rows {rows.tolist()[:live + 2]})"]
     return []
+
+
+def _lean_path_failures(mod, built: int, args: tuple, out, ids, params: dict,  # type: ignore[no-untyped-def]
+                        where: str) -> list[str]:
+    """q8hp's long calls: one plan built for the case's two calls, each launch issued twice, the GEMMs' grid the
+    tiles with rows (exact) or the bound, the output q8tw's (``HOST_PATH="layered"``) bit for bit."""
+    import torch
+
+    failures = []
+    plan = next(reversed(mod.PLANS.plans.values()))
+    launches = [b.launches for b in (plan.route, plan.count_plan, plan.place, plan.gemm1, plan.gemm2, plan.combine)]
+    if mod.PLANS.built != built + 1 or launches != [2] * 6:
+        failures.append(f"{where}: {mod.PLANS.built - built} plans built, launches {launches} (want 1, 2 each)")
+    _order, table, _pos, bound = mod._q8._tiles(ids, args[8], params["BLOCK_M"])
+    want = bound if params.get("LONG_GRID") == "bound" else max(int((table[:, 2] > 0).sum()), 1)
+    if plan.last_tiles != want:
+        failures.append(f"{where}: the plan's grid {plan.last_tiles} tiles, want {want}")
+    mod.PARAMS["HOST_PATH"] = "layered"
+    layered = torch.empty_like(out)
+    mod.run(*args, layered)
+    mod.PARAMS["HOST_PATH"] = "lean"
+    if not torch.equal(layered, out):
+        failures.append(f"{where}: HOST_PATH=lean differs from layered by {(layered.float() - out.float()).abs().max()}")
+    return failures
 
 
 def _count_persistent_launches(mod) -> list[int]:  # type: ignore[no-untyped-def]
@@ -287,6 +319,7 @@ def _check(dev: str, seed: str) -> dict:
         if seed.endswith("q8rd"):  # its short GEMM2's two kernels (the descriptor one under its warps' wrapper)
             short_gemm2 = mod.SHORT_GEMM2[mod.PARAMS["LAUNCH"]]
             gemm2 = _record_launches(short_gemm2, "plain", _record_launches(short_gemm2.descriptor, "launcher"))
+        built = mod.PLANS.built if seed.endswith("q8hp") else 0
         mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, out)
         if seed == "moe_grouped_fp8_q8tw" and [kw["num_warps"] for kw in route[:1]] != [
                 int(mod.PARAMS["ROUTE_WARPS"]) or 4]:
@@ -311,6 +344,9 @@ def _check(dev: str, seed: str) -> dict:
                          "moe_grouped_fp8_q8rd")
         if exact and t * 8 > base.TILES_MAX_PAIRS:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
+        if seed.endswith("q8hp"):
+            failures += _lean_path_failures(mod, built, (logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5), out,
+                                            ids.to(torch.int32), params, where)
         if persistent:
             failures += _persistent_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], programs, where)
         ref = _dense(ids, rw, x, x_s, w1, w1_s, w2, w2_s, offset)
