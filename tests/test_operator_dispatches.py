@@ -192,11 +192,16 @@ DISPATCHES = [
         f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1,LONG_GRID=bound", f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"],
        [80, 4096]) for name, extra in (("s4g0", "num_stages=4"), ("s3g4", "num_stages=3,SHORT_STAGES2=4"),
                                        ("s5g4", "num_stages=5,SHORT_STAGES2=4"), ("s4g5", "num_stages=4,SHORT_STAGES2=5"))],
-    # queued (call CM): the retained dispatch with q8hp (q8tw with the long calls' host side as one plan per call shape)
+    # the retained dispatch since call CM: call CI's with q8hp (q8tw's long calls, their host side one plan per shape)
     # from 81 tokens, over the bound grid up to 4,096 tokens and the exact one above
     (MOE, MOE_DIR / "q8rg_m16n128n2_64s4f_ci_q8hp4r1b_q8hp4r1_80_4096.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",
       f"{Q8_SEED}hp@LONG_GRID=bound", f"{Q8_SEED}hp"], [80, 4096]),
+    # queued (call CO): the same with GEMM1 above 4,096 tokens at 4 warps / 3 and 2 stages (two programs per SM)
+    *[(MOE, MOE_DIR / f"q8rg_m16n128n2_64s4f_ci_q8hp4r1b_q8hp{name}_80_4096.json", "seq_len",
+       [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",
+        f"{Q8_SEED}hp@LONG_GRID=bound", f"{Q8_SEED}hp@{extra}"], [80, 4096])
+      for name, extra in (("w4s3", "num_warps=4,num_stages=3"), ("w4s2", "num_warps=4,num_stages=2"))],
     (MOE, MOE_DIR / "q8rg_m16n128s4f_q8tw4r1_80.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4",
       f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"], [80]),
