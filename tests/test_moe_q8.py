@@ -12,7 +12,8 @@ that exist; GEMM2's rows in bf16), q8sw (the GEMMs' programs in groups of tiles)
 as persistent programs stopping at the first tile without rows), q8td (the long calls' GEMMs loading through
 tensor descriptors), q8tc (q8td with the exact grid's tile count read as one copy of the table), q8tw (q8tc
 with GEMM2 at its own warp count and one W2 scale per K step) and q8rd (q8rg over q8tw, the short calls' GEMM2 on
-q8tw's descriptor kernel) and q8hp (q8tw with the long calls' host side as one plan per call shape).
+q8tw's descriptor kernel), q8hp (q8tw with the long calls' host side as one plan per call shape) and q8ud (q8hp
+with the long calls' GEMM1 as one dot per K step over the up and gate rows).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -116,7 +117,13 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   (200, 160, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                         "NUM_WARPS2": 4, "ROUTE_WARPS": 1}),
                   (130, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
-                                       "NUM_WARPS2": 0, "Y_BF16": 0, "LONG_GRID": "bound"})]}
+                                       "NUM_WARPS2": 0, "Y_BF16": 0, "LONG_GRID": "bound"})],
+              # moe_grouped_fp8_q8ud: q8hp with the long calls' GEMM1 as one dot per K step over the up and gate rows
+              # (ONE_DOT=1): the plan's GEMM1 is the one-dot kernel, its output q8hp's (ONE_DOT=0) to a bf16 rounding flip
+              "moe_grouped_fp8_q8ud": [
+                  (200, 160, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4}),
+                  (130, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
+                                       "Y_BF16": 0, "LONG_GRID": "bound"})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -217,6 +224,27 @@ def _lean_path_failures(mod, built: int, args: tuple, out, ids, params: dict,  #
     mod.PARAMS["HOST_PATH"] = "lean"
     if not torch.equal(layered, out):
         failures.append(f"{where}: HOST_PATH=lean differs from layered by {(layered.float() - out.float()).abs().max()}")
+    return failures
+
+
+def _one_dot_failures(mod, args: tuple, out, where: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """q8ud's long calls: the plan's GEMM1 is the one-dot kernel under ONE_DOT=1, q8td's under 0, the outputs equal up
+    to a bf16 rounding flip (each dot's partial sums may be added in another order)."""
+    import torch
+
+    failures = []
+    plans = mod._hp.PLANS.plans
+    if next(reversed(plans.values())).gemm1.fn is not mod._gemm1_swiglu_ud_kernel:
+        failures.append(f"{where}: ONE_DOT=1 did not launch the one-dot GEMM1")
+    mod.PARAMS["ONE_DOT"] = 0
+    two = torch.empty_like(out)
+    mod.run(*args, two)
+    mod.PARAMS["ONE_DOT"] = 1
+    if next(reversed(plans.values())).gemm1.fn is mod._gemm1_swiglu_ud_kernel:
+        failures.append(f"{where}: ONE_DOT=0 launched the one-dot GEMM1")
+    diff = (two.float() - out.float()).abs()
+    if bool((diff > 2**-7 * two.float().abs() + 1e-6).any()):
+        failures.append(f"{where}: ONE_DOT=1 differs from ONE_DOT=0 by {float(diff.max())}")
     return failures
 
 
@@ -344,6 +372,8 @@ def _check(dev: str, seed: str) -> dict:
                          "moe_grouped_fp8_q8rd")
         if exact and t * 8 > base.TILES_MAX_PAIRS:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
+        if seed.endswith("q8ud"):
+            failures += _one_dot_failures(mod, (logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5), out, where)
         if seed.endswith("q8hp"):
             failures += _lean_path_failures(mod, built, (logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5), out,
                                             ids.to(torch.int32), params, where)
