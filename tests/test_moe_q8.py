@@ -12,8 +12,9 @@ that exist; GEMM2's rows in bf16), q8sw (the GEMMs' programs in groups of tiles)
 as persistent programs stopping at the first tile without rows), q8td (the long calls' GEMMs loading through
 tensor descriptors), q8tc (q8td with the exact grid's tile count read as one copy of the table), q8tw (q8tc
 with GEMM2 at its own warp count and one W2 scale per K step) and q8rd (q8rg over q8tw, the short calls' GEMM2 on
-q8tw's descriptor kernel), q8hp (q8tw with the long calls' host side as one plan per call shape) and q8ud (q8hp
-with the long calls' GEMM1 as one dot per K step over the up and gate rows).
+q8tw's descriptor kernel), q8hp (q8tw with the long calls' host side as one plan per call shape), q8ud (q8hp
+with the long calls' GEMM1 as one dot per K step over the up and gate rows) and q8s2 (q8hp with the long calls'
+GEMM2 at its own pipeline stages).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -121,9 +122,13 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
               # moe_grouped_fp8_q8ud: q8hp with the long calls' GEMM1 as one dot per K step over the up and gate rows
               # (ONE_DOT=1): the plan's GEMM1 is the one-dot kernel, its output q8hp's (ONE_DOT=0) to a bf16 rounding flip
               "moe_grouped_fp8_q8ud": [
-                  (200, 160, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4}),
                   (130, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
-                                       "Y_BF16": 0, "LONG_GRID": "bound"})]}
+                                       "Y_BF16": 0, "LONG_GRID": "bound"})],
+              # moe_grouped_fp8_q8s2: q8hp with the long calls' GEMM2 at its own stages (STAGES2): the plan's GEMM2 bound
+              # at them, GEMM1 at num_stages, the output q8hp's (STAGES2=0) bit for bit
+              "moe_grouped_fp8_q8s2": [
+                  (200, 160, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 3,
+                                        "STAGES2": 2})]}
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -224,6 +229,25 @@ def _lean_path_failures(mod, built: int, args: tuple, out, ids, params: dict,  #
     mod.PARAMS["HOST_PATH"] = "lean"
     if not torch.equal(layered, out):
         failures.append(f"{where}: HOST_PATH=lean differs from layered by {(layered.float() - out.float()).abs().max()}")
+    return failures
+
+
+def _stages2_failures(mod, args: tuple, out, where: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """q8s2's long calls: the plan's GEMM2 at STAGES2 stages and GEMM1 at num_stages, the output the one at STAGES2=0
+    (q8hp's: the same kernels) bit for bit."""
+    import torch
+
+    plan = next(reversed(mod._hp.PLANS.plans.values()))
+    got = [(b.kw["NUM_STAGES"], b.kw["num_stages"]) for b in (plan.gemm1, plan.gemm2)]
+    want = [(mod.PARAMS["num_stages"],) * 2, (mod.PARAMS["STAGES2"],) * 2]
+    failures = [] if got == want else [f"{where}: GEMM1 / GEMM2 bound at stages {got}, want {want}"]
+    stages2 = mod.PARAMS["STAGES2"]
+    mod.PARAMS["STAGES2"] = 0
+    same = torch.empty_like(out)
+    mod.run(*args, same)
+    mod.PARAMS["STAGES2"] = stages2
+    if not torch.equal(same, out):
+        failures.append(f"{where}: STAGES2={stages2} differs from STAGES2=0")
     return failures
 
 
@@ -372,6 +396,8 @@ def _check(dev: str, seed: str) -> dict:
                          "moe_grouped_fp8_q8rd")
         if exact and t * 8 > base.TILES_MAX_PAIRS:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
+        if seed.endswith("q8s2"):
+            failures += _stages2_failures(mod, (logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5), out, where)
         if seed.endswith("q8ud"):
             failures += _one_dot_failures(mod, (logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5), out, where)
         if seed.endswith("q8hp"):
