@@ -192,12 +192,13 @@ DISPATCHES = [
         f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1,LONG_GRID=bound", f"{Q8_SEED}tw@NUM_WARPS2=4,ROUTE_WARPS=1"],
        [80, 4096]) for name, extra in (("s4g0", "num_stages=4"), ("s3g4", "num_stages=3,SHORT_STAGES2=4"),
                                        ("s5g4", "num_stages=5,SHORT_STAGES2=4"), ("s4g5", "num_stages=4,SHORT_STAGES2=5"))],
-    # the retained dispatch since call CM: call CI's with q8hp (q8tw's long calls, their host side one plan per shape)
+    # the retained dispatch from call CM to call CR: call CI's with q8hp (q8tw's long calls, their host side one plan per shape)
     # from 81 tokens, over the bound grid up to 4,096 tokens and the exact one above
     (MOE, MOE_DIR / "q8rg_m16n128n2_64s4f_ci_q8hp4r1b_q8hp4r1_80_4096.json", "seq_len",
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",
       f"{Q8_SEED}hp@LONG_GRID=bound", f"{Q8_SEED}hp"], [80, 4096]),
-    # queued (call CQ): the same with q8s2 (q8hp with the long calls' GEMM2 at its own stages: 3 and 2, three per SM)
+    # the retained dispatch since call CR (STAGES2 3; 2 measured in call CQ, 1.047): the same with q8s2 (q8hp with
+    # the long calls' GEMM2 at its own stages, three programs per SM)
     *[(MOE, MOE_DIR / f"q8rg_m16n128n2_64s4f_ci_q8s2g{g}b_q8s2g{g}_80_4096.json", "seq_len",
        [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",
         f"{Q8_SEED}s2@LONG_GRID=bound,STAGES2={g}", f"{Q8_SEED}s2@STAGES2={g}"], [80, 4096]) for g in (3, 2)],
