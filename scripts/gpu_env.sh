@@ -106,6 +106,13 @@ side_by_side_if() {
   step "$t" bash -c "$cmd" >&2
   if last_step_passed; then side_by_side_again "$@"; else side_by_side_again "${@:1:6}"; fi
 }
+# The contest sweep of the pick's dispatch (the pattern filled with PICK) unless PICK is KEPT (the kernel in place):
+# sweep_unless_kept OP PICK KEPT PATTERN NAME SCRATCH
+sweep_unless_kept() {
+  [ "$2" = "$3" ] && return 0
+  # shellcheck disable=SC2059  # the pattern is the format
+  contest_sweep "$1" "$(printf "$4" "$2")" "$5" "$6"
+}
 # prefill_points TOKENS:SEQS...: the GDN prefill workloads with those (total_seq_len, num_seqs), comma-separated uuids
 prefill_points() { python3 - "$@" <<'PY'
 import json, sys

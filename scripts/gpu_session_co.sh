@@ -7,6 +7,7 @@
 #      warp_group_dot_wait pendings 0 after each dot), so one resident program leaves the tensor cores idle during
 #      them; a second program per SM can issue its wgmma then (counts compiled here for sm_90, Triton 3.9).
 #   2. The retained dispatch's span anatomy at 11,948 / 14,107 tokens again (call CM: 106 vs 35 us before GEMM1).
+# (Rewritten after the call with gpu_env.sh's sweep_unless_kept: the same steps.)
 # Usage (carry .whl):  CALL=co END_BY=400 bash scripts/gpu_session_co.sh
 source "$(dirname "$0")/gpu_env.sh" session
 PAT="$MOE_DISPATCH/q8rg_m16n128n2_64s4f_ci_q8hp4r1b_q8hp%s_80_4096.json"
@@ -15,8 +16,6 @@ keep_call_results
   BEST=$(side_by_side_again $MOE moe_co_ _long.jsonl "$(axis_band $MOE seq_len 4097 100000)" "$PAT" 4r1 w4s3 w4s2)
   step 60 python3 benchmarks/span_anatomy.py --operator $MOE --solution "$(printf "$PAT" 4r1)" \
     --workloads 58a34f27 5e8dc11c --host-calls 20 --name moe_q8hp_host_co
-  if [ "$BEST" != 4r1 ]; then
-    contest_sweep $MOE "$(printf "$PAT" "$BEST")" moe_q8hp${BEST}_co "$P/contest_scratch_co"
-  fi
+  sweep_unless_kept $MOE "$BEST" 4r1 "$PAT" moe_q8hp${BEST}_co "$P/contest_scratch_co"
 ) &
 finish_session $!

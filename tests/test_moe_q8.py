@@ -12,9 +12,8 @@ that exist; GEMM2's rows in bf16), q8sw (the GEMMs' programs in groups of tiles)
 as persistent programs stopping at the first tile without rows), q8td (the long calls' GEMMs loading through
 tensor descriptors), q8tc (q8td with the exact grid's tile count read as one copy of the table), q8tw (q8tc
 with GEMM2 at its own warp count and one W2 scale per K step) and q8rd (q8rg over q8tw, the short calls' GEMM2 on
-q8tw's descriptor kernel), q8hp (q8tw with the long calls' host side as one plan per call shape), q8ud (q8hp
-with the long calls' GEMM1 as one dot per K step over the up and gate rows) and q8s2 (q8hp with the long calls'
-GEMM2 at its own pipeline stages).
+q8tw's descriptor kernel), q8hp (q8tw with the long calls' host side as one plan per call shape) and q8s2 (q8hp
+with the long calls' GEMM2 at its own pipeline stages).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -119,11 +118,6 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                                         "NUM_WARPS2": 4, "ROUTE_WARPS": 1}),
                   (130, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
                                        "NUM_WARPS2": 0, "Y_BF16": 0, "LONG_GRID": "bound"})],
-              # moe_grouped_fp8_q8ud: q8hp with the long calls' GEMM1 as one dot per K step over the up and gate rows
-              # (ONE_DOT=1): the plan's GEMM1 is the one-dot kernel, its output q8hp's (ONE_DOT=0) to a bf16 rounding flip
-              "moe_grouped_fp8_q8ud": [
-                  (130, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
-                                       "Y_BF16": 0, "LONG_GRID": "bound"})],
               # moe_grouped_fp8_q8s2: q8hp with the long calls' GEMM2 at its own stages (STAGES2): the plan's GEMM2 bound
               # at them, GEMM1 at num_stages, the output q8hp's (STAGES2=0) bit for bit
               "moe_grouped_fp8_q8s2": [
@@ -248,27 +242,6 @@ def _stages2_failures(mod, args: tuple, out, where: str) -> list[str]:  # type: 
     mod.PARAMS["STAGES2"] = stages2
     if not torch.equal(same, out):
         failures.append(f"{where}: STAGES2={stages2} differs from STAGES2=0")
-    return failures
-
-
-def _one_dot_failures(mod, args: tuple, out, where: str) -> list[str]:  # type: ignore[no-untyped-def]
-    """q8ud's long calls: the plan's GEMM1 is the one-dot kernel under ONE_DOT=1, q8td's under 0, the outputs equal up
-    to a bf16 rounding flip (each dot's partial sums may be added in another order)."""
-    import torch
-
-    failures = []
-    plans = mod._hp.PLANS.plans
-    if next(reversed(plans.values())).gemm1.fn is not mod._gemm1_swiglu_ud_kernel:
-        failures.append(f"{where}: ONE_DOT=1 did not launch the one-dot GEMM1")
-    mod.PARAMS["ONE_DOT"] = 0
-    two = torch.empty_like(out)
-    mod.run(*args, two)
-    mod.PARAMS["ONE_DOT"] = 1
-    if next(reversed(plans.values())).gemm1.fn is mod._gemm1_swiglu_ud_kernel:
-        failures.append(f"{where}: ONE_DOT=0 launched the one-dot GEMM1")
-    diff = (two.float() - out.float()).abs()
-    if bool((diff > 2**-7 * two.float().abs() + 1e-6).any()):
-        failures.append(f"{where}: ONE_DOT=1 differs from ONE_DOT=0 by {float(diff.max())}")
     return failures
 
 
@@ -398,8 +371,6 @@ def _check(dev: str, seed: str) -> dict:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
         if seed.endswith("q8s2"):
             failures += _stages2_failures(mod, (logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5), out, where)
-        if seed.endswith("q8ud"):
-            failures += _one_dot_failures(mod, (logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5), out, where)
         if seed.endswith("q8hp"):
             failures += _lean_path_failures(mod, built, (logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5), out,
                                             ids.to(torch.int32), params, where)

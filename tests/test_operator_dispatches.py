@@ -202,10 +202,6 @@ DISPATCHES = [
     *[(MOE, MOE_DIR / f"q8rg_m16n128n2_64s4f_ci_q8s2g{g}b_q8s2g{g}_80_4096.json", "seq_len",
        [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",
         f"{Q8_SEED}s2@LONG_GRID=bound,STAGES2={g}", f"{Q8_SEED}s2@STAGES2={g}"], [80, 4096]) for g in (3, 2)],
-    # measured in call CP, not taken (1.025-1.07 of the retained): the same with q8ud (q8hp with the long calls' GEMM1 as one dot per K step over up and gate rows)
-    (MOE, MOE_DIR / "q8rg_m16n128n2_64s4f_ci_q8ud4r1b_q8ud4r1_80_4096.json", "seq_len",
-     [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",
-      f"{Q8_SEED}ud@LONG_GRID=bound", f"{Q8_SEED}ud"], [80, 4096]),
     # measured in call CO, not taken (1.79x / 1.46x): GEMM1 above 4,096 tokens at 4 warps / 3 and 2 stages
     *[(MOE, MOE_DIR / f"q8rg_m16n128n2_64s4f_ci_q8hp4r1b_q8hp{name}_80_4096.json", "seq_len",
        [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",

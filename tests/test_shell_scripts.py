@@ -16,7 +16,7 @@ SCRIPTS = sorted((REPO / "scripts").glob("*.sh"))
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
 def test_script_parses(script: Path) -> None:
-    res = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+    res = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True, check=False)
     assert res.returncode == 0, res.stderr
 
 
@@ -24,7 +24,7 @@ def _helper(call: str) -> list[str]:
     """``call`` run after sourcing gpu_env.sh's helpers (not its wheel install) in the checkout."""
     env = REPO / "scripts" / "gpu_env.sh"
     script = f"eval \"$(sed -n '/^axis_band()/,$p' {env})\"; {call}"
-    res = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    res = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
     assert res.returncode == 0, res.stderr
     return [u for u in res.stdout.strip().split(",") if u]
 
@@ -60,7 +60,7 @@ def test_keep_call_results_packs_the_calls_results_and_no_other_calls(tmp_path: 
     env = REPO / "scripts" / "gpu_env.sh"
     script = (f"eval \"$(sed -n '/^axis_band()/,$p' {env})\"; CALL=zz; P=benchmarks/results/profiles_v; OUT={out}; "
               "keep_call_results extra; finish_packing")
-    res = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    res = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
     assert res.returncode == 0, res.stderr
     with tarfile.open(out / "results_zz.tgz") as tar:
         names = {n for n in tar.getnames() if not n.endswith("/")}
@@ -115,3 +115,12 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
     # side_by_side_if: the variants join the first only when the test command passed (its step lines on stderr)
     assert helper(f"side_by_side_if 30 true {compared}") == "quick"
     assert helper(f"side_by_side_if 30 'exit 3' {compared}") == "slow"
+    # sweep_unless_kept: no sweep when the pick is the kept kernel; else the pick's dispatch swept (here the sweep of
+    # the absent sol_quick.json is started and fails: its step is logged)
+    before = (tmp_path / "log").read_text()
+    helper("left() { echo 30; }; sweep_unless_kept op slow slow sol_%s.json name scratch")
+    assert (tmp_path / "log").read_text() == before
+    helper("left() { echo 30; }; sweep_unless_kept op quick slow sol_%s.json name scratch")
+    swept = (tmp_path / "log").read_text()[len(before):]
+    assert "benchmarks/contest.py --operators op" in swept and "--solution op=sol_quick.json" in swept
+    assert "--name name --traces scratch --resume" in swept

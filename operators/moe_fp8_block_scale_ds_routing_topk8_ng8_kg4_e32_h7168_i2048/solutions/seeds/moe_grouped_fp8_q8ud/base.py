@@ -1,1 +1,0 @@
-../moe_grouped_fp8/kernel.py

@@ -1,1 +1,0 @@
-../../../../_solution_lib/fastlaunch.py

@@ -1,1 +1,0 @@
-../../../../_solution_lib/persistent_tiles.py

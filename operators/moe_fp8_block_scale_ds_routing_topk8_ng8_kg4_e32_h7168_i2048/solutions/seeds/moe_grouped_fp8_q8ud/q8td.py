@@ -1,1 +1,0 @@
-../moe_grouped_fp8_q8td/kernel.py
