@@ -106,6 +106,16 @@ side_by_side_if() {
   step "$t" bash -c "$cmd" >&2
   if last_step_passed; then side_by_side_again "$@"; else side_by_side_again "${@:1:6}"; fi
 }
+# A new MoE seed's GPU tests (tests/test_moe_q8.py and tests/test_seeds.py, -k SEED), then side_by_side_again over the
+# MoE workloads with LO <= seq_len < HI (the variants only when the tests passed):
+# moe_seed_side_by_side SEED PREFIX SUFFIX LO HI PATTERN FIRST NAME...
+moe_seed_side_by_side() {
+  local seed=$1 prefix=$2 suffix=$3 uuids
+  uuids=$(axis_band "$MOE" seq_len "$4" "$5")
+  shift 5
+  side_by_side_if 200 "python3 -m pytest -q -m gpu tests/test_moe_q8.py tests/test_seeds.py -k $seed" \
+    "$MOE" "$prefix" "$suffix" "$uuids" "$@"
+}
 # The contest sweep of the pick's dispatch (the pattern filled with PICK) unless PICK is KEPT (the kernel in place):
 # sweep_unless_kept OP PICK KEPT PATTERN NAME SCRATCH
 sweep_unless_kept() {

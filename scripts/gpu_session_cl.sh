@@ -8,13 +8,13 @@
 #      (s5g4), GEMM2 at 5 (s4g5). Why: call CI, both GEMMs at 3 stages read 1.090 of the retained, at 5 stages 1.024,
 #      with the short GEMM1 (fused with the routing) at ~3.8 TB/s and GEMM2 at 3.77 (call CH); one num_stages drives
 #      both. The retained one again at the end; the fastest's contest sweep.
+# (Rewritten after the call with gpu_env.sh's moe_seed_side_by_side: the same steps.)
 # Usage (carry .whl):  CALL=cl END_BY=480 bash scripts/gpu_session_cl.sh
 source "$(dirname "$0")/gpu_env.sh" session
 PAT="$MOE_DISPATCH/q8r%s_q8tw4r1b_q8tw4r1_80_4096.json"
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  BEST=$(side_by_side_if 200 "python3 -m pytest -q -m gpu tests/test_moe_q8.py tests/test_seeds.py -k q8rd" \
-    $MOE moe_cl_ _short.jsonl "$(axis_band $MOE seq_len 1 81)" "$PAT" g_m16n128n2_64s4f_ci d_m16n128n2_64s4g0 \
+  BEST=$(moe_seed_side_by_side q8rd moe_cl_ _short.jsonl 1 81 "$PAT" g_m16n128n2_64s4f_ci d_m16n128n2_64s4g0 \
     d_m16n128n2_64s3g4 d_m16n128n2_64s5g4 d_m16n128n2_64s4g5)
   if [ "$BEST" != g_m16n128n2_64s4f_ci ] && [ "$BEST" != d_m16n128n2_64s4g0 ]; then
     contest_sweep $MOE "$(printf "$PAT" "$BEST")" moe_q8r${BEST}_cl "$P/contest_scratch_cl"

@@ -9,14 +9,13 @@
 #      call).
 #   3. The new dispatch's span anatomy with its host side (--host-calls 20) at the three long workloads.
 #   4. If q8hp is the faster: its dispatch's contest sweep.
-# (Rewritten after the call with gpu_env.sh's sweep_unless_kept: the same steps.)
+# (Rewritten after the call with gpu_env.sh's moe_seed_side_by_side and sweep_unless_kept: the same steps.)
 # Usage (carry .whl):  CALL=cm END_BY=540 bash scripts/gpu_session_cm.sh
 source "$(dirname "$0")/gpu_env.sh" session
 PAT="$MOE_DISPATCH/q8rg_m16n128n2_64s4f_ci_%s_80_4096.json"
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  BEST=$(side_by_side_if 200 "python3 -m pytest -q -m gpu tests/test_moe_q8.py tests/test_seeds.py -k q8hp" \
-    $MOE moe_cm_ _long.jsonl "$(axis_band $MOE seq_len 81 100000)" "$PAT" q8tw4r1b_q8tw4r1 q8hp4r1b_q8hp4r1)
+  BEST=$(moe_seed_side_by_side q8hp moe_cm_ _long.jsonl 81 100000 "$PAT" q8tw4r1b_q8tw4r1 q8hp4r1b_q8hp4r1)
   step 90 python3 benchmarks/span_anatomy.py --operator $MOE --solution "$(printf "$PAT" q8hp4r1b_q8hp4r1)" \
     --workloads 1a4c6ba1 58a34f27 5e8dc11c --host-calls 20 --name moe_q8hp_host_cm
   sweep_unless_kept $MOE "$BEST" q8tw4r1b_q8tw4r1 "$PAT" moe_q8hp_cm "$P/contest_scratch_cm"

@@ -6,14 +6,13 @@
 #   2. MoE above 80 tokens (901 / 11,948 / 14,107), side by side: the retained dispatch (call CM) against the same
 #      with q8s2 at STAGES2 3 and 2 from 81 tokens, the retained one again at the end.
 #   3. If a q8s2 point is the faster: its dispatch's contest sweep.
-# (Rewritten after the call with gpu_env.sh's sweep_unless_kept: the same steps.)
+# (Rewritten after the call with gpu_env.sh's moe_seed_side_by_side and sweep_unless_kept: the same steps.)
 # Usage (carry .whl):  CALL=cq END_BY=420 bash scripts/gpu_session_cq.sh
 source "$(dirname "$0")/gpu_env.sh" session
 PAT="$MOE_DISPATCH/q8rg_m16n128n2_64s4f_ci_%s_80_4096.json"
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  BEST=$(side_by_side_if 200 "python3 -m pytest -q -m gpu tests/test_moe_q8.py tests/test_seeds.py -k q8s2" \
-    $MOE moe_cq_ _long.jsonl "$(axis_band $MOE seq_len 81 100000)" "$PAT" q8hp4r1b_q8hp4r1 q8s2g3b_q8s2g3 \
+  BEST=$(moe_seed_side_by_side q8s2 moe_cq_ _long.jsonl 81 100000 "$PAT" q8hp4r1b_q8hp4r1 q8s2g3b_q8s2g3 \
     q8s2g2b_q8s2g2)
   sweep_unless_kept $MOE "$BEST" q8hp4r1b_q8hp4r1 "$PAT" moe_${BEST}_cq "$P/contest_scratch_cq"
 ) &

@@ -115,6 +115,15 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
     # side_by_side_if: the variants join the first only when the test command passed (its step lines on stderr)
     assert helper(f"side_by_side_if 30 true {compared}") == "quick"
     assert helper(f"side_by_side_if 30 'exit 3' {compared}") == "slow"
+    # moe_seed_side_by_side: side_by_side_if (here a stand-in printing its arguments) with the seed's GPU tests and the
+    # MoE workloads of the band (the three above 80 tokens)
+    moe = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
+    args = helper(f"side_by_side_if() {{ echo \"$@\"; }}; MOE={moe}; "
+                  "moe_seed_side_by_side q8zz x_ _y.jsonl 81 100000 sol_%s.json slow quick").split(" ")
+    assert args[:2] == ["200", "python3"] and "tests/test_moe_q8.py" in args and args[args.index("-k") + 1] == "q8zz"
+    uuids = args[-4].split(",")
+    assert args[-7:-4] == [moe, "x_", "_y.jsonl"] and args[-3:] == ["sol_%s.json", "slow", "quick"]
+    assert len(uuids) == 3 and {u[:8] for u in uuids} == {"1a4c6ba1", "58a34f27", "5e8dc11c"}
     # sweep_unless_kept: no sweep when the pick is the kept kernel; else the pick's dispatch swept (here the sweep of
     # the absent sol_quick.json is started and fails: its step is logged)
     before = (tmp_path / "log").read_text()
