@@ -9,7 +9,8 @@ which part holds the time. This script times, on the same inputs:
 * ``one``: the seed's ``run`` (the kernel as the contest runs it);
 * ``scores``: the seed's span scoring alone (``_score_span_acc``, the same code, in a kernel of its own) at the
   one-launch kernel's warp count, and ``scores_w4`` at 4 warps (what the scoring would take at its own width);
-* ``select``: the seed's in-register select alone (``dsa_indexer_one``'s ``select_topk_regs``, one program per
+* ``select``: the seed's in-register select alone (``dsa_indexer_one``'s ``select_topk_regs``; with ``--seed
+  dsa_indexer_bisect`` that seed's ``select_topk_bisect`` at the launch's warp count), one program per
   row at the same warp count) over the scores just computed;
 
 and checks that the select over those scores returns the one-launch kernel's ids (same scores, same exact select:
@@ -22,6 +23,7 @@ call BP's first run of this script read 74.5 us for a one launch the contest tra
     python benchmarks/indexer_parts.py                       # one workload per long band (largest batch), on a GPU
     python benchmarks/indexer_parts.py --workloads 7fb5f7cd-166f-5342-b333-bdfadb3328c8
     python benchmarks/indexer_parts.py --shapes 2:34:80      # synthetic: batch:max_num_pages:num_pages
+    python benchmarks/indexer_parts.py --seed dsa_indexer_bisect --params BITS=2 --name bisect2
 
 Writes ``benchmarks/results/indexer_parts_<device>[_<name>].{json,md}``.
 """
@@ -29,6 +31,7 @@ Writes ``benchmarks/results/indexer_parts_<device>[_<name>].{json,md}``.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 import tempfile
@@ -40,11 +43,22 @@ import triton.language as tl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import (TIMER_WORDS, add_sweep_options, call_timer, fmt, md_table, workloads_by_prefix,
-                                write_sweep)
+from benchmarks._common import (
+    TIMER_WORDS,
+    add_sweep_options,
+    call_timer,
+    fmt,
+    md_table,
+    workloads_by_prefix,
+    write_sweep,
+)
 
 IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
-SEED = Path(__file__).resolve().parents[1] / "operators" / IDX / "solutions" / "seeds" / "dsa_indexer_one_acc"
+SEEDS = Path(__file__).resolve().parents[1] / "operators" / IDX / "solutions" / "seeds"
+#: the seeds this script can split, and the function of each seed's package that runs its select alone over a score
+#: matrix (module, attribute: ``one`` is the linked ``dsa_indexer_one`` kernel, ``kernel`` the seed's own)
+SELECT_ALONE = {"dsa_indexer_one_acc": ("one", "select_topk_regs"),
+                "dsa_indexer_bisect": ("kernel", "select_topk_bisect")}
 #: default workloads: the largest batch in each long band of max_num_pages
 BANDS = ((33, 36), (38, 45), (82, 91))
 
@@ -61,20 +75,26 @@ def _scores_only_kernel(q_ptr, k_ptr, ks_ptr, w_ptr, seq_lens_ptr, bt_ptr, score
                     tl.program_id(0), tl.program_id(1).to(tl.int64), H, D, PAGE, BN, BLOCKS, ACC)
 
 
-def load_seed_module(params: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
-    """The seed's kernel module and its ``one`` module (the select), imported as the harness imports a solution,
-    and the parameters used (the seed's defaults under ``params``)."""
+def load_seed_module(name: str, params: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+    """The seed's kernel module and its select-alone function (:data:`SELECT_ALONE`), imported as the harness
+    imports a solution, and the parameters used (the seed's defaults under ``params``)."""
     global _score_span_acc
     from kernelopt.generators.seeds import load_seed
     from kernelopt.harness.build_cache import import_entry_module, materialize
 
-    seed = load_seed(SEED)
+    if name not in SELECT_ALONE:
+        raise SystemExit(f"indexer_parts: --seed must be one of {sorted(SELECT_ALONE)}, got {name!r}")
+    seed = load_seed(SEEDS / name)
     point = {**seed.spec.defaults, **params}
     sol = seed.instantiate(point)
     pkg = materialize(sol, "py", Path(tempfile.mkdtemp(prefix="indexer_parts_")))
     mod = import_entry_module(pkg, sol.spec.entry_file)
-    _score_span_acc = mod._score_span_acc
-    return mod, sys.modules[mod.__name__.rsplit(".", 1)[0] + ".one"], point
+    package = mod.__name__.rsplit(".", 1)[0]
+    _score_span_acc = sys.modules[package + ".acc"]._score_span_acc if name != "dsa_indexer_one_acc" \
+        else mod._score_span_acc
+    where, attr = SELECT_ALONE[name]
+    select = getattr(mod if where == "kernel" else sys.modules[f"{package}.{where}"], attr)
+    return mod, select, point
 
 
 def pick_workloads(op: Any, uuids: list[str] | None) -> list[Any]:
@@ -101,7 +121,7 @@ def synthetic(op: Any, shape: str) -> Any:
                                     "axes": {"batch_size": b, "max_num_pages": p, "num_pages": n}})
 
 
-def measure(mod: Any, one: Any, point: dict[str, Any], wl: Any, device: str, timer: Any, warmup: int,
+def measure(mod: Any, select: Any, point: dict[str, Any], wl: Any, device: str, timer: Any, warmup: int,
             iters: int) -> dict[str, Any]:
     """One row: the parts' median times (ms) and the ids check, for workload ``wl``."""
     import torch
@@ -119,7 +139,9 @@ def measure(mod: Any, one: Any, point: dict[str, Any], wl: Any, device: str, tim
         raise SystemExit(f"indexer_parts: {wl.uuid} has {max_pos} positions; the parts exist for 2,049-"
                          f"{mod.RADIX_MAX_POS} (a pass-through or streaming row otherwise)")
     npad = max(triton.next_power_of_2(max_pos), 256)
-    warps = int(point["num_warps"]) or one.select_warps(npad)
+    warps = int(point["num_warps"]) or max(4, min(16, npad // 512))  # the seeds' select_warps
+    # the select alone at the launch's warp count where it takes one (dsa_indexer_one's runs at its own rule)
+    extra = {"num_warps": warps} if "num_warps" in inspect.signature(select).parameters else {}
     scores = torch.empty(batch, max_pos, dtype=torch.float32, device=device)
     out_sel = torch.full_like(out_one, 12345)
     grid = (triton.cdiv(max_pos, bn * blocks), batch)
@@ -134,7 +156,7 @@ def measure(mod: Any, one: Any, point: dict[str, Any], wl: Any, device: str, tim
                                                  scores, a["max_pages"], max_pos, num_warps=nw, **shape)
 
     def run_select() -> None:
-        one.select_topk_regs(scores, a["lens"], a["table"], out_sel)
+        select(scores, a["lens"], a["table"], out_sel, **extra)
 
     row: dict[str, Any] = {"workload": wl.uuid, "batch_size": batch, "max_num_pages": wl.axes["max_num_pages"],
                            "warps": warps}
@@ -156,8 +178,9 @@ def markdown(data: dict[str, Any], command: str) -> str:
     return "\n".join([
         f"# DSA indexer: one launch vs its parts ({data['device']})", "",
         f"Command: `{command}`", "",
-        f"Seed `dsa_indexer_one_acc` at {data['point']}; medians of {data['iters']} calls after {data['warmup']} "
-        f"({TIMER_WORDS[data['timer']]}; on a CPU the interpreter's times mean nothing).", "",
+        (f"Seed `{data.get('seed', 'dsa_indexer_one_acc')}` at {data['point']}; medians of {data['iters']} calls "
+         f"after {data['warmup']} ({TIMER_WORDS[data['timer']]}; on a CPU the interpreter's times mean nothing)."),
+        "",
         md_table(head, rows)])
 
 
@@ -165,27 +188,27 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workloads", nargs="*", default=None, help="workload UUIDs (or unique prefixes)")
     ap.add_argument("--shapes", nargs="*", default=None, help="synthetic workloads batch:max_num_pages:num_pages")
+    ap.add_argument("--seed", default="dsa_indexer_one_acc", help=f"the seed to split: {', '.join(SELECT_ALONE)}")
     ap.add_argument("--params", nargs="*", default=[], help="seed parameters KEY=VALUE over its defaults")
     add_sweep_options(ap)
     args = ap.parse_args(argv)
     import torch
 
-    from kernelopt.operators import load_operator
-
     from kernelopt.cli.tasks import assignments
+    from kernelopt.operators import load_operator
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu" and os.environ.get("TRITON_INTERPRET") != "1":
         raise SystemExit("indexer_parts.py: no GPU; run with TRITON_INTERPRET=1 (and --shapes of a few rows)")
     op = load_operator(IDX)
     wls = [synthetic(op, s) for s in args.shapes] if args.shapes else pick_workloads(op, args.workloads)
-    mod, one, point = load_seed_module(assignments(args.params, "--params"))
+    mod, select, point = load_seed_module(args.seed, assignments(args.params, "--params"))
     timer = call_timer(device, args.timer)
     rows = []
     for wl in wls:
-        rows.append(measure(mod, one, point, wl, device, timer, args.warmup, args.iters))
+        rows.append(measure(mod, select, point, wl, device, timer, args.warmup, args.iters))
         print(f"  {rows[-1]}", file=sys.stderr)
-    data = {"device": device, "point": point, "warmup": args.warmup, "iters": args.iters, "timer": args.timer,
+    data = {"device": device, "seed": args.seed, "point": point, "warmup": args.warmup, "iters": args.iters, "timer": args.timer,
             "rows": rows}
     write_sweep("indexer_parts.py", argv, args, data, markdown)
     return 0 if all(r["ids_equal"] for r in rows) else 1

@@ -1,4 +1,5 @@
-"""The one-launch DSA indexer seed (``dsa_indexer_one``) against the base seed's two-launch ``SELECT="radix"``.
+"""The one-launch DSA indexer seeds (``dsa_indexer_one``; ``dsa_indexer_bisect``, whose threshold search differs but
+whose ids must not) against the base seed's two-launch ``SELECT="radix"``.
 
 Its kernel scores with the base seed's code and runs the same exact radix select in registers in each row's last
 program, so its top-2048 ids must equal the base seed's element for element: checked on inputs drawn by the
@@ -22,11 +23,15 @@ from operator_helpers import import_entry, run_kernel_script, run_on_gpu
 REPO = Path(__file__).resolve().parents[1]
 IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
 SEEDS = REPO / "operators" / IDX / "solutions" / "seeds"
-# (label, axes, the one seed's params): rows of 2,112-2,880 positions (NPAD 4096)
+# (label, axes, the one-launch seed's params[, the seed: dsa_indexer_one unless named]): rows of 2,112-2,880
+# positions (NPAD 4096)
 CASES = [
     ("b3_p33", {"batch_size": 3, "max_num_pages": 33, "num_pages": 120}, {}),
     ("b2_p45_w4_fp8", {"batch_size": 2, "max_num_pages": 45, "num_pages": 100}, {"num_warps": 4, "DOT": "fp8"}),
     ("b4_p36_bn128", {"batch_size": 4, "max_num_pages": 36, "num_pages": 160}, {"BN": 128, "BLOCKS": 1}),
+    ("bisect_b3_p33", {"batch_size": 3, "max_num_pages": 33, "num_pages": 120}, {}, "dsa_indexer_bisect"),
+    ("bisect2_b2_p45_w4", {"batch_size": 2, "max_num_pages": 45, "num_pages": 100},
+     {"BITS": 2, "num_warps": 4, "BN": 128}, "dsa_indexer_bisect"),
 ]
 
 
@@ -62,13 +67,13 @@ def _check(device: str) -> list[dict[str, Any]]:
     template = op.workloads[0].model_dump(mode="json")
     two = _entry("dsa_indexer_scores", {"SELECT": "radix"})
     results = []
-    for i, (label, axes, params) in enumerate(CASES):
+    for i, (label, axes, params, *seed) in enumerate(CASES):
         wl = Workload.model_validate({**template, "uuid": f"indexer-one-{label}", "axes": axes})
         inputs = make_inputs(op.definition, wl, device=device, seed=7 + i)
         args = list(inputs.values())
         lens = inputs["seq_lens"].cpu().tolist()
         out = {}
-        for key, fn in (("two", two), ("one", _entry("dsa_indexer_one", params))):
+        for key, fn in (("two", two), ("one", _entry(seed[0] if seed else "dsa_indexer_one", params))):
             dst = torch.full((axes["batch_size"], 2048), 12345, dtype=torch.int32, device=device)
             fn(*args, dst)
             fn(*args, dst)  # twice: the row counters must be back at 0 after a call

@@ -17,7 +17,8 @@ SCRIPT = REPO / "benchmarks" / "indexer_parts.py"
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TRITON_INTERPRET": "1", "KERNELOPT_CACHE_DIR": str(tmp_path / "builds")}
     return subprocess.run([sys.executable, str(SCRIPT), *args, "--iters", "1", "--warmup", "0", "--out",
-                           str(tmp_path)], capture_output=True, text=True, env=env, timeout=600, cwd=REPO)
+                           str(tmp_path)], check=False, capture_output=True, text=True, env=env, timeout=600,
+                          cwd=REPO)
 
 
 def test_the_parts_run_and_the_select_returns_the_one_launch_ids(tmp_path: Path) -> None:
@@ -29,6 +30,17 @@ def test_the_parts_run_and_the_select_returns_the_one_launch_ids(tmp_path: Path)
     assert row["ids_equal"] is True
     assert all(row[k] > 0 for k in ("one_ms", "scores_ms", "scores_w4_ms", "select_ms"))
     assert "| yes |" in (tmp_path / "indexer_parts_cpu.md").read_text()
+
+
+def test_the_bisect_seed_splits_too(tmp_path: Path) -> None:
+    proc = _run(tmp_path, "--seed", "dsa_indexer_bisect", "--shapes", "1:36:40", "--params", "BITS=2", "BN=128")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads((tmp_path / "indexer_parts_cpu.json").read_text())
+    (row,) = data["rows"]
+    assert data["seed"] == "dsa_indexer_bisect" and data["point"]["BITS"] == 2 and row["ids_equal"] is True
+    assert "Seed `dsa_indexer_bisect`" in (tmp_path / "indexer_parts_cpu.md").read_text()
+    proc = _run(tmp_path, "--seed", "dsa_indexer_coop", "--shapes", "1:36:40")
+    assert proc.returncode != 0 and "--seed must be one of" in proc.stderr
 
 
 def test_bad_shapes_and_pass_through_rows_are_explained(tmp_path: Path) -> None:

@@ -4,9 +4,10 @@
 ``_select_row_chunked`` (via ``select_topk_chunked``; the selection ``SELECT="fused"`` runs inside the
 scoring kernel), the one-launch seed ``dsa_indexer_one``'s in-register ``_select_row_regs`` (``regs``) and the
 seed ``dsa_indexer_coop``'s select shared by R programs per row (``coop4``, ``coop8``: its passes and emission as
-launches, as the interpreter runs them; the GPU kernel's spins are checked by that seed's points) turn an fp32
-score matrix [B, P*64] into the top-``min(2048, seq_len)`` global token ids per row. Checked
-on adversarial rows: massive exact ties at the threshold, mixed signs and signed zeros, values that differ only in their lowest bits (every
+launches, as the interpreter runs them; the GPU kernel's spins are checked by that seed's points) and the
+seed ``dsa_indexer_bisect``'s select, its threshold by bisection at 1 or 2 bits per round (``bisect1``,
+``bisect2``) turn an fp32 score matrix [B, P*64] into the top-``min(2048, seq_len)`` global token ids per row.
+Checked on adversarial rows: massive exact ties at the threshold, mixed signs and signed zeros, values that differ only in their lowest bits (every
 radix pass decides), -inf tails, garbage past ``seq_len`` (must be ignored), rows shorter than 2048,
 exactly 2048 and 2049 live positions, an empty row, and ``seq_len > P*64`` (clamped). For each row the
 selected ids must be reachable through the block table, unique, exactly ``min(2048, seq_len)`` of them
@@ -14,7 +15,7 @@ followed by -1 padding, and their scores must equal torch.topk's selected scores
 
 The kernel runs in a subprocess with ``TRITON_INTERPRET=1`` set before triton is imported (as in
 tests/test_seeds.py); this file is also that subprocess's script: ``python tests/test_indexer_select.py
-[cpu|cuda] [radix|chunked|chunked_auto|regs|coop4|coop8]``.
+[cpu|cuda] [radix|chunked|chunked_auto|regs|coop4|coop8|bisect1|bisect2]``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def test_radix_select_in_interpreter() -> None:
     assert res["rows"] >= 30
 
 
-@pytest.mark.parametrize("which", ["chunked", "chunked_auto", "regs", "coop4"])  # coop8: on the GPU (CPU time)
+# coop8: on the GPU only (CPU time)
+@pytest.mark.parametrize("which", ["chunked", "chunked_auto", "regs", "coop4", "bisect1", "bisect2"])
 def test_chunked_select_in_interpreter(which: str) -> None:
     res = _run_script("cpu", which)
     assert res["failures"] == [], res["failures"][:10]
@@ -53,7 +55,8 @@ def test_chunked_select_in_interpreter(which: str) -> None:
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("which", ["radix", "chunked", "chunked_auto", "regs", "coop4", "coop8"])
+@pytest.mark.parametrize("which", ["radix", "chunked", "chunked_auto", "regs", "coop4", "coop8", "bisect1",
+                                   "bisect2"])
 def test_select_on_gpu(which: str) -> None:
     res = run_on_gpu(Path(__file__), [which], 300)
     assert res["failures"] == [], res["failures"][:10]
@@ -84,6 +87,13 @@ def _seed_module(name: str):
 def _one_seed_select():
     """The one-launch seed's in-register select alone (``dsa_indexer_one``'s ``select_topk_regs``)."""
     return _seed_module("dsa_indexer_one").select_topk_regs
+
+
+def _bisect_select(bits: int):
+    """``dsa_indexer_bisect``'s select alone (its threshold by bisection, BITS bits per round)."""
+    mod = _seed_module("dsa_indexer_bisect")
+    mod.PARAMS["BITS"] = bits
+    return mod.select_topk_bisect
 
 
 def _coop_select(r: int):
@@ -149,7 +159,9 @@ def _check(device: str, which: str) -> dict:
               "chunked_auto": mod.select_topk_chunked,
               "regs": _one_seed_select() if which == "regs" else None,
               "coop4": _coop_select(4) if which == "coop4" else None,
-              "coop8": _coop_select(8) if which == "coop8" else None}[which]
+              "coop8": _coop_select(8) if which == "coop8" else None,
+              "bisect1": _bisect_select(1) if which == "bisect1" else None,
+              "bisect2": _bisect_select(2) if which == "bisect2" else None}[which]
     gen = torch.Generator().manual_seed(20260)
     failures: list[str] = []
     n_rows = 0

@@ -233,6 +233,9 @@ DISPATCHES = [
     # dsa_indexer_one_acc at batch 4-15, 1.10-1.23 at 27-31)
     (IDX, IDX_DIR / "coop8_b16_acc.json", "batch_size",
      [f"{IDX_SEEDS}/dsa_indexer_coop@SELECTORS=8", IDX_SEEDS / "dsa_indexer_one_acc"], [16]),
+    # queued (2026-12-03, call DA): the same with the bisection select (dsa_indexer_bisect) above batch 16
+    (IDX, IDX_DIR / "coop8_b16_bisect.json", "batch_size",
+     [f"{IDX_SEEDS}/dsa_indexer_coop@SELECTORS=8", IDX_SEEDS / "dsa_indexer_bisect"], [16]),
     # the retained DSA attention since 2026-12-02 call BS: the barrier-merge seed at 64 splits up to 2 tokens
     (ATT, ATT_DIR / "heads_s64_s16_2.json", "num_tokens",
      [f"{ATT_SEEDS}/dsa_attn_heads@NUM_SPLITS=64,BK=32", ATT_SEEDS / "dsa_attn_heads"], [2]),
