@@ -55,10 +55,11 @@ from benchmarks._common import (
 
 IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / IDX / "solutions" / "seeds"
-#: the seeds this script can split, and the function of each seed's package that runs its select alone over a score
-#: matrix (module, attribute: ``one`` is the linked ``dsa_indexer_one`` kernel, ``kernel`` the seed's own)
-SELECT_ALONE = {"dsa_indexer_one_acc": ("one", "select_topk_regs"),
-                "dsa_indexer_bisect": ("kernel", "select_topk_bisect")}
+#: the seeds this script can split: for each, the module of its package holding the span scoring
+#: ``_score_span_acc`` and the module and function that run its select alone over a score matrix (``kernel`` is the
+#: seed's own module, ``acc`` / ``one`` the linked ``dsa_indexer_one_acc`` / ``dsa_indexer_one`` kernels)
+SELECT_ALONE = {"dsa_indexer_one_acc": ("kernel", "one", "select_topk_regs"),
+                "dsa_indexer_bisect": ("acc", "kernel", "select_topk_bisect")}
 #: default workloads: the largest batch in each long band of max_num_pages
 BANDS = ((33, 36), (38, 45), (82, 91))
 
@@ -75,8 +76,9 @@ def _scores_only_kernel(q_ptr, k_ptr, ks_ptr, w_ptr, seq_lens_ptr, bt_ptr, score
                     tl.program_id(0), tl.program_id(1).to(tl.int64), H, D, PAGE, BN, BLOCKS, ACC)
 
 
-def load_seed_module(name: str, params: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
-    """The seed's kernel module and its select-alone function (:data:`SELECT_ALONE`), imported as the harness
+def load_seed_module(name: str, params: dict[str, Any]) -> tuple[Any, Any, Any, dict[str, Any]]:
+    """The seed's kernel module, its select-alone function (:data:`SELECT_ALONE`) and the seeds' select warp rule
+    (``dsa_indexer_one``'s ``select_warps``), imported as the harness
     imports a solution, and the parameters used (the seed's defaults under ``params``)."""
     global _score_span_acc
     from kernelopt.generators.seeds import load_seed
@@ -90,11 +92,13 @@ def load_seed_module(name: str, params: dict[str, Any]) -> tuple[Any, Any, dict[
     pkg = materialize(sol, "py", Path(tempfile.mkdtemp(prefix="indexer_parts_")))
     mod = import_entry_module(pkg, sol.spec.entry_file)
     package = mod.__name__.rsplit(".", 1)[0]
-    _score_span_acc = sys.modules[package + ".acc"]._score_span_acc if name != "dsa_indexer_one_acc" \
-        else mod._score_span_acc
-    where, attr = SELECT_ALONE[name]
-    select = getattr(mod if where == "kernel" else sys.modules[f"{package}.{where}"], attr)
-    return mod, select, point
+
+    def module(where: str) -> Any:
+        return mod if where == "kernel" else sys.modules[f"{package}.{where}"]
+
+    scoring, where, attr = SELECT_ALONE[name]
+    _score_span_acc = module(scoring)._score_span_acc
+    return mod, getattr(module(where), attr), module("one").select_warps, point
 
 
 def pick_workloads(op: Any, uuids: list[str] | None) -> list[Any]:
@@ -121,7 +125,7 @@ def synthetic(op: Any, shape: str) -> Any:
                                     "axes": {"batch_size": b, "max_num_pages": p, "num_pages": n}})
 
 
-def measure(mod: Any, select: Any, point: dict[str, Any], wl: Any, device: str, timer: Any, warmup: int,
+def measure(mod: Any, select: Any, select_warps: Any, point: dict[str, Any], wl: Any, device: str, timer: Any, warmup: int,
             iters: int) -> dict[str, Any]:
     """One row: the parts' median times (ms) and the ids check, for workload ``wl``."""
     import torch
@@ -139,7 +143,7 @@ def measure(mod: Any, select: Any, point: dict[str, Any], wl: Any, device: str, 
         raise SystemExit(f"indexer_parts: {wl.uuid} has {max_pos} positions; the parts exist for 2,049-"
                          f"{mod.RADIX_MAX_POS} (a pass-through or streaming row otherwise)")
     npad = max(triton.next_power_of_2(max_pos), 256)
-    warps = int(point["num_warps"]) or max(4, min(16, npad // 512))  # the seeds' select_warps
+    warps = int(point["num_warps"]) or select_warps(npad)
     # the select alone at the launch's warp count where it takes one (dsa_indexer_one's runs at its own rule)
     extra = {"num_warps": warps} if "num_warps" in inspect.signature(select).parameters else {}
     scores = torch.empty(batch, max_pos, dtype=torch.float32, device=device)
@@ -202,11 +206,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("indexer_parts.py: no GPU; run with TRITON_INTERPRET=1 (and --shapes of a few rows)")
     op = load_operator(IDX)
     wls = [synthetic(op, s) for s in args.shapes] if args.shapes else pick_workloads(op, args.workloads)
-    mod, select, point = load_seed_module(args.seed, assignments(args.params, "--params"))
+    mod, select, select_warps, point = load_seed_module(args.seed, assignments(args.params, "--params"))
     timer = call_timer(device, args.timer)
     rows = []
     for wl in wls:
-        rows.append(measure(mod, select, point, wl, device, timer, args.warmup, args.iters))
+        rows.append(measure(mod, select, select_warps, point, wl, device, timer, args.warmup, args.iters))
         print(f"  {rows[-1]}", file=sys.stderr)
     data = {"device": device, "seed": args.seed, "point": point, "warmup": args.warmup, "iters": args.iters, "timer": args.timer,
             "rows": rows}
