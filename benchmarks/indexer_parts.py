@@ -10,8 +10,9 @@ which part holds the time. This script times, on the same inputs:
 * ``scores``: the seed's span scoring alone (``_score_span_acc``, the same code, in a kernel of its own) at the
   one-launch kernel's warp count, and ``scores_w4`` at 4 warps (what the scoring would take at its own width);
 * ``select``: the seed's in-register select alone (``dsa_indexer_one``'s ``select_topk_regs``; with ``--seed
-  dsa_indexer_bisect`` that seed's ``select_topk_bisect`` at the launch's warp count), one program per
-  row at the same warp count) over the scores just computed;
+  dsa_indexer_bisect`` that seed's ``select_topk_bisect`` at the launch's warp count; with ``--seed
+  dsa_indexer_hist`` its ``select_topk_hist``, which builds the key histogram in a launch of its own first, as
+  the scoring kernel here does not), one program per row at the same warp count) over the scores just computed;
 
 and checks that the select over those scores returns the one-launch kernel's ids (same scores, same exact select:
 element for element). Times are medians of ``--iters`` calls, by ``--timer``: ``cupti`` (default: device time with
@@ -59,7 +60,8 @@ SEEDS = Path(__file__).resolve().parents[1] / "operators" / IDX / "solutions" / 
 #: ``_score_span_acc`` and the module and function that run its select alone over a score matrix (``kernel`` is the
 #: seed's own module, ``acc`` / ``one`` the linked ``dsa_indexer_one_acc`` / ``dsa_indexer_one`` kernels)
 SELECT_ALONE = {"dsa_indexer_one_acc": ("kernel", "one", "select_topk_regs"),
-                "dsa_indexer_bisect": ("acc", "kernel", "select_topk_bisect")}
+                "dsa_indexer_bisect": ("acc", "kernel", "select_topk_bisect"),
+                "dsa_indexer_hist": ("acc", "kernel", "select_topk_hist")}
 #: default workloads: the largest batch in each long band of max_num_pages
 BANDS = ((33, 36), (38, 45), (82, 91))
 

@@ -1,5 +1,5 @@
-"""The one-launch DSA indexer seeds (``dsa_indexer_one``; ``dsa_indexer_bisect``, whose threshold search differs but
-whose ids must not) against the base seed's two-launch ``SELECT="radix"``.
+"""The one-launch DSA indexer seeds (``dsa_indexer_one``; ``dsa_indexer_bisect`` and ``dsa_indexer_hist``, whose
+threshold searches differ but whose ids must not) against the base seed's two-launch ``SELECT="radix"``.
 
 Its kernel scores with the base seed's code and runs the same exact radix select in registers in each row's last
 program, so its top-2048 ids must equal the base seed's element for element: checked on inputs drawn by the
@@ -32,6 +32,9 @@ CASES = [
     ("bisect_b3_p33", {"batch_size": 3, "max_num_pages": 33, "num_pages": 120}, {}, "dsa_indexer_bisect"),
     ("bisect2_b2_p45_w4", {"batch_size": 2, "max_num_pages": 45, "num_pages": 100},
      {"BITS": 2, "num_warps": 4, "BN": 128}, "dsa_indexer_bisect"),
+    ("hist_b3_p33", {"batch_size": 3, "max_num_pages": 33, "num_pages": 120}, {}, "dsa_indexer_hist"),
+    ("hist0_b2_p45_w4", {"batch_size": 2, "max_num_pages": 45, "num_pages": 100},
+     {"HIST_BITS": 0, "num_warps": 4, "BN": 128}, "dsa_indexer_hist"),
 ]
 
 

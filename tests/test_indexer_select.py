@@ -6,7 +6,8 @@ scoring kernel), the one-launch seed ``dsa_indexer_one``'s in-register ``_select
 seed ``dsa_indexer_coop``'s select shared by R programs per row (``coop4``, ``coop8``: its passes and emission as
 launches, as the interpreter runs them; the GPU kernel's spins are checked by that seed's points) and the
 seed ``dsa_indexer_bisect``'s select, its threshold by bisection at 1 or 2 bits per round (``bisect1``,
-``bisect2``) turn an fp32 score matrix [B, P*64] into the top-``min(2048, seq_len)`` global token ids per row.
+``bisect2``), and the seed ``dsa_indexer_hist``'s, its bisection started from a histogram of the keys' top 8 or 12
+bits and stopped once the threshold is isolated (``hist8``, ``hist12``; ``hist0``: the early stop alone) turn an fp32 score matrix [B, P*64] into the top-``min(2048, seq_len)`` global token ids per row.
 Checked on adversarial rows: massive exact ties at the threshold, mixed signs and signed zeros, values that differ only in their lowest bits (every
 radix pass decides), -inf tails, garbage past ``seq_len`` (must be ignored), rows shorter than 2048,
 exactly 2048 and 2049 live positions, an empty row, and ``seq_len > P*64`` (clamped). For each row the
@@ -15,7 +16,7 @@ followed by -1 padding, and their scores must equal torch.topk's selected scores
 
 The kernel runs in a subprocess with ``TRITON_INTERPRET=1`` set before triton is imported (as in
 tests/test_seeds.py); this file is also that subprocess's script: ``python tests/test_indexer_select.py
-[cpu|cuda] [radix|chunked|chunked_auto|regs|coop4|coop8|bisect1|bisect2]``.
+[cpu|cuda] [radix|chunked|chunked_auto|regs|coop4|coop8|bisect1|bisect2|hist0|hist8|hist12]``.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def test_radix_select_in_interpreter() -> None:
 
 
 # coop8: on the GPU only (CPU time)
-@pytest.mark.parametrize("which", ["chunked", "chunked_auto", "regs", "coop4", "bisect1", "bisect2"])
+@pytest.mark.parametrize("which", ["chunked", "chunked_auto", "regs", "coop4", "bisect1", "bisect2", "hist0",
+                                   "hist12"])
 def test_chunked_select_in_interpreter(which: str) -> None:
     res = _run_script("cpu", which)
     assert res["failures"] == [], res["failures"][:10]
@@ -56,7 +58,7 @@ def test_chunked_select_in_interpreter(which: str) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("which", ["radix", "chunked", "chunked_auto", "regs", "coop4", "coop8", "bisect1",
-                                   "bisect2"])
+                                   "bisect2", "hist0", "hist8", "hist12"])
 def test_select_on_gpu(which: str) -> None:
     res = run_on_gpu(Path(__file__), [which], 300)
     assert res["failures"] == [], res["failures"][:10]
@@ -94,6 +96,14 @@ def _bisect_select(bits: int):
     mod = _seed_module("dsa_indexer_bisect")
     mod.PARAMS["BITS"] = bits
     return mod.select_topk_bisect
+
+
+def _hist_select(bits: int):
+    """``dsa_indexer_hist``'s select alone (the histogram of the keys' top BITS bits, then the early-stopping
+    bisection; 0: no histogram)."""
+    mod = _seed_module("dsa_indexer_hist")
+    mod.PARAMS["HIST_BITS"] = bits
+    return mod.select_topk_hist
 
 
 def _coop_select(r: int):
@@ -161,7 +171,10 @@ def _check(device: str, which: str) -> dict:
               "coop4": _coop_select(4) if which == "coop4" else None,
               "coop8": _coop_select(8) if which == "coop8" else None,
               "bisect1": _bisect_select(1) if which == "bisect1" else None,
-              "bisect2": _bisect_select(2) if which == "bisect2" else None}[which]
+              "bisect2": _bisect_select(2) if which == "bisect2" else None,
+              "hist0": _hist_select(0) if which == "hist0" else None,
+              "hist8": _hist_select(8) if which == "hist8" else None,
+              "hist12": _hist_select(12) if which == "hist12" else None}[which]
     gen = torch.Generator().manual_seed(20260)
     failures: list[str] = []
     n_rows = 0

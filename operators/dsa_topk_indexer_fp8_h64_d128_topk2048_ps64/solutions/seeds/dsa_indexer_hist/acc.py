@@ -1,0 +1,1 @@
+../dsa_indexer_one_acc/kernel.py

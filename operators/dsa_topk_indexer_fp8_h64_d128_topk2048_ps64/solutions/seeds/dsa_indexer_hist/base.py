@@ -1,0 +1,1 @@
+../dsa_indexer_scores/kernel.py

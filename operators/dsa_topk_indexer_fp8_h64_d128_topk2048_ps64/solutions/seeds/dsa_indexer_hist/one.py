@@ -1,0 +1,1 @@
+../dsa_indexer_one/kernel.py
