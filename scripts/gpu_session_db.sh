@@ -6,7 +6,7 @@
 # GPU tests first (its select on the adversarial rows at 0, 8 and 12 bits, its one launch against the two-launch
 # radix path, its seed points); then where the time goes (benchmarks/indexer_parts.py, the new seed at its
 # defaults); then, only if the tests passed, on the 59 workloads of 33 pages or more side by side: the retained
-# kernel (retained/solution.json: dsa_indexer_bisect), the new seed at HIST_BITS 12, 0 and 10 and at 12 with 8
+# kernel (retained/solution.json: dsa_indexer_bisect), the new seed at HIST_BITS 12 and 0 and at 12 with 8
 # warps, the retained kernel again last. If one beats the retained kernel (benchmarks/trace_agreement.py
 # --faster): its contest sweep (profiles_v/contest_scratch_db) and the 100-trial replay on the near-tie workloads.
 # Usage (carry .whl):  CALL=db END_BY=560 bash scripts/gpu_session_db.sh
@@ -18,7 +18,6 @@ solution_of() {
     ret) echo "operators/$IDX/retained/solution.json" ;;
     hist12) echo "$S/seeds/dsa_indexer_hist" ;;
     hist0) echo "$S/seeds/dsa_indexer_hist@HIST_BITS=0" ;;
-    hist10) echo "$S/seeds/dsa_indexer_hist@HIST_BITS=10" ;;
     hist12w8) echo "$S/seeds/dsa_indexer_hist@num_warps=8" ;;
   esac
 }
@@ -28,11 +27,11 @@ solution_of() {
   if last_step_passed; then
     step 60 python3 benchmarks/indexer_parts.py --seed dsa_indexer_hist --name "hist12_${CALL}"
     LONG=$(axis_band $IDX max_num_pages 33 1000)
-    for v in ret hist12 hist0 hist10 hist12w8; do
+    for v in ret hist12 hist0 hist12w8; do
       evaluate_once "$P/indexer_${CALL}_$v.jsonl" $IDX "$(solution_of $v)" "$LONG"
     done
     evaluate_once "$P/indexer_${CALL}_ret_again.jsonl" $IDX "$(solution_of ret)" "$LONG"
-    BEST=$(fastest_in_turn $IDX "indexer_${CALL}_" .jsonl ret hist12 hist0 hist10 hist12w8)
+    BEST=$(fastest_in_turn $IDX "indexer_${CALL}_" .jsonl ret hist12 hist0 hist12w8)
     echo "=== the fastest of indexer_${CALL}_*: $BEST" >> "$L"
     if [ "$BEST" != ret ]; then
       contest_sweep $IDX "$(solution_of "$BEST")" "indexer_${BEST}_${CALL}" "$P/contest_scratch_${CALL}"
