@@ -6,9 +6,9 @@
 # GPU tests first (its select on the adversarial rows at 0, 8 and 12 bits, its one launch against the two-launch
 # radix path, its seed points); then where the time goes (benchmarks/indexer_parts.py, the new seed at its
 # defaults); then, only if the tests passed, on the 59 workloads of 33 pages or more side by side: the retained
-# kernel (retained/solution.json: dsa_indexer_bisect), the new seed at HIST_BITS 12 and 0 and at 12 with 8
-# warps, the retained kernel again last. If one beats the retained kernel (benchmarks/trace_agreement.py
-# --faster): its contest sweep (profiles_v/contest_scratch_db) and the 100-trial replay on the near-tie workloads.
+# kernel (retained/solution.json: dsa_indexer_bisect), the new seed at HIST_BITS 12 and 0 and at 12 with 8 warps
+# and registers capped at 128 (two programs per SM), the retained kernel again last. If one beats the retained
+# kernel (benchmarks/trace_agreement.py --faster): its contest sweep (profiles_v/contest_scratch_db) and the 100-trial replay on the near-tie workloads.
 # Usage (carry .whl):  CALL=db END_BY=560 bash scripts/gpu_session_db.sh
 source "$(dirname "$0")/gpu_env.sh" session
 S=operators/$IDX/solutions
@@ -18,7 +18,7 @@ solution_of() {
     ret) echo "operators/$IDX/retained/solution.json" ;;
     hist12) echo "$S/seeds/dsa_indexer_hist" ;;
     hist0) echo "$S/seeds/dsa_indexer_hist@HIST_BITS=0" ;;
-    hist12w8) echo "$S/seeds/dsa_indexer_hist@num_warps=8" ;;
+    hist12w8) echo "$S/seeds/dsa_indexer_hist@num_warps=8,MAXNREG=128" ;;
   esac
 }
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"

@@ -22,7 +22,10 @@ rounds is one CTA-wide count (compare, add, cross-warp reduction: latency-bound,
 
 The emission is the bisection's and the radix select's (ties at the k-th key to the lowest positions), and it takes
 the same lanes, so the ids are equal element for element. ``HIST_BITS`` 0 is the early stop alone
-(no atomics in the scoring). The span scoring is ``acc.py``'s ``_score_span_acc`` with the histogram adds; the pass-
+(no atomics in the scoring). ``MAXNREG`` 128 caps the registers per thread (compiled for sm_90 here, the launch takes
+205-209 registers at 8 warps - one program per SM - and 128 at 16 warps, the cap at 65,536 / 512): at 8 warps the
+cap lets two programs share an SM, so one program's serial seq_len -> block table -> key loads overlap another's,
+at the price of spills in the select. The span scoring is ``acc.py``'s ``_score_span_acc`` with the histogram adds; the pass-
 through of rows of at most 2,048 positions and the streaming fallback above 8,192 are ``dsa_indexer_one_acc``'s.
 Entry point: ``run(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, topk_indices)`` (DPS).
 """
@@ -36,7 +39,7 @@ from .base import RADIX_MAX_POS, _emit_selected, _pad_row, _row_counts, _score_k
 from .indexer_args import HEAD_DIM, NUM_HEADS, PAGE_SIZE, TOPK, indexer_args
 from .one import select_warps
 
-PARAMS = {"BN": 256, "BLOCKS": 1, "ACC": 32, "num_warps": 0, "num_stages": 2, "HIST_BITS": 12}  # kernelopt:params
+PARAMS = {"BN": 256, "BLOCKS": 1, "ACC": 32, "num_warps": 0, "num_stages": 2, "HIST_BITS": 12, "MAXNREG": 0}  # kernelopt:params
 
 #: the histogram widths the seed takes (0: no histogram, the early stop alone)
 HIST_WIDTHS = (0, 8, 10, 12)
@@ -217,7 +220,9 @@ def select_topk_hist(scores: torch.Tensor, seq_lens: torch.Tensor, block_table: 
 def run(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, topk_indices) -> None:
     """Write the top-2048 global token ids per row ([B, 2048] int32, -1 padding) into ``topk_indices``."""
     bn, blocks, warps, acc = (int(PARAMS[k]) for k in ("BN", "BLOCKS", "num_warps", "ACC"))
-    hb = _hist_bits()
+    hb, maxnreg = _hist_bits(), int(PARAMS["MAXNREG"])
+    if maxnreg not in (0, 128):
+        raise ValueError(f"dsa_indexer_hist: MAXNREG={maxnreg} must be 0 (the compiler's count) or 128")
     if acc not in (32, 64, 128):
         raise ValueError(f"dsa_indexer_hist: ACC={acc} must be 32, 64 or 128 (products per fp32 promotion)")
     if warps not in (0, 4, 8, 16):
@@ -238,4 +243,4 @@ def run(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, topk_ind
         a["q"], a["k_bytes"], a["k_scales"], a["w"], a["lens"], a["table"], scores, _row_hists(batch, dev),
         _row_counts(batch, dev), topk_indices, max_pages, max_pos, H=NUM_HEADS, D=HEAD_DIM, PAGE=PAGE_SIZE, BN=bn,
         BLOCKS=blocks, ACC=acc, NPAD=npad, TOPK_C=TOPK, HB=hb, num_warps=warps or select_warps(npad),
-        num_stages=int(PARAMS["num_stages"]))
+        num_stages=int(PARAMS["num_stages"]), **({"maxnreg": maxnreg} if maxnreg else {}))
