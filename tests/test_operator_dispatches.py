@@ -236,6 +236,9 @@ DISPATCHES = [
     # measured in call DA (0.922 of the dispatch above on the 59 long workloads; the bisect seed alone 0.843)
     (IDX, IDX_DIR / "coop8_b16_bisect.json", "batch_size",
      [f"{IDX_SEEDS}/dsa_indexer_coop@SELECTORS=8", IDX_SEEDS / "dsa_indexer_bisect"], [16]),
+    # call DC's guess: dsa_indexer_hist at 4 warps / BN 128 (two programs per SM, no spills) up to 45 pages
+    (IDX, IDX_DIR / "hist_w4bn128_45.json", "max_num_pages",
+     [f"{IDX_SEEDS}/dsa_indexer_hist@num_warps=4,BN=128", IDX_SEEDS / "dsa_indexer_hist"], [45]),
     # the retained DSA attention since 2026-12-02 call BS: the barrier-merge seed at 64 splits up to 2 tokens
     (ATT, ATT_DIR / "heads_s64_s16_2.json", "num_tokens",
      [f"{ATT_SEEDS}/dsa_attn_heads@NUM_SPLITS=64,BK=32", ATT_SEEDS / "dsa_attn_heads"], [2]),
