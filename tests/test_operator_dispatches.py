@@ -236,6 +236,10 @@ DISPATCHES = [
     # measured in call DA (0.922 of the dispatch above on the 59 long workloads; the bisect seed alone 0.843)
     (IDX, IDX_DIR / "coop8_b16_bisect.json", "batch_size",
      [f"{IDX_SEEDS}/dsa_indexer_coop@SELECTORS=8", IDX_SEEDS / "dsa_indexer_bisect"], [16]),
+    # call DC's measured bands: dsa_indexer_hist at HIST_BITS 10 up to 45 pages (0.987-0.994 of the defaults there),
+    # BLOCKS 2 above (0.950 at 82-91 pages)
+    (IDX, IDX_DIR / "hist_hb10_b2_45.json", "max_num_pages",
+     [f"{IDX_SEEDS}/dsa_indexer_hist@HIST_BITS=10", f"{IDX_SEEDS}/dsa_indexer_hist@BLOCKS=2"], [45]),
     # call DC's guess: dsa_indexer_hist at 4 warps / BN 128 (two programs per SM, no spills) up to 45 pages
     (IDX, IDX_DIR / "hist_w4bn128_45.json", "max_num_pages",
      [f"{IDX_SEEDS}/dsa_indexer_hist@num_warps=4,BN=128", IDX_SEEDS / "dsa_indexer_hist"], [45]),
