@@ -116,6 +116,23 @@ moe_seed_side_by_side() {
   side_by_side_if 200 "python3 -m pytest -q -m gpu tests/test_moe_q8.py tests/test_seeds.py -k $seed" \
     "$MOE" "$prefix" "$suffix" "$uuids" "$@"
 }
+# The DSA indexer calls' comparison: each of FIRST (the kernel in place) and NAME... (its solution: the output of the
+# function SOLUTION_OF given the name) evaluated on UUIDS into $P/indexer_<CALL>_<name>.jsonl, FIRST again last into
+# indexer_<CALL>_<FIRST>_again.jsonl, the fastest's name logged; unless it is FIRST, its contest sweep (name
+# indexer_<pick>_<CALL>, into $P/contest_scratch_<CALL>) and the 100-trial replay of the near-tie workloads
+# (scripts/indexer_probe.sh, tag _<pick>_<CALL>) in the time left:
+# indexer_side_by_side_sweep SOLUTION_OF UUIDS FIRST NAME...
+indexer_side_by_side_sweep() {
+  local of=$1 uuids=$2 first=$3 v best
+  shift 2
+  for v in "$@"; do evaluate_once "$P/indexer_${CALL}_$v.jsonl" "$IDX" "$("$of" "$v")" "$uuids" >&2; done
+  evaluate_once "$P/indexer_${CALL}_${first}_again.jsonl" "$IDX" "$("$of" "$first")" "$uuids" >&2
+  best=$(fastest_in_turn "$IDX" "indexer_${CALL}_" .jsonl "$@")
+  echo "=== the fastest of indexer_${CALL}_*: $best" >> "${L:-$OUT/session.log}"
+  [ "$best" = "$first" ] && return 0
+  contest_sweep "$IDX" "$("$of" "$best")" "indexer_${best}_${CALL}" "$P/contest_scratch_${CALL}"
+  step "$(left)" env PARTS=2 SEED="$("$of" "$best")" TAG="_${best}_${CALL}" bash scripts/indexer_probe.sh
+}
 # The contest sweep of the pick's dispatch (the pattern filled with PICK) unless PICK is KEPT (the kernel in place):
 # sweep_unless_kept OP PICK KEPT PATTERN NAME SCRATCH
 sweep_unless_kept() {

@@ -9,6 +9,7 @@
 # batch 16, the new seed above), the retained dispatch again last. If one beats the retained dispatch
 # (benchmarks/trace_agreement.py --faster): its contest sweep (profiles_v/contest_scratch_da) and the 100-trial
 # replay on the near-tie workloads.
+# (Rewritten after the call with the helper indexer_side_by_side_sweep of scripts/gpu_env.sh: the same steps.)
 # Usage (carry .whl):  CALL=da END_BY=560 bash scripts/gpu_session_da.sh
 source "$(dirname "$0")/gpu_env.sh" session
 S=operators/$IDX/solutions
@@ -28,15 +29,7 @@ solution_of() {
     step 60 python3 benchmarks/indexer_parts.py --name "acc_${CALL}"
     step 60 python3 benchmarks/indexer_parts.py --seed dsa_indexer_bisect --name "bisect1_${CALL}"
     step 60 python3 benchmarks/indexer_parts.py --seed dsa_indexer_bisect --params BITS=2 --name "bisect2_${CALL}"
-    LONG=$(axis_band $IDX max_num_pages 33 1000)
-    for v in ret bisect1 bisect2 cb; do evaluate_once "$P/indexer_${CALL}_$v.jsonl" $IDX "$(solution_of $v)" "$LONG"; done
-    evaluate_once "$P/indexer_${CALL}_ret_again.jsonl" $IDX "$(solution_of ret)" "$LONG"
-    BEST=$(fastest_in_turn $IDX "indexer_${CALL}_" .jsonl ret bisect1 bisect2 cb)
-    echo "=== the fastest of indexer_${CALL}_*: $BEST" >> "$L"
-    if [ "$BEST" != ret ]; then
-      contest_sweep $IDX "$(solution_of "$BEST")" "indexer_${BEST}_${CALL}" "$P/contest_scratch_${CALL}"
-      step "$(left)" env PARTS=2 SEED="$(solution_of "$BEST")" TAG="_${BEST}_${CALL}" bash scripts/indexer_probe.sh
-    fi
+    indexer_side_by_side_sweep solution_of "$(axis_band $IDX max_num_pages 33 1000)" ret bisect1 bisect2 cb
   fi
 ) &
 finish_session $!

@@ -9,6 +9,7 @@
 # kernel (retained/solution.json: dsa_indexer_bisect), the new seed at HIST_BITS 12 and 0 and at 12 with 8 warps
 # and registers capped at 128 (two programs per SM), the retained kernel again last. If one beats the retained
 # kernel (benchmarks/trace_agreement.py --faster): its contest sweep (profiles_v/contest_scratch_db) and the 100-trial replay on the near-tie workloads.
+# (Rewritten after the call with the helper indexer_side_by_side_sweep of scripts/gpu_env.sh: the same steps.)
 # Usage (carry .whl):  CALL=db END_BY=560 bash scripts/gpu_session_db.sh
 source "$(dirname "$0")/gpu_env.sh" session
 S=operators/$IDX/solutions
@@ -26,17 +27,7 @@ solution_of() {
     -k "hist or one_launch"
   if last_step_passed; then
     step 60 python3 benchmarks/indexer_parts.py --seed dsa_indexer_hist --name "hist12_${CALL}"
-    LONG=$(axis_band $IDX max_num_pages 33 1000)
-    for v in ret hist12 hist0 hist12w8; do
-      evaluate_once "$P/indexer_${CALL}_$v.jsonl" $IDX "$(solution_of $v)" "$LONG"
-    done
-    evaluate_once "$P/indexer_${CALL}_ret_again.jsonl" $IDX "$(solution_of ret)" "$LONG"
-    BEST=$(fastest_in_turn $IDX "indexer_${CALL}_" .jsonl ret hist12 hist0 hist12w8)
-    echo "=== the fastest of indexer_${CALL}_*: $BEST" >> "$L"
-    if [ "$BEST" != ret ]; then
-      contest_sweep $IDX "$(solution_of "$BEST")" "indexer_${BEST}_${CALL}" "$P/contest_scratch_${CALL}"
-      step "$(left)" env PARTS=2 SEED="$(solution_of "$BEST")" TAG="_${BEST}_${CALL}" bash scripts/indexer_probe.sh
-    fi
+    indexer_side_by_side_sweep solution_of "$(axis_band $IDX max_num_pages 33 1000)" ret hist12 hist0 hist12w8
   fi
 ) &
 finish_session $!

@@ -6,6 +6,7 @@
 # hist_w4bn128_45.json (that point up to 45 pages, the defaults above); the retained kernel again last. If one beats
 # it (benchmarks/trace_agreement.py --faster): its contest sweep (profiles_v/contest_scratch_dc) and the 100-trial
 # replay on the near-tie workloads.
+# (Rewritten after the call with the helper indexer_side_by_side_sweep of scripts/gpu_env.sh: the same steps.)
 # Usage (carry .whl):  CALL=dc END_BY=500 bash scripts/gpu_session_dc.sh
 source "$(dirname "$0")/gpu_env.sh" session
 S=operators/$IDX/solutions
@@ -21,16 +22,6 @@ solution_of() {
   esac
 }
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  LONG=$(axis_band $IDX max_num_pages 33 1000)
-  for v in ret hb10 bn128 blocks2 w4bn128 d45; do
-    evaluate_once "$P/indexer_${CALL}_$v.jsonl" $IDX "$(solution_of $v)" "$LONG"
-  done
-  evaluate_once "$P/indexer_${CALL}_ret_again.jsonl" $IDX "$(solution_of ret)" "$LONG"
-  BEST=$(fastest_in_turn $IDX "indexer_${CALL}_" .jsonl ret hb10 bn128 blocks2 w4bn128 d45)
-  echo "=== the fastest of indexer_${CALL}_*: $BEST" >> "$L"
-  if [ "$BEST" != ret ]; then
-    contest_sweep $IDX "$(solution_of "$BEST")" "indexer_${BEST}_${CALL}" "$P/contest_scratch_${CALL}"
-    step "$(left)" env PARTS=2 SEED="$(solution_of "$BEST")" TAG="_${BEST}_${CALL}" bash scripts/indexer_probe.sh
-  fi
+  indexer_side_by_side_sweep solution_of "$(axis_band $IDX max_num_pages 33 1000)" ret hb10 bn128 blocks2 w4bn128 d45
 ) &
 finish_session $!
