@@ -1,10 +1,15 @@
-# Source on the lent GPU machine: installs the carried wheels (.whl/) into /tmp/site, sets paths, a local
-# (sqlite) tracking store and the `step` helper the session scripts use.
+# Source on the lent GPU machine: installs the carried wheels (.whl/, or the folder $WHEELS) into /tmp/site, sets
+# paths, a local (sqlite) tracking store and the `step` helper the session scripts use.
 # Usage (device tool, carry .whl):  source scripts/gpu_env.sh
+# The device tool sends at most 64 MiB (the checkout's files plus what is carried): on 2026-12-03 the checkout held
+# 45.4 MB and .whl 21.6 MB, so a call that needs no flash-linear-attention carries a copy without it instead:
+#   mkdir -p .whl_idx; cp .whl/*.whl .whl_idx/; rm .whl_idx/fla_core-*.whl   (and /.whl_idx/ in .git/info/exclude)
+#   carry .whl_idx and run with WHEELS=.whl_idx
 # A session script's one-line start:  source "$(dirname "$0")/gpu_env.sh" session  (also: set -u, cd to the
 # checkout, session_setup).
 if [ "${1:-}" = session ]; then set -u; cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1; fi
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >/tmp/pip.log 2>&1 \
+python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site "${WHEELS:-.whl}"/*.whl \
+  >/tmp/pip.log 2>&1 \
   || { tail -5 /tmp/pip.log; echo "wheel install failed"; }
 export PYTHONPATH=/tmp/site:$PWD
 export PYTHONUNBUFFERED=1
