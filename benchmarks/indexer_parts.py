@@ -12,7 +12,8 @@ which part holds the time. This script times, on the same inputs:
 * ``select``: the seed's in-register select alone (``dsa_indexer_one``'s ``select_topk_regs``; with ``--seed
   dsa_indexer_bisect`` that seed's ``select_topk_bisect`` at the launch's warp count; with ``--seed
   dsa_indexer_hist`` its ``select_topk_hist``, which builds the key histogram in a launch of its own first, as
-  the scoring kernel here does not), one program per row at the same warp count) over the scores just computed;
+  the scoring kernel here does not: that launch's time is in the column), one program per row at the same warp
+  count, over the scores just computed;
 
 and checks that the select over those scores returns the one-launch kernel's ids (same scores, same exact select:
 element for element). Times are medians of ``--iters`` calls, by ``--timer``: ``cupti`` (default: device time with
@@ -57,8 +58,8 @@ from benchmarks._common import (
 IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / IDX / "solutions" / "seeds"
 #: the seeds this script can split: for each, the module of its package holding the span scoring
-#: ``_score_span_acc`` and the module and function that run its select alone over a score matrix (``kernel`` is the
-#: seed's own module, ``acc`` / ``one`` the linked ``dsa_indexer_one_acc`` / ``dsa_indexer_one`` kernels)
+#: ``_score_span_acc`` and the module and function that run its select alone over a score matrix (``kernel`` is
+#: the seed's own module, ``acc`` / ``one`` the linked ``dsa_indexer_one_acc`` / ``dsa_indexer_one`` kernels)
 SELECT_ALONE = {"dsa_indexer_one_acc": ("kernel", "one", "select_topk_regs"),
                 "dsa_indexer_bisect": ("acc", "kernel", "select_topk_bisect"),
                 "dsa_indexer_hist": ("acc", "kernel", "select_topk_hist")}
@@ -79,9 +80,9 @@ def _scores_only_kernel(q_ptr, k_ptr, ks_ptr, w_ptr, seq_lens_ptr, bt_ptr, score
 
 
 def load_seed_module(name: str, params: dict[str, Any]) -> tuple[Any, Any, Any, dict[str, Any]]:
-    """The seed's kernel module, its select-alone function (:data:`SELECT_ALONE`) and the seeds' select warp rule
-    (``dsa_indexer_one``'s ``select_warps``), imported as the harness
-    imports a solution, and the parameters used (the seed's defaults under ``params``)."""
+    """The seed's kernel module, its select-alone function (:data:`SELECT_ALONE`) and the seeds' select warp
+    rule (``dsa_indexer_one``'s ``select_warps``), imported as the harness imports a solution, and the parameters
+    used (the seed's defaults under ``params``)."""
     global _score_span_acc
     from kernelopt.generators.seeds import load_seed
     from kernelopt.harness.build_cache import import_entry_module, materialize
@@ -127,8 +128,8 @@ def synthetic(op: Any, shape: str) -> Any:
                                     "axes": {"batch_size": b, "max_num_pages": p, "num_pages": n}})
 
 
-def measure(mod: Any, select: Any, select_warps: Any, point: dict[str, Any], wl: Any, device: str, timer: Any, warmup: int,
-            iters: int) -> dict[str, Any]:
+def measure(mod: Any, select: Any, select_warps: Any, point: dict[str, Any], wl: Any, device: str, timer: Any,
+            warmup: int, iters: int) -> dict[str, Any]:
     """One row: the parts' median times (ms) and the ids check, for workload ``wl``."""
     import torch
 

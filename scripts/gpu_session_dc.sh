@@ -22,6 +22,7 @@ solution_of() {
   esac
 }
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  indexer_side_by_side_sweep solution_of "$(axis_band $IDX max_num_pages 33 1000)" ret hb10 bn128 blocks2 w4bn128 d45
+  indexer_side_by_side_sweep solution_of "$(axis_band $IDX max_num_pages 33 1000)" \
+    ret hb10 bn128 blocks2 w4bn128 d45
 ) &
 finish_session $!

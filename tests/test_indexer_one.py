@@ -1,5 +1,5 @@
-"""The one-launch DSA indexer seeds (``dsa_indexer_one``; ``dsa_indexer_bisect`` and ``dsa_indexer_hist``, whose
-threshold searches differ but whose ids must not) against the base seed's two-launch ``SELECT="radix"``.
+"""The one-launch DSA indexer seeds (``dsa_indexer_one``; ``dsa_indexer_bisect`` and ``dsa_indexer_hist``,
+whose threshold searches differ but whose ids must not) against the base seed's two-launch ``SELECT="radix"``.
 
 Its kernel scores with the base seed's code and runs the same exact radix select in registers in each row's last
 program, so its top-2048 ids must equal the base seed's element for element: checked on inputs drawn by the

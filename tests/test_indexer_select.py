@@ -6,9 +6,9 @@ scoring kernel), the one-launch seed ``dsa_indexer_one``'s in-register ``_select
 seed ``dsa_indexer_coop``'s select shared by R programs per row (``coop4``, ``coop8``: its passes and emission as
 launches, as the interpreter runs them; the GPU kernel's spins are checked by that seed's points) and the
 seed ``dsa_indexer_bisect``'s select, its threshold by bisection at 1 or 2 bits per round (``bisect1``,
-``bisect2``), and the seed ``dsa_indexer_hist``'s, its bisection started from a histogram of the keys' top 8 or 12
-bits and stopped once the threshold is isolated (``hist8``, ``hist12``; ``hist0``: the early stop alone) turn an
-fp32 score matrix [B, P*64] into the top-``min(2048, seq_len)`` global token ids per row.
+``bisect2``), and the seed ``dsa_indexer_hist``'s, its bisection started from a histogram of the keys' top 8
+or 12 bits and stopped once the threshold is isolated (``hist8``, ``hist12``; ``hist0``: the early stop alone)
+turn an fp32 score matrix [B, P*64] into the top-``min(2048, seq_len)`` global token ids per row.
 Checked on adversarial rows: massive exact ties at the threshold, mixed signs and signed zeros, values that differ only in their lowest bits (every
 radix pass decides), -inf tails, garbage past ``seq_len`` (must be ignored), rows shorter than 2048,
 exactly 2048 and 2049 live positions, an empty row, and ``seq_len > P*64`` (clamped). For each row the

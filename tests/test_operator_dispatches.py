@@ -228,16 +228,16 @@ DISPATCHES = [
     # the 20 workloads of 82-91 pages side by side: 0.970 and 0.971 of the retained point)
     (IDX, IDX_DIR / "acc_blocks2_63.json", "max_num_pages",
      [IDX_SEEDS / "dsa_indexer_one_acc", f"{IDX_SEEDS}/dsa_indexer_one_acc@BLOCKS=2"], [63]),
-    # the retained DSA indexer from 2026-12-02 call BX to 2026-12-03 call DA: the row-shared select (8 selectors) up to batch 16, the seed
-    # dsa_indexer_one_acc above (call BV, the 59 long workloads side by side: coop at 8 selectors 0.78-0.96 of
+    # the retained DSA indexer from 2026-12-02 call BX to 2026-12-03 call DA: the row-shared select (8 selectors) up
+    # to batch 16, the seed dsa_indexer_one_acc above (call BV, the 59 long workloads side by side: coop at 8 selectors 0.78-0.96 of
     # dsa_indexer_one_acc at batch 4-15, 1.10-1.23 at 27-31)
     (IDX, IDX_DIR / "coop8_b16_acc.json", "batch_size",
      [f"{IDX_SEEDS}/dsa_indexer_coop@SELECTORS=8", IDX_SEEDS / "dsa_indexer_one_acc"], [16]),
     # measured in call DA (0.922 of the dispatch above on the 59 long workloads; the bisect seed alone 0.843)
     (IDX, IDX_DIR / "coop8_b16_bisect.json", "batch_size",
      [f"{IDX_SEEDS}/dsa_indexer_coop@SELECTORS=8", IDX_SEEDS / "dsa_indexer_bisect"], [16]),
-    # call DC's measured bands: dsa_indexer_hist at HIST_BITS 10 up to 45 pages (0.987-0.994 of the defaults there),
-    # BLOCKS 2 above (0.950 at 82-91 pages)
+    # the retained DSA indexer since 2026-12-03 call DD: the bands call DC measured, dsa_indexer_hist at HIST_BITS
+    # 10 up to 45 pages (0.987-0.994 of the defaults there), at BLOCKS 2 above (0.950 at 82-91 pages)
     (IDX, IDX_DIR / "hist_hb10_b2_45.json", "max_num_pages",
      [f"{IDX_SEEDS}/dsa_indexer_hist@HIST_BITS=10", f"{IDX_SEEDS}/dsa_indexer_hist@BLOCKS=2"], [45]),
     # call DC's guess: dsa_indexer_hist at 4 warps / BN 128 (two programs per SM, no spills) up to 45 pages

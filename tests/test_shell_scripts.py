@@ -134,8 +134,8 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
     assert "benchmarks/contest.py --operators op" in swept and "--solution op=sol_quick.json" in swept
     assert "--name name --traces scratch --resume" in swept
     # indexer_side_by_side_sweep: the names' traces (here they exist), the first again last (started here and
-    # failing: the pick stands), the pick logged; no sweep when the pick is the first, else the pick's contest sweep
-    # and the replay of the near-tie workloads (stand-ins printing their arguments)
+    # failing: the pick stands), the pick logged; no sweep when the pick is the first, else the pick's contest
+    # sweep and the replay of the near-tie workloads (stand-ins printing their arguments)
     for name, scale in (("slow", 1.2), ("quick", 0.8)):
         _scaled(BF, tmp_path / f"indexer_t_{name}.jsonl", scale, 0, 100000)
     stand_ins = (f"IDX={PRE}; CALL=t; left() {{ echo 30; }}; of() {{ echo \"sol_$1.json\"; }}; "
