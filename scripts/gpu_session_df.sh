@@ -7,7 +7,9 @@
 #   2. the retained dispatch bv8_w8_w1_8 and the two stream dispatches (vtile BV 8 / 8 warps up to batch 8,
 #      gdn_decode_stream above: evict-first loads, plain / evict-last stores) side by side on the 22 workloads of
 #      batch > 8, the retained again last -> $P/decode_df_<name>.jsonl (compare with benchmarks/trace_agreement.py);
-#   3. the DSA indexer's retained dispatch through a campaign and the registry gates (call DE's step, not run then);
+#   3. the DSA indexer's retained dispatch through a campaign and the registry gates (call DE's step) - skipped in
+#      the call: the name dsa_indexer_ret was call AU's, whose champion file $P/dsa_indexer_ret_campaign_champion.json
+#      exists, so `campaign` saw it done; it ran as call DE (scripts/gpu_session_de.sh) next;
 #   4. unless the retained dispatch was fastest in 2, the pick's contest sweep with fla on all 54 workloads
 #      -> benchmarks/results/contest_decode_<pick>_df.md (traces $P/contest_scratch_df).
 # Carry .whl_df (.whl without databricks_sdk, which mlflow imports only for Databricks hosts; the checkout and .whl
@@ -22,7 +24,6 @@ keep_call_results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.*" \
   if last_step_passed; then step 240 python3 benchmarks/decode_copy_ceiling.py --name "$CALL"; fi
   BEST=$(side_by_side_again "$DEC" "decode_${CALL}_" .jsonl "$(axis_band "$DEC" batch_size 9 100000)" "$DIS" \
     bv8_w8_w1_8 bv8_w8_stream_ef_8 bv8_w8_stream_efel_8)
-  campaign "$IDX" dsa_indexer_ret 7 "campaign.include=[operators/$IDX/retained/solution.json]"
   if [ "$BEST" != bv8_w8_w1_8 ]; then
     # shellcheck disable=SC2059  # the pattern is the format
     step "$(left)" python3 benchmarks/contest.py --operators "$DEC" --baselines fla \
