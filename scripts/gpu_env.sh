@@ -5,6 +5,8 @@
 # 45.4 MB and .whl 21.6 MB, so a call that needs no flash-linear-attention carries a copy without it instead:
 #   mkdir -p .whl_idx; cp .whl/*.whl .whl_idx/; rm .whl_idx/fla_core-*.whl   (and /.whl_idx/ in .git/info/exclude)
 #   carry .whl_idx and run with WHEELS=.whl_idx
+# and a call that needs fla but no mlflow (mlflow 3.17 does not import without databricks_sdk) a copy without that:
+#   mkdir -p .whl_df; cp .whl/*.whl .whl_df/; rm .whl_df/databricks_sdk-*.whl   (carry .whl_df, WHEELS=.whl_df)
 # A session script's one-line start:  source "$(dirname "$0")/gpu_env.sh" session  (also: set -u, cd to the
 # checkout, session_setup).
 if [ "${1:-}" = session ]; then set -u; cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1; fi

@@ -12,8 +12,9 @@
 #      exists, so `campaign` saw it done; it ran as call DE (scripts/gpu_session_de.sh) next;
 #   4. unless the retained dispatch was fastest in 2, the pick's contest sweep with fla on all 54 workloads
 #      -> benchmarks/results/contest_decode_<pick>_df.md (traces $P/contest_scratch_df).
-# Carry .whl_df (.whl without databricks_sdk, which mlflow imports only for Databricks hosts; the checkout and .whl
-# passed the device tool's 64 MiB): mkdir -p .whl_df; cp .whl/*.whl .whl_df/; rm .whl_df/databricks_sdk-*.whl
+# Carry .whl_df (.whl without databricks_sdk; the checkout and .whl passed the device tool's 64 MiB). That works for
+# this call's steps, which never import mlflow; mlflow 3.17 itself fails to import without databricks_sdk (call DE),
+# so a campaign needs .whl_idx: mkdir -p .whl_df; cp .whl/*.whl .whl_df/; rm .whl_df/databricks_sdk-*.whl
 # Usage:  WHEELS=.whl_df CALL=df END_BY=560 CAMP_S=45 bash scripts/gpu_session_df.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.*" \
