@@ -222,6 +222,10 @@ DISPATCHES = [
     *[(DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / f"bv8_w8_stream_{name}_8.json", "batch_size",
        [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED.with_name('gdn_decode_stream')}{extra}"], [8])
       for name, extra in (("ef", ""), ("efel", "@STORE_POLICY=evict_last"))],
+    # queued (call DG): the same with gdn_decode_lean above batch 8 (one reduction before the store; BV 8 and 4)
+    *[(DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / f"bv8_w8_lean{name}_8.json", "batch_size",
+       [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED.with_name('gdn_decode_lean')}{extra}"], [8])
+      for name, extra in (("", ""), ("4", "@BV=4"))],
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the
     # contest), the two-launch seed above (82-91 pages, where the one-launch kernel runs all its programs at 16 warps)
     (IDX, IDX_DIR / "one_bn128_fl_63.json", "max_num_pages",

@@ -1,0 +1,1 @@
+../gdn_decode_vtile/kernel.py
