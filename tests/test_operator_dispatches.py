@@ -226,6 +226,13 @@ DISPATCHES = [
     *[(DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / f"bv8_w8_lean{name}_8.json", "batch_size",
        [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED.with_name('gdn_decode_lean')}{extra}"], [8])
       for name, extra in (("", ""), ("4", "@BV=4"))],
+    # queued (call DH): three bands, gdn_decode_lean at BV 4 for batch 9-16 and with the output from the new state above
+    # (call DG's table: 5.74 vs 6.24 us at batch 16, 9.70 / 14.50 / 18.46 vs 9.98 / 14.69 / 18.59 at 32 / 48 / 64)
+    *[(DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / f"{name}_lean4_leannew_8_16.json", "batch_size",
+       [first, f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4",
+        f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0"], [8, 16])
+      for name, first in (("bv8_w8", f"{DECODE_SEED}@BV=8,num_warps=8"),
+                          ("leanw8", f"{DECODE_SEED.with_name('gdn_decode_lean')}@num_warps=8,OUT_FROM_OLD=0"))],
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the
     # contest), the two-launch seed above (82-91 pages, where the one-launch kernel runs all its programs at 16 warps)
     (IDX, IDX_DIR / "one_bn128_fl_63.json", "max_num_pages",
