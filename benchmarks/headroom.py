@@ -110,8 +110,13 @@ def markdown(r: dict[str, Any], command: str) -> str:
              fmt(b["baseline_over_ours"], ".2f") + "x"] for b in r["bands"]]
     need = r["needed_fraction"]
     which = "every workload" if r["improve_all"] else f"every workload where {r['baseline']} is faster today"
-    verdict = (f"**out of reach**: even on the roofline the ratio is {r['ratio_at'][1.0]:.3f}x" if need is None else
-               f"needs **{need:.3f} of the roofline** on {which}")
+    if need is not None:
+        verdict = f"needs **{need:.3f} of the roofline** on {which}"
+    elif r["improve_all"]:
+        verdict = f"**out of reach**: even on the roofline the ratio is {r['ratio_at'][1.0]:.3f}x"
+    else:  # only the workloads we lose may improve here; none left, or not enough: say what --all would model
+        verdict = (f"not reached by improving only {which} (at most {r['ratio_at'][1.0]:.3f}x); rerun with `--all` "
+                   "to let every workload move toward its roofline")
     return "\n".join([
         f"# Headroom — {r['operator']}: {r['ours']} vs {r['baseline']}", "",
         f"Command: `{command}`", "",

@@ -42,9 +42,15 @@ def test_decode_contest_traces(tmp_path: Path) -> None:
             for k, v in lat.items()}
     assert r["ratio_now"] == pytest.approx(sums["fla"] / sums["retained"])
     assert all(0 < b["ours_fraction"] <= 1 and 0 < b["baseline_fraction"] <= 1 for b in r["bands"])
-    need = r["needed_fraction"]
     lat = mod.latencies(load_operator(DECODE), TRACES / "retained.jsonl", TRACES / "fla.jsonl")
-    assert need is not None and mod.ratio_at(need, lat["ours"], lat["base"], lat["bound"]) >= 1.10 - 1e-9
+    # since 2026-12-03 (call DH) the retained kernel wins every band against fla at 1.093x: improving only the
+    # workloads it loses cannot reach 1.10x, and the verdict points at --all, which can
+    if r["needed_fraction"] is None:
+        assert r["ratio_at"][1.0] < 1.10 and "rerun with `--all`" in mod.markdown(r, "cmd")
+    r = mod.headroom(DECODE, TRACES / "retained.jsonl", TRACES / "fla.jsonl", 1.10, None, improve_all=True)
+    need = r["needed_fraction"]
+    assert need is not None and mod.ratio_at(need, lat["ours"], lat["base"], lat["bound"], improve_all=True) >= 1.10 - 1e-9
+    assert "needs **" in mod.markdown(r, "cmd")
     with pytest.raises(SystemExit, match="--axis"):
         mod.headroom(DECODE, TRACES / "retained.jsonl", TRACES / "fla.jsonl", 1.1, "seq_len_nope")
 

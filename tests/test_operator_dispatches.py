@@ -215,18 +215,20 @@ DISPATCHES = [
      [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=64,num_warps=4,LAUNCH=fast,num_stages=4",
       f"{Q8_SEED}td@LAUNCH=fast,Y_BF16=1,num_stages=4,PERSIST=2,LONG_GRID=bound"],
      [80]),
+    # the retained GDN decode dispatch from 2026-12-01 call AE to 2026-12-03 call DH
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "bv8_w8_w1_8.json", "batch_size",
      [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED}@BV=8,num_warps=1"], [8]),
-    # queued (call DF): the same with gdn_decode_stream above batch 8 (evict-first state loads; plain or evict-last
+    # measured in call DF (1.018 / 1.019 of bv8_w8_w1_8 on batch 16-64): gdn_decode_stream above batch 8 (evict-first state loads; plain or evict-last
     # new-state stores)
     *[(DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / f"bv8_w8_stream_{name}_8.json", "batch_size",
        [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED.with_name('gdn_decode_stream')}{extra}"], [8])
       for name, extra in (("ef", ""), ("efel", "@STORE_POLICY=evict_last"))],
-    # queued (call DG): the same with gdn_decode_lean above batch 8 (one reduction before the store; BV 8 and 4)
+    # measured in call DG (0.952 / 0.965 of bv8_w8_w1_8 on batch 16-64): gdn_decode_lean above batch 8 (BV 8 and 4)
     *[(DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / f"bv8_w8_lean{name}_8.json", "batch_size",
        [f"{DECODE_SEED}@BV=8,num_warps=8", f"{DECODE_SEED.with_name('gdn_decode_lean')}{extra}"], [8])
       for name, extra in (("", ""), ("4", "@BV=4"))],
-    # queued (call DH): three bands, gdn_decode_lean at BV 4 for batch 9-16 and with the output from the new state above
+    # retained since call DH (the first; 1.093x vs fla, the second 1.091x): three bands, gdn_decode_lean at BV 4 for
+    # batch 9-16 and with the output from the new state above
     # (call DG's table: 5.74 vs 6.24 us at batch 16, 9.70 / 14.50 / 18.46 vs 9.98 / 14.69 / 18.59 at 32 / 48 / 64)
     *[(DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / f"{name}_lean4_leannew_8_16.json", "batch_size",
        [first, f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4",
