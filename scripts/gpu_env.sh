@@ -7,6 +7,9 @@
 #   carry .whl_idx and run with WHEELS=.whl_idx
 # and a call that needs fla but no mlflow (mlflow 3.17 does not import without databricks_sdk) a copy without that:
 #   mkdir -p .whl_df; cp .whl/*.whl .whl_df/; rm .whl_df/databricks_sdk-*.whl   (carry .whl_df, WHEELS=.whl_df)
+# and when even that is too large (call DH, 2026-12-03: checkout 45.6 MB), only what evaluation and fla import:
+#   mkdir -p .whl_eval; for w in pydantic- pydantic_core annotated_types typing_inspection hydra_core omegaconf antlr4 \
+#     cupti fla_core cachetools importlib_metadata; do cp .whl/$w*.whl .whl_eval/; done   (WHEELS=.whl_eval)
 # A session script's one-line start:  source "$(dirname "$0")/gpu_env.sh" session  (also: set -u, cd to the
 # checkout, session_setup).
 if [ "${1:-}" = session ]; then set -u; cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1; fi

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Device call DI (queued 2026-12-03 after call DH, for the next session). One GPU, one queue:
+#   1. the contest sweep with fla on all 54 GDN decode workloads of the four-band dispatch
+#      lean4_bv8_w8_lean4_leannew_1_8_16 (the retained three-band dispatch with gdn_decode_lean at BV 4 for batch 1:
+#      1.98 vs 2.08 us in call DH's table; the retained dispatch read 1.093x vs fla, ~1.096x expected)
+#      -> benchmarks/results/contest_decode_lean4_bv8_w8_lean4_leannew_1_8_16_di.md (traces $P/contest_scratch_di);
+#      adopt it (benchmarks/adopt_retained.py, and replace the contest folder's fla traces by this call's, as in
+#      call DH) only if its ratio to fla in this call beats the retained dispatch's 1.093x.
+#   2. the retained decode dispatch through a campaign and the registry gates needs mlflow (.whl_idx, not .whl_eval):
+#      a separate call, `WHEELS=.whl_idx CALL=dj END_BY=540 CAMP_S=180 bash scripts/gpu_campaigns_retained.sh
+#      gdn_decode` (name gdn_decode_ret: no champion file of that name yet), if the checkout plus .whl_idx still
+#      fits the device tool's 64 MiB (45.6 MB + 20.6 MB on 2026-12-03: call DH's first attempt with .whl_df, 20.5 MB,
+#      was refused as too large).
+# Usage (carry .whl_eval: pydantic, hydra, omegaconf, cupti, fla_core and their few dependencies, see gpu_env.sh):
+#   WHEELS=.whl_eval CALL=di END_BY=300 bash scripts/gpu_session_di.sh
+source "$(dirname "$0")/gpu_env.sh" session
+keep_call_results
+( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  step "$(left)" python3 benchmarks/contest.py --operators "$DEC" --baselines fla \
+    --solution "$DEC=operators/$DEC/solutions/dispatch/lean4_bv8_w8_lean4_leannew_1_8_16.json" --budget-s 100000 \
+    --name "decode_lean4_bv8_w8_lean4_leannew_1_8_16_${CALL}" --traces "$P/contest_scratch_${CALL}" --resume
+) &
+finish_session $!
