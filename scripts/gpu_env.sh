@@ -143,6 +143,23 @@ indexer_side_by_side_sweep() {
   contest_sweep "$IDX" "$("$of" "$best")" "indexer_${best}_${CALL}" "$P/contest_scratch_${CALL}"
   step "$(left)" env PARTS=2 SEED="$("$of" "$best")" TAG="_${best}_${CALL}" bash scripts/indexer_probe.sh
 }
+# decode_fla_sweep DISPATCH NAME TRACES: the contest sweep of the GDN decode dispatch
+# operators/$DEC/solutions/dispatch/DISPATCH.json with fla, side by side over all 54 workloads, table
+# benchmarks/results/contest_NAME.md, traces under TRACES (resumed as they stand)
+decode_fla_sweep() {
+  step "$(left)" python3 benchmarks/contest.py --operators "$DEC" --baselines fla \
+    --solution "$DEC=operators/$DEC/solutions/dispatch/$1.json" --budget-s 100000 --name "$2" --traces "$3" --resume
+}
+# decode_side_by_side_sweep FIRST NAME...: the GDN decode dispatches FIRST (the one in place) and NAME... (files
+# operators/$DEC/solutions/dispatch/<name>.json) side by side on the workloads of batch > 8 into
+# $P/decode_<CALL>_<name>.jsonl, FIRST again last (side_by_side_again); unless FIRST is the fastest, the pick's
+# decode_fla_sweep (name decode_<pick>_<CALL>, traces $P/contest_scratch_<CALL>)
+decode_side_by_side_sweep() {
+  local best
+  best=$(side_by_side_again "$DEC" "decode_${CALL}_" .jsonl "$(axis_band "$DEC" batch_size 9 100000)" \
+    "operators/$DEC/solutions/dispatch/%s.json" "$@")
+  [ "$best" = "$1" ] || decode_fla_sweep "$best" "decode_${best}_${CALL}" "$P/contest_scratch_${CALL}"
+}
 # The contest sweep of the pick's dispatch (the pattern filled with PICK) unless PICK is KEPT (the kernel in place):
 # sweep_unless_kept OP PICK KEPT PATTERN NAME SCRATCH
 sweep_unless_kept() {

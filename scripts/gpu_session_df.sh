@@ -12,6 +12,8 @@
 #      exists, so `campaign` saw it done; it ran as call DE (scripts/gpu_session_de.sh) next;
 #   4. unless the retained dispatch was fastest in 2, the pick's contest sweep with fla on all 54 workloads
 #      -> benchmarks/results/contest_decode_<pick>_df.md (traces $P/contest_scratch_df).
+# (Steps 2 and 4 are `decode_side_by_side_sweep` of scripts/gpu_env.sh since the review of 2026-12-03; the call ran
+# them written out, the same commands.)
 # Carry .whl_df (.whl without databricks_sdk; the checkout and .whl passed the device tool's 64 MiB). That works for
 # this call's steps, which never import mlflow; mlflow 3.17 itself fails to import without databricks_sdk (call DE),
 # so a campaign needs .whl_idx: mkdir -p .whl_df; cp .whl/*.whl .whl_df/; rm .whl_df/databricks_sdk-*.whl
@@ -20,16 +22,8 @@ source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.*" \
   "benchmarks/results/campaign_*_ret_*${CALL}_h200.*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  DIS="operators/$DEC/solutions/dispatch/%s.json"
   step 200 python3 -m pytest -q -m gpu tests/test_seeds.py -k gdn_decode_stream
   if last_step_passed; then step 240 python3 benchmarks/decode_copy_ceiling.py --name "$CALL"; fi
-  BEST=$(side_by_side_again "$DEC" "decode_${CALL}_" .jsonl "$(axis_band "$DEC" batch_size 9 100000)" "$DIS" \
-    bv8_w8_w1_8 bv8_w8_stream_ef_8 bv8_w8_stream_efel_8)
-  if [ "$BEST" != bv8_w8_w1_8 ]; then
-    # shellcheck disable=SC2059  # the pattern is the format
-    step "$(left)" python3 benchmarks/contest.py --operators "$DEC" --baselines fla \
-      --solution "$DEC=$(printf "$DIS" "$BEST")" --budget-s 100000 --name "decode_${BEST}_${CALL}" \
-      --traces "$P/contest_scratch_${CALL}" --resume
-  fi
+  decode_side_by_side_sweep bv8_w8_w1_8 bv8_w8_stream_ef_8 bv8_w8_stream_efel_8
 ) &
 finish_session $!

@@ -10,12 +10,13 @@
 #      -> $P/decode_dg_<name>.jsonl;
 #   3. unless the retained dispatch was fastest, the pick's contest sweep with fla on all 54 workloads
 #      -> benchmarks/results/contest_decode_<pick>_dg.md (traces $P/contest_scratch_dg).
+# (Steps 2 and 3 are `decode_side_by_side_sweep` of scripts/gpu_env.sh since the review of 2026-12-03; the call ran
+# them written out, the same commands.)
 # Usage (carry .whl_df: no mlflow needed, fla needed; see scripts/gpu_env.sh):
 #   WHEELS=.whl_df CALL=dg END_BY=560 bash scripts/gpu_session_dg.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  DIS="operators/$DEC/solutions/dispatch/%s.json"
   S="operators/$DEC/solutions/seeds"
   step 200 python3 -m pytest -q -m gpu tests/test_seeds.py -k gdn_decode_lean
   if last_step_passed; then
@@ -24,14 +25,7 @@ keep_call_results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.*"
       --solution "lean_bv4=$S/gdn_decode_lean@BV=4" --solution "lean_new=$S/gdn_decode_lean@OUT_FROM_OLD=0" \
       --solution "lean_bv4_new=$S/gdn_decode_lean@BV=4,OUT_FROM_OLD=0" \
       --solution "lean_bv16_w2=$S/gdn_decode_lean@BV=16,num_warps=2"
-    BEST=$(side_by_side_again "$DEC" "decode_${CALL}_" .jsonl "$(axis_band "$DEC" batch_size 9 100000)" "$DIS" \
-      bv8_w8_w1_8 bv8_w8_lean_8 bv8_w8_lean4_8)
-    if [ "$BEST" != bv8_w8_w1_8 ]; then
-      # shellcheck disable=SC2059  # the pattern is the format
-      step "$(left)" python3 benchmarks/contest.py --operators "$DEC" --baselines fla \
-        --solution "$DEC=$(printf "$DIS" "$BEST")" --budget-s 100000 --name "decode_${BEST}_${CALL}" \
-        --traces "$P/contest_scratch_${CALL}" --resume
-    fi
+    decode_side_by_side_sweep bv8_w8_w1_8 bv8_w8_lean_8 bv8_w8_lean4_8
   fi
 ) &
 finish_session $!

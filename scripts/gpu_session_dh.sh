@@ -8,22 +8,19 @@
 #      and at 1 warp (BV 4 / 8) -> benchmarks/results/decode_copy_ceiling_h200_dh.{md,json};
 #   3. the same sweep for leanw8_lean4_leannew_8_16 (gdn_decode_lean at 8 warps, output from the new state, up to batch
 #      8) -> contest_decode_leanw8_lean4_leannew_8_16_dh.md (traces $P/contest_scratch_dh_d4).
-# Usage (carry .whl_df):  WHEELS=.whl_df CALL=dh END_BY=<device time left - 90> bash scripts/gpu_session_dh.sh
+# Ran 11:19-11:23 UTC carrying .whl_eval (a first attempt with .whl_df was refused: the checkout had grown past the
+# device tool's 64 MiB with it); the sweeps, written out in the call, are `decode_fla_sweep` since the review.
+# Usage:  WHEELS=.whl_eval CALL=dh END_BY=<device time left - 90> bash scripts/gpu_session_dh.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   S="operators/$DEC/solutions/seeds"
-  decode_sweep() {
-    step "$(left)" python3 benchmarks/contest.py --operators "$DEC" --baselines fla \
-      --solution "$DEC=operators/$DEC/solutions/dispatch/$1.json" --budget-s 100000 --name "decode_$1_${CALL}" \
-      --traces "$P/contest_scratch_${CALL}_$2" --resume
-  }
-  decode_sweep bv8_w8_lean4_leannew_8_16 d3
+  decode_fla_sweep bv8_w8_lean4_leannew_8_16 "decode_bv8_w8_lean4_leannew_8_16_${CALL}" "$P/contest_scratch_${CALL}_d3"
   step "$(left)" python3 benchmarks/decode_copy_ceiling.py --name "$CALL" --batches 1,4,8,16 \
     --solution "retained=operators/$DEC/retained/solution.json" \
     --solution "lean_w8_new=$S/gdn_decode_lean@num_warps=8,OUT_FROM_OLD=0" \
     --solution "lean_w8=$S/gdn_decode_lean@num_warps=8" --solution "lean_bv4=$S/gdn_decode_lean@BV=4" \
     --solution "lean=$S/gdn_decode_lean"
-  decode_sweep leanw8_lean4_leannew_8_16 d4
+  decode_fla_sweep leanw8_lean4_leannew_8_16 "decode_leanw8_lean4_leannew_8_16_${CALL}" "$P/contest_scratch_${CALL}_d4"
 ) &
 finish_session $!

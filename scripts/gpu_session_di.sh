@@ -16,8 +16,7 @@
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  step "$(left)" python3 benchmarks/contest.py --operators "$DEC" --baselines fla \
-    --solution "$DEC=operators/$DEC/solutions/dispatch/lean4_bv8_w8_lean4_leannew_1_8_16.json" --budget-s 100000 \
-    --name "decode_lean4_bv8_w8_lean4_leannew_1_8_16_${CALL}" --traces "$P/contest_scratch_${CALL}" --resume
+  decode_fla_sweep lean4_bv8_w8_lean4_leannew_1_8_16 "decode_lean4_bv8_w8_lean4_leannew_1_8_16_${CALL}" \
+    "$P/contest_scratch_${CALL}"
 ) &
 finish_session $!

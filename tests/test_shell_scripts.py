@@ -146,3 +146,16 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
     assert out[0] == f"SWEEP {PRE} sol_quick.json indexer_quick_t {tmp_path}/contest_scratch_t"
     assert out[1] == "STEP 30 env PARTS=2 SEED=sol_quick.json TAG=_quick_t bash scripts/indexer_probe.sh"
     assert "solution='sol_slow.json'" in (tmp_path / "log").read_text()
+    # decode_side_by_side_sweep: the same for the GDN decode's dispatch files on the workloads of batch > 8 (here a
+    # stand-in), the pick's sweep with fla unless the first is the pick
+    for name, scale in (("slow", 1.2), ("quick", 0.8)):
+        _scaled(BF, tmp_path / f"decode_t_{name}.jsonl", scale, 0, 100000)
+    stand_ins = (f"DEC={PRE}; CALL=t; left() {{ echo 30; }}; axis_band() {{ echo \"BAND $*\" >&2; echo u1,u2; }}; "
+                 "step() { echo \"STEP $*\"; }; ")
+    assert helper(stand_ins + "decode_side_by_side_sweep slow") == ""
+    out = helper(stand_ins + "decode_side_by_side_sweep slow quick")
+    assert out == (f"STEP 30 python3 benchmarks/contest.py --operators {PRE} --baselines fla --solution "
+                   f"{PRE}=operators/{PRE}/solutions/dispatch/quick.json --budget-s 100000 --name decode_quick_t "
+                   f"--traces {tmp_path}/contest_scratch_t --resume")
+    log = (tmp_path / "log").read_text()
+    assert "=== the fastest of decode_t_*.jsonl: slow" in log and "=== the fastest of decode_t_*.jsonl: quick" in log
