@@ -25,14 +25,19 @@ TRACES = COMMITTED  # set to the frozen copy below
 @pytest.fixture(scope="module", autouse=True)
 def _frozen_traces(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The tests read a copy of the committed traces whose indexer `retained` label holds the traces it had from
-    2026-12-01 to 2026-12-02 (`dsa_indexer_fl`, since kept under superseded/ and never rewritten): the figures
-    checked below stay true whatever kernel is adopted later."""
+    2026-12-01 to 2026-12-02 (`dsa_indexer_fl`, since kept under superseded/ and never rewritten), and GDN decode's
+    `retained` / `fla` labels those of call AE: the figures checked below stay true whatever kernel is adopted later."""
     global TRACES
     root = tmp_path_factory.mktemp("traces")
     for op in (INDEXER, GDN):
         shutil.copytree(COMMITTED / op, root / op, ignore=shutil.ignore_patterns("superseded"))
     shutil.copy(FL / "retained_fl_2026-12-01.jsonl", root / INDEXER / "retained.jsonl")
     shutil.copy(FL / "retained_fl_2026-12-01.solution.json", root / INDEXER / "retained.solution.json")
+    # and GDN decode's `retained` / `fla` labels the traces of call AE (2026-12-01 to 2026-12-03, kept under superseded/)
+    old = COMMITTED / GDN / "superseded"
+    for label, name in (("retained", "retained_bv8_w8_w1_8_2026-12-03"), ("fla", "fla_2026-12-01_ae")):
+        for ext in (".jsonl", ".solution.json"):
+            shutil.copy(old / f"{name}{ext}", root / GDN / f"{label}{ext}")
     TRACES = root
 
 
