@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._common import command_line, md_table, workloads_by_prefix, write_results
 
 IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
-TOPK, PAGE, HEAD_DIM = 2048, 64, 128
+TOPK, PAGE = 2048, 64
 
 
 def score_keys(scores: np.ndarray) -> np.ndarray:
@@ -63,20 +63,18 @@ def rounds_needed(keys: np.ndarray, hist_bits: int) -> int:
 
 
 def row_scores(inputs: dict[str, Any]) -> list[np.ndarray]:
-    """Every row's fp32 scores over its ``seq_len`` positions, as the reference computes them."""
+    """Every row's fp32 scores over its ``seq_len`` positions, as the reference computes them (the harness's
+    :func:`~kernelopt.harness.indexer_scores.indexer_scores` at the row's token ids)."""
     import torch
 
-    q = inputs["q_index_fp8"].float()
-    w = inputs["weights"].float()
-    kb = inputs["k_index_cache_fp8"].view(torch.uint8).reshape(inputs["k_index_cache_fp8"].shape[0], -1)
-    keys = kb[:, :PAGE * HEAD_DIM].reshape(-1, PAGE, HEAD_DIM).view(torch.float8_e4m3fn).float()
-    scales = kb[:, PAGE * HEAD_DIM:].contiguous().view(torch.float32).reshape(-1, PAGE)
+    from kernelopt.harness.indexer_scores import indexer_scores
+
     out = []
     for b, n in enumerate(inputs["seq_lens"].tolist()):
-        n = min(n, inputs["block_table"].shape[1] * PAGE)
-        pages = inputs["block_table"][b, :(n + PAGE - 1) // PAGE].long()
-        k = (keys[pages] * scales[pages][..., None]).reshape(-1, HEAD_DIM)[:n]
-        out.append((torch.relu(q[b] @ k.T) * w[b][:, None]).sum(0).numpy())
+        pos = torch.arange(min(n, inputs["block_table"].shape[1] * PAGE))
+        ids = inputs["block_table"][b, pos // PAGE].long() * PAGE + pos % PAGE
+        out.append(indexer_scores(inputs["q_index_fp8"][b:b + 1], inputs["k_index_cache_fp8"],
+                                  inputs["weights"][b:b + 1], ids[None], PAGE)[0].numpy())
     return out
 
 
