@@ -39,10 +39,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import triton
+import triton.language as tl
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import fmt, md_table, write_sweep
+from benchmarks._common import fmt, md_table, operator_and_solution, write_sweep
 
 DEF = "gdn_decode_qk4_v8_d128_k_last"
 OPDIR = ROOT / "operators" / DEF
@@ -60,24 +63,16 @@ STATE_BYTES_PER_ROW = 8 * 128 * 128 * 4
 BUILTIN = ("copy", "tile_copy", "tile_copy_ef", "copy_clean_l2", "fla")
 
 
+@triton.jit
+def _tile_copy_kernel(src, dst, POLICY: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * 1024 + tl.arange(0, 8)[:, None] * 128 + tl.arange(0, 128)[None, :]
+    tl.store(dst + offs, tl.load(src + offs, eviction_policy=POLICY))
+
+
 def tile_copy(state: Any, new_state: Any, evict_first: bool) -> None:
     """``new_state[:] = state`` by one 1-warp Triton program per [8, 128] tile (the decode's grid)."""
-    import triton
-    import triton.language as tl
-
-    global _TILE_COPY
-    if _TILE_COPY is None:
-        @triton.jit
-        def _tile_copy(src, dst, POLICY: tl.constexpr):
-            offs = tl.program_id(0).to(tl.int64) * 1024 + tl.arange(0, 8)[:, None] * 128 + tl.arange(0, 128)[None, :]
-            tl.store(dst + offs, tl.load(src + offs, eviction_policy=POLICY))
-
-        _TILE_COPY = _tile_copy
-    _TILE_COPY[(state.numel() // 1024,)](state, new_state, POLICY="evict_first" if evict_first else "",
-                                          num_warps=1)
-
-
-_TILE_COPY: Any = None
+    _tile_copy_kernel[(state.numel() // 1024,)](state, new_state, POLICY="evict_first" if evict_first else "",
+                                                num_warps=1)
 
 
 class _ReadFlush:
@@ -110,16 +105,11 @@ def decode_inputs(batch: int, device: str, seed: int = 0) -> dict[str, Any]:
 
 
 def load_callable(spec: str) -> Any:
-    """``run`` of a solution (JSON / seed folder / ``FOLDER@K=V``), imported as the harness imports it."""
-    import tempfile
+    """The entry point of a solution (JSON / seed folder / ``FOLDER@K=V``), built as the harness builds it."""
+    from kernelopt.harness.builders import build
 
-    from kernelopt.cli.tasks import load_solution_arg
-    from kernelopt.harness.build_cache import import_entry_module, materialize
-
-    sol = load_solution_arg(spec, None)
-    pkg = materialize(sol, "py", Path(tempfile.mkdtemp(prefix="decode_ceiling_")))
-    mod = import_entry_module(pkg, sol.spec.entry_file)
-    return getattr(mod, sol.spec.entry_point.split("::")[1])
+    op, sol = operator_and_solution("decode_copy_ceiling", DEF, spec)
+    return build(sol, op.definition)
 
 
 def fla_callable() -> Any | None:
