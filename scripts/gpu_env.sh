@@ -49,11 +49,15 @@ evaluate_once() {
   step "$(left)" bash -c "python3 -m kernelopt.cli.main evaluate operator=$op \"solution='$sol'\" $only \
     harness.time_reference=false output=$f.part resume=true; mv $f.part $f"
 }
-# contest_sweep OP SOLUTION NAME FOLDER: the resumable contest sweep of SOLUTION (no baselines) over all of OP's
-# workloads, traces under FOLDER, table benchmarks/results/contest_NAME.md; a later call resumes it as it stands.
+# contest_sweep OP SOLUTION NAME FOLDER [BASELINE...]: the resumable contest sweep of SOLUTION (with those baselines
+# side by side, none by default) over all of OP's workloads, traces under FOLDER, table
+# benchmarks/results/contest_NAME.md; a later call resumes it as it stands.
 contest_sweep() {
-  step "$(left)" python3 benchmarks/contest.py --operators "$1" --no-baselines --solution "$1=$2" --budget-s 100000 \
-    --name "$3" --traces "$4" --resume
+  local op=$1 sol=$2 name=$3 traces=$4 base=(--no-baselines)
+  shift 4
+  [ $# -gt 0 ] && base=(--baselines "$@")
+  step "$(left)" python3 benchmarks/contest.py --operators "$op" "${base[@]}" --solution "$op=$sol" --budget-s 100000 \
+    --name "$name" --traces "$traces" --resume
 }
 # profile_once NAME OPERATOR SOLUTION UUID,...: `kernelopt evaluate` of SOLUTION on those workloads with the
 # torch.profiler / Nsight Compute profile kept -> $P/profile_NAME.json (traces $P/profiled_NAME.jsonl), bounded
@@ -146,10 +150,7 @@ indexer_side_by_side_sweep() {
 # decode_fla_sweep DISPATCH NAME TRACES: the contest sweep of the GDN decode dispatch
 # operators/$DEC/solutions/dispatch/DISPATCH.json with fla, side by side over all 54 workloads, table
 # benchmarks/results/contest_NAME.md, traces under TRACES (resumed as they stand)
-decode_fla_sweep() {
-  step "$(left)" python3 benchmarks/contest.py --operators "$DEC" --baselines fla \
-    --solution "$DEC=operators/$DEC/solutions/dispatch/$1.json" --budget-s 100000 --name "$2" --traces "$3" --resume
-}
+decode_fla_sweep() { contest_sweep "$DEC" "operators/$DEC/solutions/dispatch/$1.json" "$2" "$3" fla; }
 # decode_side_by_side_sweep FIRST NAME...: the GDN decode dispatches FIRST (the one in place) and NAME... (files
 # operators/$DEC/solutions/dispatch/<name>.json) side by side on the workloads of batch > 8 into
 # $P/decode_<CALL>_<name>.jsonl, FIRST again last (side_by_side_again); unless FIRST is the fastest, the pick's
