@@ -1,0 +1,104 @@
+"""A GDN decode band dispatch from a ``decode_copy_ceiling.py`` result: the fastest checked row at each batch size.
+
+``benchmarks/decode_copy_ceiling.py`` times decode solutions side by side at a few batch sizes (rounds of the
+official timing, each row checked against the first solution). This reads its JSON, picks at each measured batch
+size the fastest of the chosen rows whose check passed, merges neighbouring batch sizes with the same pick into
+one band (upper bound: the largest batch size of the run), adds ``--above`` for every larger batch size, and writes
+the dispatch with ``kernelopt dispatch`` (the command is printed and kept in the JSON beside the picks)::
+
+    python benchmarks/decode_bands.py --results benchmarks/results/decode_copy_ceiling_h200_dk.json \\
+        --rows vtile_w8 lean4 lean1 lean2 --above "operators/<def>/solutions/seeds/gdn_decode_lean@OUT_FROM_OLD=0" \\
+        -o operators/<def>/solutions/dispatch/picked_dk.json
+
+A pick is only as good as the timing it came from: sweep the dispatch over all workloads (``benchmarks/contest.py``)
+before keeping it. Exit 1 when a batch size has no eligible row (all failed their check, or none was measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import md_table
+
+REPO = Path(__file__).resolve().parents[1]
+OPERATOR = "gdn_decode_qk4_v8_d128_k_last"
+
+
+def picks(data: dict[str, Any], rows: list[str] | None) -> list[tuple[int, str, float]]:
+    """(batch size, fastest eligible row, its ms) per measured batch size, ascending. A row is eligible when it is
+    one of ``rows`` (default: every solution row) and its check passed."""
+    known = data.get("solutions", {})
+    chosen = rows or list(known)
+    unknown = [r for r in chosen if r not in known]
+    if unknown:
+        raise ValueError(f"rows {unknown} are not solution rows of the result (known: {sorted(known)})")
+    best: dict[int, tuple[str, float]] = {}
+    for r in data["rows"]:
+        if r["row"] not in chosen or r.get("check") != "ok" or r.get("ms") is None:
+            continue
+        b = int(r["batch_size"])
+        if b not in best or r["ms"] < best[b][1]:
+            best[b] = (r["row"], float(r["ms"]))
+    measured = sorted({int(r["batch_size"]) for r in data["rows"]})
+    missing = [b for b in measured if b not in best]
+    if missing:
+        raise ValueError(f"no checked row among {chosen} at batch size(s) {missing}")
+    return [(b, *best[b]) for b in measured]
+
+
+def bands(chosen: list[tuple[int, str, float]]) -> list[tuple[str, int]]:
+    """Neighbouring batch sizes with the same pick merged: (row, upper batch size) in order."""
+    out: list[tuple[str, int]] = []
+    for b, row, _ in chosen:
+        if out and out[-1][0] == row:
+            out[-1] = (row, b)
+        else:
+            out.append((row, b))
+    return out
+
+
+def dispatch_command(data: dict[str, Any], merged: list[tuple[str, int]], above: str, output: str) -> list[str]:
+    """The ``kernelopt dispatch`` command line composing the bands (solutions as the result names them)."""
+    cmd = [sys.executable, "-m", "kernelopt.cli.main", "dispatch", data.get("operator", OPERATOR),
+           "--axis", "batch_size"]
+    for row, upper in merged:
+        cmd += ["--band", data["solutions"][row], "--upper", str(upper)]
+    return cmd + ["--band", above, "-o", output]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--results", type=Path, required=True, help="decode_copy_ceiling.py's JSON")
+    ap.add_argument("--rows", nargs="+", default=None, help="solution rows to pick from (default: all)")
+    ap.add_argument("--above", required=True, help="solution for batch sizes above the largest measured")
+    ap.add_argument("-o", "--output", type=Path, required=True, help="dispatch Solution JSON to write")
+    ap.add_argument("--picks", type=Path, default=None,
+                    help="where to record the picks (default benchmarks/results/decode_bands_<output stem>.json)")
+    args = ap.parse_args(argv)
+    try:
+        data = json.loads(args.results.read_text())
+        chosen = picks(data, args.rows)
+    except (OSError, json.JSONDecodeError, KeyError, ValueError) as exc:
+        print(f"decode_bands: {args.results}: {exc}", file=sys.stderr)
+        return 1
+    print(md_table(["batch", "pick", "us"], [[b, row, f"{ms * 1000:.2f}"] for b, row, ms in chosen]))
+    cmd = dispatch_command(data, bands(chosen), args.above, str(args.output.resolve()))
+    print("$ " + " ".join(cmd[1:]))
+    proc = subprocess.run(cmd, check=False, cwd=REPO)
+    if proc.returncode == 0:
+        record = args.picks or REPO / "benchmarks" / "results" / f"decode_bands_{Path(args.output).stem}.json"
+        record.write_text(json.dumps({"results": str(args.results), "command": " ".join(cmd[1:]), "picks": [
+            {"batch_size": b, "row": r, "solution": data["solutions"][r], "ms": ms} for b, r, ms in chosen]},
+            indent=1) + "\n")
+        print(f"picks: {record}")
+    return proc.returncode
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,68 @@
+"""``benchmarks/decode_bands.py``: the fastest checked row per batch size, merged into a composed dispatch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+import decode_bands
+
+SEEDS = "operators/gdn_decode_qk4_v8_d128_k_last/solutions/seeds"
+SOLUTIONS = {"a": f"{SEEDS}/gdn_decode_lean@BV=4", "b": f"{SEEDS}/gdn_decode_vtile@BV=8,num_warps=8",
+             "c": f"{SEEDS}/gdn_decode_lean@BV=2"}
+
+
+def _result(rows: list[tuple[int, str, float, str | None]]) -> dict:
+    return {"solutions": SOLUTIONS,
+            "rows": [{"batch_size": b, "row": r, "ms": ms, "check": chk} for b, r, ms, chk in rows]}
+
+
+def test_fastest_checked_row_per_batch_and_merged_bands() -> None:
+    data = _result([(1, "copy", 0.001, None), (1, "a", 0.0020, "ok"), (1, "b", 0.0021, "ok"),
+                    (4, "a", 0.0029, "ok"), (4, "b", 0.0028, "ok"), (4, "c", 0.0010, "WRONG: max abs 1"),
+                    (8, "a", 0.0039, "ok"), (8, "b", 0.0037, "ok"), (16, "a", 0.0056, "ok"), (16, "b", 0.0060, "ok")])
+    chosen = decode_bands.picks(data, None)
+    # the copy is not a solution row; c is fastest at batch 4 but failed its check
+    assert [(b, r) for b, r, _ in chosen] == [(1, "a"), (4, "b"), (8, "b"), (16, "a")]
+    assert decode_bands.bands(chosen) == [("a", 1), ("b", 8), ("a", 16)]
+    assert [(b, r) for b, r, _ in decode_bands.picks(data, ["a"])] == [(1, "a"), (4, "a"), (8, "a"), (16, "a")]
+
+
+def test_no_eligible_row_or_unknown_row_is_an_error() -> None:
+    data = _result([(1, "a", 0.002, "ok"), (4, "a", 0.003, "WRONG")])
+    with pytest.raises(ValueError, match=r"batch size\(s\) \[4\]"):
+        decode_bands.picks(data, None)
+    with pytest.raises(ValueError, match="not solution rows"):
+        decode_bands.picks(data, ["zz"])
+
+
+def test_writes_the_same_dispatch_as_kernelopt_dispatch(tmp_path: Path) -> None:
+    res = tmp_path / "ceiling.json"
+    res.write_text(json.dumps(_result([(1, "a", 0.0020, "ok"), (1, "b", 0.0021, "ok"),
+                                       (8, "a", 0.0040, "ok"), (8, "b", 0.0037, "ok")])))
+    out, picks = tmp_path / "picked.json", tmp_path / "picks.json"
+    above = f"{SEEDS}/gdn_decode_lean@OUT_FROM_OLD=0"
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "decode_bands.py"), "--results", str(res),
+                           "--above", above, "-o", str(out), "--picks", str(picks)],
+                          check=False, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    ref = tmp_path / "ref.json"
+    subprocess.run([sys.executable, "-m", "kernelopt.cli.main", "dispatch", "gdn_decode_qk4_v8_d128_k_last",
+                    "--axis", "batch_size", "--band", SOLUTIONS["a"], "--upper", "1", "--band", SOLUTIONS["b"],
+                    "--upper", "8", "--band", above, "-o", str(ref)], check=True, cwd=REPO, capture_output=True)
+    assert out.read_text() == ref.read_text()
+    recorded = json.loads(picks.read_text())
+    assert [(p["batch_size"], p["row"]) for p in recorded["picks"]] == [(1, "a"), (8, "b")]
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "decode_bands.py"), "--results", str(bad),
+                           "--above", above, "-o", str(tmp_path / "x.json")], capture_output=True, text=True,
+                          check=False, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 1 and "decode_bands:" in proc.stderr and not (tmp_path / "x.json").exists()
