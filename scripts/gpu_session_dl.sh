@@ -9,7 +9,7 @@
 #      -> benchmarks/results/decode_copy_ceiling_h200_dl.{md,json};
 #   2. benchmarks/decode_bands.py: the fastest checked row at each batch size merged into a band dispatch
 #      -> operators/$DEC/solutions/dispatch/picked_dl.json, benchmarks/results/decode_bands_picked_dl.json;
-#   3. unless it is call DK's pick again, its contest sweep with fla over all 54 workloads -> contest_decode_picked_dl.md:
+#   3. unless it is call DK's pick again (= lean4_bv8_w8_lean4_leannew_1_8_16.json), its contest sweep with fla over all 54 workloads -> contest_decode_picked_dl.md:
 #      kept only if its ratio to fla beats calls DI / DK's 1.095x (lean4_bv8_w8_lean4_leannew_1_8_16).
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=dl END_BY=300 bash scripts/gpu_session_dl.sh
 source "$(dirname "$0")/gpu_env.sh" session
@@ -25,7 +25,7 @@ keep_call_results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.*" "bench
   step 60 python3 benchmarks/decode_bands.py --results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.json" \
     --above "$S/gdn_decode_lean@OUT_FROM_OLD=0" -o "operators/$DEC/solutions/dispatch/picked_${CALL}.json"
   if last_step_passed; then
-    if cmp -s "operators/$DEC/solutions/dispatch/picked_${CALL}.json" "operators/$DEC/solutions/dispatch/picked_dk.json"
+    if cmp -s "operators/$DEC/solutions/dispatch/picked_${CALL}.json" "operators/$DEC/solutions/dispatch/lean4_bv8_w8_lean4_leannew_1_8_16.json"
     then echo "=== call DK's pick again: no sweep" >> "$L"
     else decode_fla_sweep "picked_${CALL}" "decode_picked_${CALL}" "$P/contest_scratch_${CALL}"; fi
   fi

@@ -235,11 +235,20 @@ DISPATCHES = [
         f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0"], [8, 16])
       for name, first in (("bv8_w8", f"{DECODE_SEED}@BV=8,num_warps=8"),
                           ("leanw8", f"{DECODE_SEED.with_name('gdn_decode_lean')}@num_warps=8,OUT_FROM_OLD=0"))],
-    # queued (call DI): the retained three bands with gdn_decode_lean at BV 4 for batch 1 (1.98 vs 2.08 us in call DH)
+    # measured in call DI (1.095x vs fla; call DK 1.095x): the retained three bands with gdn_decode_lean at BV 4 for
+    # batch 1 (1.98 vs 2.08 us in call DH)
     (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "lean4_bv8_w8_lean4_leannew_1_8_16.json",
      "batch_size", [f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4", f"{DECODE_SEED}@BV=8,num_warps=8",
                     f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4",
                     f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0"], [1, 8, 16]),
+    # call DL's pick (benchmarks/decode_bands.py over decode_copy_ceiling_h200_dl.json; call DK's pick was the
+    # dispatch above, byte for byte): gdn_decode_lean at BV 16 from the new state at batch 49-64; 1.097x vs fla
+    (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "picked_dl.json",
+     "batch_size", [f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4", f"{DECODE_SEED}@BV=8,num_warps=8",
+                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4",
+                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0",
+                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=16,OUT_FROM_OLD=0",
+                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0"], [1, 8, 16, 48, 64]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the
     # contest), the two-launch seed above (82-91 pages, where the one-launch kernel runs all its programs at 16 warps)
     (IDX, IDX_DIR / "one_bn128_fl_63.json", "max_num_pages",
