@@ -21,6 +21,9 @@ of the definition has a trace and the last trace of each is ``PASSED``, and the 
    definition's retained traces, and ``benchmarks/retained_report.py --operator <definition> --replace``
    (``operators/<definition>/retained/``; hand-written history outside its markers is kept).
 
+``--with-baseline fla`` (repeatable) also replaces that baseline's traces by its sweep in ``--from`` (the same
+Solution as the one in place, all PASSED), the old ones moved to ``superseded/fla_<tag>.*`` with a paragraph, so
+the retained-vs-baseline ratio in the tables stays a ratio measured side by side in one call.
 ``--dry-run`` prints the plan and writes nothing; ``--no-rebuild`` stops after steps 1-2.
 """
 
@@ -34,13 +37,14 @@ import shlex
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.contest import UsageError, load_solution_for, read_traces, rel_path
 from benchmarks.trace_agreement import agreement
-from kernelopt.data import DataError, load_solution
+from kernelopt.data import DataError, Solution, load_solution
 from kernelopt.operators import UnknownOperatorError, load_operator
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,13 +54,15 @@ RESULTS = REPO / "benchmarks" / "results"
 LABEL = "retained"
 
 
-def check_sweep(definition: str, folder: Path, solution: Path) -> tuple[Path, Path, int]:
-    """``(traces file, solution record, workloads)`` of a finished, all-PASSED sweep of ``solution``."""
+def check_sweep(definition: str, folder: Path, solution: Path | Solution,
+                label: str = LABEL) -> tuple[Path, Path, int]:
+    """``(traces file, solution record, workloads)`` of a finished, all-PASSED sweep of ``solution`` (a path as
+    given to contest.py, or the Solution itself) under ``label`` in ``folder``."""
     try:
         op = load_operator(definition)
     except UnknownOperatorError as exc:
         raise UsageError(str(exc)) from None
-    traces, record = folder / definition / f"{LABEL}.jsonl", folder / definition / f"{LABEL}.solution.json"
+    traces, record = folder / definition / f"{label}.jsonl", folder / definition / f"{label}.solution.json"
     for f in (traces, record):
         if not f.is_file():
             raise UsageError(f"{f}: not found (a contest sweep with --traces {rel_path(folder)} writes it)")
@@ -64,10 +70,11 @@ def check_sweep(definition: str, folder: Path, solution: Path) -> tuple[Path, Pa
         traced = load_solution(record)
     except DataError as exc:
         raise UsageError(f"{record}: {exc}") from None
-    wanted = load_solution_for(solution, op)
+    wanted = solution if isinstance(solution, Solution) else load_solution_for(solution, op)
     if traced.hash() != wanted.hash():
         raise UsageError(f"{record}: the traces measured '{traced.name}' ({traced.hash()[:12]}), not "
-                         f"{solution} ('{wanted.name}', {wanted.hash()[:12]})")
+                         f"{solution if isinstance(solution, Path) else 'the ' + label + ' in place'} "
+                         f"('{wanted.name}', {wanted.hash()[:12]})")
     last = {t.workload.uuid: t for t in read_traces(traces)}  # a resumed sweep: the last trace of a workload
     uuids = [w.uuid for w in op.workloads]
     missing = [u for u in uuids if u not in last]
@@ -143,6 +150,48 @@ def superseded_note(old: Path, tag: str, why: str, bands: list[str]) -> str:
             f"Per band, this kernel -> its successor: {'; '.join(bands)}.\n")
 
 
+@dataclass
+class Baseline:
+    """A baseline's traces in place (``current``), their superseded name (``gone``) and the new sweep's (``new``)."""
+
+    label: str
+    current: Path
+    gone: Path
+    new: Path
+
+    def note(self, source: Path) -> str:
+        """The paragraph ``superseded/README.md`` gets for the baseline's old traces."""
+        old_ms, new_ms = mean_passed_ms(self.gone if self.gone.is_file() else self.current), mean_passed_ms(self.new)
+        return (f"`{self.gone.name}`: {self.label}'s traces (the same Solution; {old_ms:.5f} ms mean over its PASSED "
+                f"workloads), replaced on {_dt.date.today().isoformat()} by its sweep in `{rel_path(source)}` "
+                f"({new_ms:.5f} ms), side by side with the new retained kernel, so the retained-vs-{self.label} "
+                "ratio stays a same-call one.\n")
+
+
+def mean_passed_ms(traces: Path) -> float:
+    """Mean latency (ms) over the last trace of each workload, those PASSED."""
+    last = {t.workload.uuid: t for t in read_traces(traces)}
+    ms = [t.evaluation.performance.latency_ms for t in last.values()
+          if t.evaluation.status.value == "PASSED" and t.evaluation.performance]
+    return sum(ms) / len(ms) if ms else float("nan")
+
+
+def check_baseline(definition: str, source: Path, here: Path, label: str, tag: str) -> Baseline:
+    """A baseline whose traces in ``here`` the sweep in ``source`` replaces: the same Solution, all PASSED."""
+    if not re.fullmatch(r"[A-Za-z0-9_]+", label) or label == LABEL:
+        raise UsageError(f"--with-baseline {label!r}: a baseline's label (e.g. fla), not {LABEL!r}")
+    current = here / f"{label}.jsonl"
+    try:
+        in_place = load_solution(current.with_suffix(".solution.json"))
+    except (DataError, OSError) as exc:
+        raise UsageError(f"{current.with_suffix('.solution.json')}: no {label} baseline in place ({exc})") from None
+    new, _, _ = check_sweep(definition, source, in_place, label)
+    gone = here / "superseded" / f"{label}_{tag}.jsonl"
+    if gone.exists() or gone.with_suffix(".solution.json").exists():
+        raise UsageError(f"{gone}: exists already (pick another --tag)")
+    return Baseline(label, current, gone, new)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--operator", required=True, help="definition name")
@@ -152,6 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--why", required=True, help="why the new kernel replaces the old (for superseded/README.md)")
     p.add_argument("--traces", type=Path, default=TRACES, help="the contest trace folder (default %(default)s)")
     p.add_argument("--resume-script", type=Path, default=RESUME, help="default %(default)s")
+    p.add_argument("--with-baseline", action="append", default=[], metavar="LABEL",
+                   help="also replace this baseline's traces (e.g. fla) by its sweep in --from, side by side with "
+                        "the new kernel (the same Solution as the one in place), so their ratio stays a same-call "
+                        "one; the old ones go to superseded/LABEL_<tag>.* (repeatable)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
     p.add_argument("--no-rebuild", action="store_true", help="swap the traces and the resume line only")
     args = p.parse_args(argv)
@@ -171,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         new_path = rel_path(args.solution)
         commands = [] if args.no_rebuild else rebuild_commands(args.operator, args.traces, new_path)
         bands = band_lines(args.operator, old_traces, new_traces)
+        baselines = [check_baseline(args.operator, args.source, here, label, args.tag)
+                     for label in args.with_baseline]
     except UsageError as exc:
         print(f"adopt_retained.py: {exc}", file=sys.stderr)
         return 2
@@ -178,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{rel_path(new_traces)} -> {rel_path(old_traces)} ({n} workloads, all PASSED)",
             f"{rel_path(args.resume_script)}: {args.operator} resumes {new_path} (was {line.group(2)})",
             *(f"per band, old -> new: {b}" for b in bands),
+            *(f"{rel_path(b.current)} -> {rel_path(b.gone)}; {rel_path(b.new)} -> {rel_path(b.current)} "
+              f"(the same Solution, swept beside the new kernel)" for b in baselines),
             *(f"run: {c}" for c in commands)]
     print("\n".join(plan))
     if args.dry_run:
@@ -188,6 +245,12 @@ def main(argv: list[str] | None = None) -> int:
     shutil.move(old_record, gone.with_suffix(".solution.json"))
     shutil.copyfile(new_traces, old_traces)
     shutil.copyfile(new_record, old_record)
+    for b in baselines:
+        note += "\n" + b.note(args.source)
+        shutil.move(b.current, b.gone)
+        shutil.move(b.current.with_suffix(".solution.json"), b.gone.with_suffix(".solution.json"))
+        shutil.copyfile(b.new, b.current)
+        shutil.copyfile(b.new.with_suffix(".solution.json"), b.current.with_suffix(".solution.json"))
     readme = gone.parent / "README.md"
     head = readme.read_text() if readme.is_file() else f"# Superseded {args.operator} traces\n"
     readme.write_text(head.rstrip("\n") + "\n\n" + note)

@@ -10,12 +10,20 @@
 # and when even that is too large (call DH, 2026-12-03: checkout 45.6 MB), only what evaluation and fla import:
 #   mkdir -p .whl_eval; for w in pydantic- pydantic_core annotated_types typing_inspection hydra_core omegaconf antlr4 \
 #     cupti fla_core cachetools importlib_metadata; do cp .whl/$w*.whl .whl_eval/; done   (WHEELS=.whl_eval)
+# and when the checkout plus .whl_idx no longer fit (2026-12-03: 46 + 20.6 MB), the same wheels unpacked and
+# xz-compressed into one archive (13.5 MB): bash scripts/pack_site.sh .whl_idx .whl_camp   (WHEELS=.whl_camp)
 # A session script's one-line start:  source "$(dirname "$0")/gpu_env.sh" session  (also: set -u, cd to the
 # checkout, session_setup).
 if [ "${1:-}" = session ]; then set -u; cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1; fi
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site "${WHEELS:-.whl}"/*.whl \
-  >/tmp/pip.log 2>&1 \
-  || { tail -5 /tmp/pip.log; echo "wheel install failed"; }
+# A folder holding site.tar.xz (the wheels unpacked, then xz-compressed: 13.5 MB against .whl_idx's 20.6; see
+# scripts/pack_site.sh) is extracted instead of pip-installing its wheels.
+if [ -f "${WHEELS:-.whl}/site.tar.xz" ]; then
+  mkdir -p /tmp/site && tar -C /tmp/site -xJf "${WHEELS:-.whl}/site.tar.xz" || echo "site archive extraction failed"
+else
+  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site "${WHEELS:-.whl}"/*.whl \
+    >/tmp/pip.log 2>&1 \
+    || { tail -5 /tmp/pip.log; echo "wheel install failed"; }
+fi
 export PYTHONPATH=/tmp/site:$PWD
 export PYTHONUNBUFFERED=1
 kernelopt() { python3 -m kernelopt.cli.main "$@"; }

@@ -102,3 +102,31 @@ def test_rebuild_commands_are_the_recorded_ones_with_the_new_path():
     assert with_solution("python x.py --operators a --solution b=1 a=2", "a", "3") == \
         "python x.py --operators a --solution b=1 a=3"
     assert with_solution("python x.py --operators a", "a", "3") is None
+
+
+DEC = "gdn_decode_qk4_v8_d128_k_last"
+DEC_SCRATCH = REPO / "benchmarks" / "results" / "profiles_v" / "contest_scratch_dl"
+DEC_NEW = f"operators/{DEC}/solutions/dispatch/picked_dl.json"
+
+
+def test_with_baseline_replaces_that_baseline_by_the_same_call_sweep(tmp_path, capsys):
+    traces, resume = tmp_path / "traces", tmp_path / "contest_resume.sh"
+    shutil.copytree(TRACES / DEC, traces / DEC, ignore=shutil.ignore_patterns("superseded"))
+    shutil.copyfile(REPO / "scripts" / "contest_resume.sh", resume)
+    args = ["--operator", DEC, "--from", str(DEC_SCRATCH), "--solution", str(REPO / DEC_NEW), "--tag", "t1",
+            "--why", "test", "--traces", str(traces), "--resume-script", str(resume), "--no-rebuild"]
+    # a label the sweep does not hold, and the retained label itself, are refused before anything is written
+    assert main([*args, "--with-baseline", "torch_compile"]) == 2
+    assert "torch_compile.jsonl: not found" in capsys.readouterr().err
+    assert main([*args, "--with-baseline", "retained"]) == 2
+    assert "a baseline's label" in capsys.readouterr().err
+    old_fla = (traces / DEC / "fla.jsonl").read_bytes()
+    assert main([*args, "--with-baseline", "fla"]) == 0
+    here = traces / DEC
+    assert (here / "superseded" / "fla_t1.jsonl").read_bytes() == old_fla
+    assert (here / "fla.jsonl").read_bytes() == (DEC_SCRATCH / DEC / "fla.jsonl").read_bytes()
+    assert (here / "retained.jsonl").read_bytes() == (DEC_SCRATCH / DEC / "retained.jsonl").read_bytes()
+    assert (here / "torch_compile.jsonl").read_bytes() == (TRACES / DEC / "torch_compile.jsonl").read_bytes()
+    note = (here / "superseded" / "README.md").read_text()
+    assert "`fla_t1.jsonl`: fla's traces (the same Solution;" in note and "contest_scratch_dl" in note
+    assert "retained-vs-fla ratio stays a same-call one" in note

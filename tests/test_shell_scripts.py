@@ -159,3 +159,41 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
                    f"--traces {tmp_path}/contest_scratch_t --resume")
     log = (tmp_path / "log").read_text()
     assert "=== the fastest of decode_t_*.jsonl: slow" in log and "=== the fastest of decode_t_*.jsonl: quick" in log
+
+
+def _wheel(path: Path, files: dict[str, str]) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+
+
+def test_pack_site_archives_the_unpacked_wheels_and_gpu_env_extracts_them(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _wheel(wheels / "alpha-1.0-py3-none-any.whl", {"alpha/__init__.py": "X = 1\n",
+                                                   "alpha-1.0.dist-info/METADATA": "Name: alpha\n",
+                                                   "alpha-1.0.data/scripts/alpha": "#!python\n"})
+    _wheel(wheels / "beta-2.0-py3-none-any.whl", {"beta.py": "Y = 2\n"})
+    out = tmp_path / "packed"
+    res = subprocess.run(["bash", str(REPO / "scripts" / "pack_site.sh"), str(wheels), str(out)], capture_output=True,
+                         text=True, timeout=60, check=False)
+    assert res.returncode == 0, res.stderr
+    assert "from 2 wheels" in res.stdout
+    # gpu_env.sh's install step (its lines up to the exports), with WHEELS at the archive's folder and /tmp/site
+    # redirected into tmp_path
+    env = (REPO / "scripts" / "gpu_env.sh").read_text()
+    install = env[env.index('if [ -f "${WHEELS:-.whl}/site.tar.xz" ]'):env.index("export PYTHONPATH")]
+    site = tmp_path / "site"
+    res = subprocess.run(["bash", "-c", install.replace("/tmp/site", str(site))], capture_output=True, text=True,
+                         timeout=60, check=False, env={"WHEELS": str(out), "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 0 and not res.stdout, res.stdout + res.stderr
+    got = sorted(str(p.relative_to(site)) for p in site.rglob("*") if p.is_file())
+    assert got == ["alpha-1.0.dist-info/METADATA", "alpha/__init__.py", "beta.py"]  # no .data folder
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    res = subprocess.run(["bash", str(REPO / "scripts" / "pack_site.sh"), str(empty), str(out)], capture_output=True,
+                         text=True, timeout=60, check=False)
+    assert res.returncode == 1 and "no wheels" in res.stderr
