@@ -2,7 +2,8 @@
 
 ``benchmarks/decode_copy_ceiling.py`` times decode solutions side by side at a few batch sizes (rounds of the
 official timing, each row checked against the first solution). This reads its JSON, picks at each measured batch
-size the fastest of the chosen rows whose check passed, merges neighbouring batch sizes with the same pick into
+size the fastest of the chosen rows whose check passed (keeping the previous batch size's pick where that is within
+``--min-gain``, 1 % by default, of the fastest), merges neighbouring batch sizes with the same pick into
 one band (upper bound: the largest batch size of the run), adds ``--above`` for every larger batch size, and writes
 the dispatch with ``kernelopt dispatch`` (the command is printed and kept in the JSON beside the picks)::
 
@@ -30,26 +31,32 @@ REPO = Path(__file__).resolve().parents[1]
 OPERATOR = "gdn_decode_qk4_v8_d128_k_last"
 
 
-def picks(data: dict[str, Any], rows: list[str] | None) -> list[tuple[int, str, float]]:
+def picks(data: dict[str, Any], rows: list[str] | None, min_gain: float = 0.0) -> list[tuple[int, str, float]]:
     """(batch size, fastest eligible row, its ms) per measured batch size, ascending. A row is eligible when it is
-    one of ``rows`` (default: every solution row) and its check passed."""
+    one of ``rows`` (default: every solution row) and its check passed. With ``min_gain`` > 0, the previous batch
+    size's pick is kept where it is eligible and within that fraction of the fastest (a tie within the timing's
+    noise does not open a band)."""
     known = data.get("solutions", {})
     chosen = rows or list(known)
     unknown = [r for r in chosen if r not in known]
     if unknown:
         raise ValueError(f"rows {unknown} are not solution rows of the result (known: {sorted(known)})")
-    best: dict[int, tuple[str, float]] = {}
+    times: dict[int, dict[str, float]] = {}
     for r in data["rows"]:
-        if r["row"] not in chosen or r.get("check") != "ok" or r.get("ms") is None:
-            continue
-        b = int(r["batch_size"])
-        if b not in best or r["ms"] < best[b][1]:
-            best[b] = (r["row"], float(r["ms"]))
+        if r["row"] in chosen and r.get("check") == "ok" and r.get("ms") is not None:
+            times.setdefault(int(r["batch_size"]), {})[r["row"]] = float(r["ms"])
     measured = sorted({int(r["batch_size"]) for r in data["rows"]})
-    missing = [b for b in measured if b not in best]
+    missing = [b for b in measured if b not in times]
     if missing:
         raise ValueError(f"no checked row among {chosen} at batch size(s) {missing}")
-    return [(b, *best[b]) for b in measured]
+    out: list[tuple[int, str, float]] = []
+    for b in measured:
+        row = min(times[b], key=times[b].__getitem__)
+        prev = out[-1][1] if out else None
+        if prev in times[b] and times[b][prev] <= times[b][row] * (1.0 + min_gain):
+            row = prev
+        out.append((b, row, times[b][row]))
+    return out
 
 
 def bands(chosen: list[tuple[int, str, float]]) -> list[tuple[str, int]]:
@@ -64,7 +71,10 @@ def bands(chosen: list[tuple[int, str, float]]) -> list[tuple[str, int]]:
 
 
 def dispatch_command(data: dict[str, Any], merged: list[tuple[str, int]], above: str, output: str) -> list[str]:
-    """The ``kernelopt dispatch`` command line composing the bands (solutions as the result names them)."""
+    """The ``kernelopt dispatch`` command line composing the bands (solutions as the result names them; a last band
+    whose solution is ``above`` merges into it)."""
+    if merged and data["solutions"][merged[-1][0]] == above:
+        merged = merged[:-1]  # the last band runs what runs above it: one band
     cmd = [sys.executable, "-m", "kernelopt.cli.main", "dispatch", data.get("operator", OPERATOR),
            "--axis", "batch_size"]
     for row, upper in merged:
@@ -76,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", type=Path, required=True, help="decode_copy_ceiling.py's JSON")
     ap.add_argument("--rows", nargs="+", default=None, help="solution rows to pick from (default: all)")
+    ap.add_argument("--min-gain", type=float, default=0.01,
+                    help="a new band only where its row is this fraction faster than the previous pick "
+                         "(default %(default)s; 0: the fastest everywhere)")
     ap.add_argument("--above", required=True, help="solution for batch sizes above the largest measured")
     ap.add_argument("-o", "--output", type=Path, required=True, help="dispatch Solution JSON to write")
     ap.add_argument("--picks", type=Path, default=None,
@@ -83,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         data = json.loads(args.results.read_text())
-        chosen = picks(data, args.rows)
+        chosen = picks(data, args.rows, args.min_gain)
     except (OSError, json.JSONDecodeError, KeyError, ValueError) as exc:
         print(f"decode_bands: {args.results}: {exc}", file=sys.stderr)
         return 1

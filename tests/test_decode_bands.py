@@ -66,3 +66,19 @@ def test_writes_the_same_dispatch_as_kernelopt_dispatch(tmp_path: Path) -> None:
                            "--above", above, "-o", str(tmp_path / "x.json")], capture_output=True, text=True,
                           check=False, timeout=120, cwd=tmp_path)
     assert proc.returncode == 1 and "decode_bands:" in proc.stderr and not (tmp_path / "x.json").exists()
+
+
+def test_min_gain_keeps_the_previous_pick_within_the_noise() -> None:
+    data = _result([(16, "a", 0.0058, "ok"), (16, "b", 0.0061, "ok"), (32, "a", 0.0097, "ok"),
+                    (32, "b", 0.0098, "ok"), (48, "b", 0.0144, "ok"), (48, "a", 0.01446, "ok"),
+                    (64, "b", 0.0180, "ok"), (64, "a", 0.0184, "ok")])
+    assert [r for _, r, _ in decode_bands.picks(data, None)] == ["a", "a", "b", "b"]
+    # 48: a is 0.4 % slower than b: kept at 1 %; 64: a is 2.2 % slower: b takes over
+    assert [r for _, r, _ in decode_bands.picks(data, None, 0.01)] == ["a", "a", "a", "b"]
+    assert [ms for _, _, ms in decode_bands.picks(data, None, 0.01)][2] == 0.01446
+
+
+def test_a_last_band_running_the_solution_above_merges_into_it() -> None:
+    cmd = decode_bands.dispatch_command({"solutions": SOLUTIONS}, [("b", 8), ("a", 64)], SOLUTIONS["a"], "o.json")
+    assert cmd[cmd.index("--axis"):] == ["--axis", "batch_size", "--band", SOLUTIONS["b"], "--upper", "8",
+                                         "--band", SOLUTIONS["a"], "-o", "o.json"]
