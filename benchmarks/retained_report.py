@@ -186,7 +186,8 @@ def speedup_lines(label: str, rows: dict[str, Any]) -> list[str]:
     for other, r in rows[label]["ratios"].items():
         if rows[other]["role"] == EXTERNAL_ROLE:
             continue
-        value = "-" if r["ratio"] is None else f"{r['ratio']:.2f}x"
+        # three decimals below 10x: a 1.097x must not read as a target's 1.10x
+        value = "-" if r["ratio"] is None else f"{r['ratio']:.3f}x" if r["ratio"] < 10 else f"{r['ratio']:.2f}x"
         out.append(f"- speedup vs {other}: {value} (mean-latency ratio over the {r['workloads']} workloads "
                    "both passed)")
     return out
