@@ -169,6 +169,28 @@ decode_side_by_side_sweep() {
     "operators/$DEC/solutions/dispatch/%s.json" "$@")
   [ "$best" = "$1" ] || decode_fla_sweep "$best" "decode_${best}_${CALL}" "$P/contest_scratch_${CALL}"
 }
+# decode_pick_sweep BATCHES PREVIOUS NAME=SOLUTION...: GDN decode candidates side by side at the batch sizes BATCHES
+# (benchmarks/decode_copy_ceiling.py, table decode_copy_ceiling_h200_<CALL>.{md,json}), the fastest checked row per
+# batch size composed into operators/$DEC/solutions/dispatch/picked_<CALL>.json (benchmarks/decode_bands.py, lean
+# from the new state above the largest batch size), and that dispatch's decode_fla_sweep unless it is the dispatch
+# file PREVIOUS (name; "" to always sweep) byte for byte. Calls DK-DM; their results: keep_decode_pick_results.
+decode_pick_sweep() {
+  local batches=$1 previous=$2 d="operators/$DEC/solutions/dispatch" rows=() r; shift 2
+  for r in "$@"; do rows+=(--solution "$r"); done
+  step "$(left)" python3 benchmarks/decode_copy_ceiling.py --name "$CALL" --batches "$batches" --no-fla "${rows[@]}"
+  step 60 python3 benchmarks/decode_bands.py --results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.json" \
+    --above "operators/$DEC/solutions/seeds/gdn_decode_lean@OUT_FROM_OLD=0" -o "$d/picked_${CALL}.json"
+  last_step_passed || return 0
+  if [ -n "$previous" ] && cmp -s "$d/picked_${CALL}.json" "$d/$previous.json"; then
+    echo "=== the pick is $previous again: no sweep" >> "${L:-$OUT/session.log}"
+  else
+    decode_fla_sweep "picked_${CALL}" "decode_picked_${CALL}" "$P/contest_scratch_${CALL}"
+  fi
+}
+keep_decode_pick_results() {
+  keep_call_results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.*" "benchmarks/results/decode_bands_*${CALL}*" \
+    "operators/$DEC/solutions/dispatch/picked_${CALL}.json"
+}
 # The contest sweep of the pick's dispatch (the pattern filled with PICK) unless PICK is KEPT (the kernel in place):
 # sweep_unless_kept OP PICK KEPT PATTERN NAME SCRATCH
 sweep_unless_kept() {

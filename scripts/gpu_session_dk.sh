@@ -11,19 +11,16 @@
 #   3. its contest sweep with fla over all 54 workloads (decode_fla_sweep) -> contest_decode_picked_dk.md: kept only
 #      if its ratio to fla beats call DI's 1.095x (lean4_bv8_w8_lean4_leannew_1_8_16, the best so far).
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=dk END_BY=300 bash scripts/gpu_session_dk.sh
+# (since the review of 2026-12-03: the steps as gpu_env.sh's decode_pick_sweep; decode_bands.py then picked with
+# --min-gain 0, the fastest row everywhere)
 source "$(dirname "$0")/gpu_env.sh" session
-keep_call_results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.*" "benchmarks/results/decode_bands_*${CALL}*" \
-  "operators/$DEC/solutions/dispatch/picked_${CALL}.json"
+keep_decode_pick_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   S="operators/$DEC/solutions/seeds"
-  step "$(left)" python3 benchmarks/decode_copy_ceiling.py --name "$CALL" --batches 1,4,8,16 --no-fla \
-    --solution "vtile_w8=$S/gdn_decode_vtile@BV=8,num_warps=8" --solution "lean4=$S/gdn_decode_lean@BV=4" \
-    --solution "lean4n=$S/gdn_decode_lean@BV=4,OUT_FROM_OLD=0" --solution "lean2=$S/gdn_decode_lean@BV=2" \
-    --solution "lean2n=$S/gdn_decode_lean@BV=2,OUT_FROM_OLD=0" --solution "lean2w2=$S/gdn_decode_lean@BV=2,num_warps=2" \
-    --solution "lean1=$S/gdn_decode_lean@BV=1" --solution "lean1n=$S/gdn_decode_lean@BV=1,OUT_FROM_OLD=0" \
-    --solution "lean8n=$S/gdn_decode_lean@OUT_FROM_OLD=0"
-  step 60 python3 benchmarks/decode_bands.py --results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.json" \
-    --above "$S/gdn_decode_lean@OUT_FROM_OLD=0" -o "operators/$DEC/solutions/dispatch/picked_${CALL}.json"
-  last_step_passed && decode_fla_sweep "picked_${CALL}" "decode_picked_${CALL}" "$P/contest_scratch_${CALL}"
+  decode_pick_sweep 1,4,8,16 "" "vtile_w8=$S/gdn_decode_vtile@BV=8,num_warps=8" "lean4=$S/gdn_decode_lean@BV=4" \
+    "lean4n=$S/gdn_decode_lean@BV=4,OUT_FROM_OLD=0" "lean2=$S/gdn_decode_lean@BV=2" \
+    "lean2n=$S/gdn_decode_lean@BV=2,OUT_FROM_OLD=0" "lean2w2=$S/gdn_decode_lean@BV=2,num_warps=2" \
+    "lean1=$S/gdn_decode_lean@BV=1" "lean1n=$S/gdn_decode_lean@BV=1,OUT_FROM_OLD=0" \
+    "lean8n=$S/gdn_decode_lean@OUT_FROM_OLD=0"
 ) &
 finish_session $!

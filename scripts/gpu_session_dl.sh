@@ -12,22 +12,15 @@
 #   3. unless it is call DK's pick again (= lean4_bv8_w8_lean4_leannew_1_8_16.json), its contest sweep with fla over all 54 workloads -> contest_decode_picked_dl.md:
 #      kept only if its ratio to fla beats calls DI / DK's 1.095x (lean4_bv8_w8_lean4_leannew_1_8_16).
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=dl END_BY=300 bash scripts/gpu_session_dl.sh
+# (since the review of 2026-12-03: the steps as gpu_env.sh's decode_pick_sweep; decode_bands.py then picked with
+# --min-gain 0, the fastest row everywhere)
 source "$(dirname "$0")/gpu_env.sh" session
-keep_call_results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.*" "benchmarks/results/decode_bands_*${CALL}*" \
-  "operators/$DEC/solutions/dispatch/picked_${CALL}.json"
+keep_decode_pick_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   S="operators/$DEC/solutions/seeds"
-  step "$(left)" python3 benchmarks/decode_copy_ceiling.py --name "$CALL" --batches 1,4,8,16,32,48,64 --no-fla \
-    --solution "vtile_w8=$S/gdn_decode_vtile@BV=8,num_warps=8" --solution "lean4=$S/gdn_decode_lean@BV=4" \
-    --solution "lean8n=$S/gdn_decode_lean@OUT_FROM_OLD=0" --solution "lean8=$S/gdn_decode_lean" \
-    --solution "lean16=$S/gdn_decode_lean@BV=16" --solution "lean16n=$S/gdn_decode_lean@BV=16,OUT_FROM_OLD=0" \
-    --solution "lean32w2n=$S/gdn_decode_lean@BV=32,num_warps=2,OUT_FROM_OLD=0"
-  step 60 python3 benchmarks/decode_bands.py --results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.json" \
-    --above "$S/gdn_decode_lean@OUT_FROM_OLD=0" -o "operators/$DEC/solutions/dispatch/picked_${CALL}.json"
-  if last_step_passed; then
-    if cmp -s "operators/$DEC/solutions/dispatch/picked_${CALL}.json" "operators/$DEC/solutions/dispatch/lean4_bv8_w8_lean4_leannew_1_8_16.json"
-    then echo "=== call DK's pick again: no sweep" >> "$L"
-    else decode_fla_sweep "picked_${CALL}" "decode_picked_${CALL}" "$P/contest_scratch_${CALL}"; fi
-  fi
+  decode_pick_sweep 1,4,8,16,32,48,64 lean4_bv8_w8_lean4_leannew_1_8_16 \
+    "vtile_w8=$S/gdn_decode_vtile@BV=8,num_warps=8" "lean4=$S/gdn_decode_lean@BV=4" \
+    "lean8n=$S/gdn_decode_lean@OUT_FROM_OLD=0" "lean8=$S/gdn_decode_lean" "lean16=$S/gdn_decode_lean@BV=16" \
+    "lean16n=$S/gdn_decode_lean@BV=16,OUT_FROM_OLD=0" "lean32w2n=$S/gdn_decode_lean@BV=32,num_warps=2,OUT_FROM_OLD=0"
 ) &
 finish_session $!

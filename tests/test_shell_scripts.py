@@ -159,6 +159,22 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
                    f"--traces {tmp_path}/contest_scratch_t --resume")
     log = (tmp_path / "log").read_text()
     assert "=== the fastest of decode_t_*.jsonl: slow" in log and "=== the fastest of decode_t_*.jsonl: quick" in log
+    # decode_pick_sweep: the rows side by side, the picker's dispatch, and its sweep with fla unless the pick is the
+    # previous dispatch byte for byte (cmp) or the picker failed (stand-ins print the steps)
+    stand_ins = (f"DEC={PRE}; CALL=t; left() {{ echo 30; }}; step() {{ echo \"STEP $*\"; }}; "
+                 "decode_fla_sweep() { echo \"SWEEP $*\"; }; ")
+    out = helper(stand_ins + "last_step_passed() { return 0; }; decode_pick_sweep 1,8 '' 'a=s/x@BV=4' 'b=s/y'")
+    d = f"operators/{PRE}/solutions/dispatch"
+    assert out.splitlines() == [
+        ("STEP 30 python3 benchmarks/decode_copy_ceiling.py --name t --batches 1,8 --no-fla --solution a=s/x@BV=4 "
+         "--solution b=s/y"),
+        ("STEP 60 python3 benchmarks/decode_bands.py --results benchmarks/results/decode_copy_ceiling_h200_t.json "
+         f"--above operators/{PRE}/solutions/seeds/gdn_decode_lean@OUT_FROM_OLD=0 -o {d}/picked_t.json"),
+        f"SWEEP picked_t decode_picked_t {tmp_path}/contest_scratch_t"]
+    out = helper(stand_ins + "last_step_passed() { return 0; }; cmp() { return 0; }; decode_pick_sweep 1 prev 'a=s/x'")
+    assert "SWEEP" not in out and "=== the pick is prev again: no sweep" in (tmp_path / "log").read_text()
+    out = helper(stand_ins + "last_step_passed() { return 1; }; decode_pick_sweep 1 '' 'a=s/x'")
+    assert len(out.splitlines()) == 2 and "SWEEP" not in out
 
 
 def _wheel(path: Path, files: dict[str, str]) -> None:
