@@ -160,8 +160,8 @@ class Baseline:
     new: Path
 
     def note(self, source: Path) -> str:
-        """The paragraph ``superseded/README.md`` gets for the baseline's old traces."""
-        old_ms, new_ms = mean_passed_ms(self.gone if self.gone.is_file() else self.current), mean_passed_ms(self.new)
+        """The paragraph ``superseded/README.md`` gets for the baseline's old traces (before they are moved)."""
+        old_ms, new_ms = mean_passed_ms(self.current), mean_passed_ms(self.new)
         return (f"`{self.gone.name}`: {self.label}'s traces (the same Solution; {old_ms:.5f} ms mean over its PASSED "
                 f"workloads), replaced on {_dt.date.today().isoformat()} by its sweep in `{rel_path(source)}` "
                 f"({new_ms:.5f} ms), side by side with the new retained kernel, so the retained-vs-{self.label} "

@@ -13,7 +13,9 @@ EXTERNAL_ROLE = "external"  #: role of a row that records an external package's 
 def _x(value: float | None, n: int | None = None) -> str:
     if value is None:
         return "-"
-    return (f"{value:.2f}x" if value >= 0.1 else f"{value:.2g}x") + (f" (n={n})" if n is not None else "")
+    # three decimals between 1x and 10x: a 1.097x must not read as a target's 1.10x
+    text = f"{value:.3f}x" if 1 <= value < 10 else f"{value:.2f}x" if value >= 0.1 else f"{value:.2g}x"
+    return text + (f" (n={n})" if n is not None else "")
 
 
 def _rate(v: float | None, unit: str) -> str:

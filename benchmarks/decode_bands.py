@@ -5,7 +5,8 @@ official timing, each row checked against the first solution). This reads its JS
 size the fastest of the chosen rows whose check passed (keeping the previous batch size's pick where that is within
 ``--min-gain``, 1 % by default, of the fastest), merges neighbouring batch sizes with the same pick into
 one band (upper bound: the largest batch size of the run), adds ``--above`` for every larger batch size, and writes
-the dispatch with ``kernelopt dispatch`` (the command is printed and kept in the JSON beside the picks)::
+the dispatch with ``kernelopt dispatch`` (the picks and the command are printed and recorded in
+``benchmarks/results/decode_bands_<output stem>.json``, or ``--picks``)::
 
     python benchmarks/decode_bands.py --results benchmarks/results/decode_copy_ceiling_h200_dk.json \\
         --rows vtile_w8 lean4 lean1 lean2 --above "operators/<def>/solutions/seeds/gdn_decode_lean@OUT_FROM_OLD=0" \\
