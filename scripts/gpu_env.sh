@@ -173,13 +173,15 @@ decode_side_by_side_sweep() {
 # (benchmarks/decode_copy_ceiling.py, table decode_copy_ceiling_h200_<CALL>.{md,json}), the fastest checked row per
 # batch size composed into operators/$DEC/solutions/dispatch/picked_<CALL>.json (benchmarks/decode_bands.py, lean
 # from the new state above the largest batch size), and that dispatch's decode_fla_sweep unless it is the dispatch
-# file PREVIOUS (name; "" to always sweep) byte for byte. Calls DK-DM; their results: keep_decode_pick_results.
+# file PREVIOUS (name; "" to always sweep) byte for byte; $MIN_GAIN is the picker's --min-gain (default 0.01; calls
+# DK-DM picked with 0, before the option). Calls DK-DO; their results: keep_decode_pick_results.
 decode_pick_sweep() {
   local batches=$1 previous=$2 d="operators/$DEC/solutions/dispatch" rows=() r; shift 2
   for r in "$@"; do rows+=(--solution "$r"); done
   step "$(left)" python3 benchmarks/decode_copy_ceiling.py --name "$CALL" --batches "$batches" --no-fla "${rows[@]}"
   step 60 python3 benchmarks/decode_bands.py --results "benchmarks/results/decode_copy_ceiling_h200_${CALL}.json" \
-    --above "operators/$DEC/solutions/seeds/gdn_decode_lean@OUT_FROM_OLD=0" -o "$d/picked_${CALL}.json"
+    --above "operators/$DEC/solutions/seeds/gdn_decode_lean@OUT_FROM_OLD=0" --min-gain "${MIN_GAIN:-0.01}" \
+    -o "$d/picked_${CALL}.json"
   last_step_passed || return 0
   if [ -n "$previous" ] && cmp -s "$d/picked_${CALL}.json" "$d/$previous.json"; then
     echo "=== the pick is $previous again: no sweep" >> "${L:-$OUT/session.log}"

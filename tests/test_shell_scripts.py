@@ -169,7 +169,7 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
         ("STEP 30 python3 benchmarks/decode_copy_ceiling.py --name t --batches 1,8 --no-fla --solution a=s/x@BV=4 "
          "--solution b=s/y"),
         ("STEP 60 python3 benchmarks/decode_bands.py --results benchmarks/results/decode_copy_ceiling_h200_t.json "
-         f"--above operators/{PRE}/solutions/seeds/gdn_decode_lean@OUT_FROM_OLD=0 -o {d}/picked_t.json"),
+         f"--above operators/{PRE}/solutions/seeds/gdn_decode_lean@OUT_FROM_OLD=0 --min-gain 0.01 -o {d}/picked_t.json"),
         f"SWEEP picked_t decode_picked_t {tmp_path}/contest_scratch_t"]
     out = helper(stand_ins + "last_step_passed() { return 0; }; cmp() { return 0; }; decode_pick_sweep 1 prev 'a=s/x'")
     assert "SWEEP" not in out and "=== the pick is prev again: no sweep" in (tmp_path / "log").read_text()
