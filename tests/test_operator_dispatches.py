@@ -257,6 +257,13 @@ DISPATCHES = [
                     f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4",
                     f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=16,OUT_FROM_OLD=0",
                     f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0"], [1, 8, 16, 32, 48, 64]),
+    # call DO's pick (1.095x vs fla; not adopted): lean at BV 16 / 8 warps from the new state at batch 33-64
+    (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "picked_do.json",
+     "batch_size", [f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4", f"{DECODE_SEED}@BV=8,num_warps=8",
+                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4",
+                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0",
+                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=16,num_warps=8,OUT_FROM_OLD=0",
+                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0"], [1, 8, 16, 32, 64]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the
     # contest), the two-launch seed above (82-91 pages, where the one-launch kernel runs all its programs at 16 warps)
     (IDX, IDX_DIR / "one_bn128_fl_63.json", "max_num_pages",
