@@ -37,6 +37,12 @@ MOE_DIR = ROOT / "operators" / MOE / "solutions" / "dispatch"
 Q8_SEED = ROOT / "operators" / MOE / "solutions" / "seeds" / "moe_grouped_fp8_q8"
 DECODE = "gdn_decode_qk4_v8_d128_k_last"
 DECODE_SEED = ROOT / "operators" / DECODE / "solutions" / "seeds" / "gdn_decode_vtile"
+DECODE_DISPATCH = ROOT / "operators" / DECODE / "solutions" / "dispatch"
+LEAN = DECODE_SEED.with_name("gdn_decode_lean")
+LEAN_NEW = f"{LEAN}@OUT_FROM_OLD=0"
+#: the picked GDN decode dispatches' bands up to batch 16 (calls DI-DO): lean BV 4 at 1, vtile BV 8 / 8 warps to 8,
+#: lean BV 4 to 16
+DECODE_SMALL = [f"{LEAN}@BV=4", f"{DECODE_SEED}@BV=8,num_warps=8", f"{LEAN}@BV=4"]
 IDX = "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
 IDX_SEEDS = ROOT / "operators" / IDX / "solutions" / "seeds"
 IDX_DIR = ROOT / "operators" / IDX / "solutions" / "dispatch"
@@ -237,33 +243,18 @@ DISPATCHES = [
                           ("leanw8", f"{DECODE_SEED.with_name('gdn_decode_lean')}@num_warps=8,OUT_FROM_OLD=0"))],
     # measured in call DI (1.095x vs fla; call DK 1.095x): the retained three bands with gdn_decode_lean at BV 4 for
     # batch 1 (1.98 vs 2.08 us in call DH)
-    (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "lean4_bv8_w8_lean4_leannew_1_8_16.json",
-     "batch_size", [f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4", f"{DECODE_SEED}@BV=8,num_warps=8",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0"], [1, 8, 16]),
+    (DECODE, DECODE_DISPATCH / "lean4_bv8_w8_lean4_leannew_1_8_16.json", "batch_size",
+     [*DECODE_SMALL, LEAN_NEW], [1, 8, 16]),
     # call DL's pick (benchmarks/decode_bands.py over decode_copy_ceiling_h200_dl.json; call DK's pick was the
     # dispatch above, byte for byte): gdn_decode_lean at BV 16 from the new state at batch 49-64; 1.097x vs fla
-    (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "picked_dl.json",
-     "batch_size", [f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4", f"{DECODE_SEED}@BV=8,num_warps=8",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=16,OUT_FROM_OLD=0",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0"], [1, 8, 16, 48, 64]),
+    (DECODE, DECODE_DISPATCH / "picked_dl.json", "batch_size",
+     [*DECODE_SMALL, LEAN_NEW, f"{LEAN}@BV=16,OUT_FROM_OLD=0", LEAN_NEW], [1, 8, 16, 48, 64]),
     # call DM's pick (1.096x vs fla; its batch-48 band, lean at BV 4, a pick within the timing's noise)
-    (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "picked_dm.json",
-     "batch_size", [f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4", f"{DECODE_SEED}@BV=8,num_warps=8",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=16,OUT_FROM_OLD=0",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0"], [1, 8, 16, 32, 48, 64]),
+    (DECODE, DECODE_DISPATCH / "picked_dm.json", "batch_size",
+     [*DECODE_SMALL, LEAN_NEW, f"{LEAN}@BV=4", f"{LEAN}@BV=16,OUT_FROM_OLD=0", LEAN_NEW], [1, 8, 16, 32, 48, 64]),
     # call DO's pick (1.095x vs fla; not adopted): lean at BV 16 / 8 warps from the new state at batch 33-64
-    (DECODE, ROOT / "operators" / DECODE / "solutions" / "dispatch" / "picked_do.json",
-     "batch_size", [f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4", f"{DECODE_SEED}@BV=8,num_warps=8",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=4",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@BV=16,num_warps=8,OUT_FROM_OLD=0",
-                    f"{DECODE_SEED.with_name('gdn_decode_lean')}@OUT_FROM_OLD=0"], [1, 8, 16, 32, 64]),
+    (DECODE, DECODE_DISPATCH / "picked_do.json", "batch_size",
+     [*DECODE_SMALL, LEAN_NEW, f"{LEAN}@BV=16,num_warps=8,OUT_FROM_OLD=0", LEAN_NEW], [1, 8, 16, 32, 64]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the
     # contest), the two-launch seed above (82-91 pages, where the one-launch kernel runs all its programs at 16 warps)
     (IDX, IDX_DIR / "one_bn128_fl_63.json", "max_num_pages",
