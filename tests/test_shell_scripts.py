@@ -190,7 +190,8 @@ def test_pack_site_archives_the_unpacked_wheels_and_gpu_env_extracts_them(tmp_pa
     wheels.mkdir()
     _wheel(wheels / "alpha-1.0-py3-none-any.whl", {"alpha/__init__.py": "X = 1\n",
                                                    "alpha-1.0.dist-info/METADATA": "Name: alpha\n",
-                                                   "alpha-1.0.data/scripts/alpha": "#!python\n"})
+                                                   "alpha-1.0.data/scripts/alpha": "#!python\n",
+                                                   "alpha-1.0.data/purelib/alpha_extra.py": "Z = 3\n"})
     _wheel(wheels / "beta-2.0-py3-none-any.whl", {"beta.py": "Y = 2\n"})
     out = tmp_path / "packed"
     res = subprocess.run(["bash", str(REPO / "scripts" / "pack_site.sh"), str(wheels), str(out)], capture_output=True,
@@ -206,7 +207,8 @@ def test_pack_site_archives_the_unpacked_wheels_and_gpu_env_extracts_them(tmp_pa
                          timeout=60, check=False, env={"WHEELS": str(out), "PATH": "/usr/bin:/bin"})
     assert res.returncode == 0 and not res.stdout, res.stdout + res.stderr
     got = sorted(str(p.relative_to(site)) for p in site.rglob("*") if p.is_file())
-    assert got == ["alpha-1.0.dist-info/METADATA", "alpha/__init__.py", "beta.py"]  # no .data folder
+    # a .data folder's purelib joins the site; its scripts do not
+    assert got == ["alpha-1.0.dist-info/METADATA", "alpha/__init__.py", "alpha_extra.py", "beta.py"]
 
     empty = tmp_path / "empty"
     empty.mkdir()
