@@ -3,7 +3,8 @@
 # of its installed files; a .data folder's purelib / platlib go into the site, its scripts and headers are left out)
 # and written as OUT_FOLDER/site.tar.xz, which scripts/gpu_env.sh extracts into /tmp/site instead of pip-installing
 # wheels. xz packs the campaign's wheels (.whl_idx: mlflow-skinny, sqlalchemy, cryptography, ...) into 13.5 MB instead
-# of 20.6, which is what lets them travel beside the checkout within the device tool's 64 MiB (call DJ, 2026-12-03). Add OUT_FOLDER to .git/info/exclude and carry it.
+# of 20.6, which is what lets them travel beside the checkout within the device tool's 64 MiB (call DJ, 2026-12-03).
+# Add OUT_FOLDER to .git/info/exclude and carry it.
 set -eu
 src=${1:?usage: pack_site.sh WHEEL_FOLDER OUT_FOLDER} out=${2:?usage: pack_site.sh WHEEL_FOLDER OUT_FOLDER}
 ls "$src"/*.whl >/dev/null 2>&1 || { echo "pack_site.sh: no wheels in $src" >&2; exit 1; }
