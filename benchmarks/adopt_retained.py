@@ -35,6 +35,7 @@ import json
 import re
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.contest import UsageError, load_solution_for, read_traces, rel_path
+from benchmarks.dispatch_plan import passed
 from benchmarks.trace_agreement import agreement
 from kernelopt.data import DataError, Solution, load_solution
 from kernelopt.operators import UnknownOperatorError, load_operator
@@ -169,11 +171,9 @@ class Baseline:
 
 
 def mean_passed_ms(traces: Path) -> float:
-    """Mean latency (ms) over the last trace of each workload, those PASSED."""
-    last = {t.workload.uuid: t for t in read_traces(traces)}
-    ms = [t.evaluation.performance.latency_ms for t in last.values()
-          if t.evaluation.status.value == "PASSED" and t.evaluation.performance]
-    return sum(ms) / len(ms) if ms else float("nan")
+    """Mean latency (ms) over a trace file's PASSED workloads (``dispatch_plan.passed``: the last record of each)."""
+    ms = passed(traces)[0]
+    return statistics.fmean(ms.values()) if ms else float("nan")
 
 
 def check_baseline(definition: str, source: Path, here: Path, label: str, tag: str) -> Baseline:

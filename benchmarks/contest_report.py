@@ -10,7 +10,8 @@ from benchmarks._common import failure_reason, fmt, md_table
 EXTERNAL_ROLE = "external"  #: role of a row that records an external package's import probe, not timed
 
 
-def _x(value: float | None, n: int | None = None) -> str:
+def ratio_text(value: float | None, n: int | None = None) -> str:
+    """A ratio as the tables print it (``1.097x``, ``71.42x``, ``0.00018x``; ``-`` for none), with ``(n=N)``."""
     if value is None:
         return "-"
     # three decimals between 1x and 10x: a 1.097x must not read as a target's 1.10x
@@ -41,7 +42,7 @@ def _candidate_row(label: str, c: dict[str, Any]) -> list[Any]:
     failed = ", ".join(f"{s}:{k}" for s, k in c["status_counts"].items() if s != "PASSED") or "-"
     return [label, c["source"], f"{c['evaluated']}/{c['total']}", c["passed"], failed,
             fmt(c["common_mean_ms"]), fmt(c["mean_ms"]), fmt(c["median_ms"]), fmt(c["p95_ms"]),
-            _x(c["speedup_vs_reference"], c["speedup_workloads"]), c["timer"] or "-", c["spent_s"]]
+            ratio_text(c["speedup_vs_reference"], c["speedup_workloads"]), c["timer"] or "-", c["spent_s"]]
 
 
 def _band_tables(bands: dict[str, Any], labels: list[str]) -> list[str]:
@@ -80,7 +81,7 @@ def operator_markdown(name: str, data: dict[str, Any]) -> str:
     out += _measured_lines(cands, timed)
     if len(timed) > 1:
         def cell(a: str, b: str) -> str:
-            return "-" if a == b else _x(cands[a]["ratios"][b]["ratio"], cands[a]["ratios"][b]["workloads"])
+            return "-" if a == b else ratio_text(cands[a]["ratios"][b]["ratio"], cands[a]["ratios"][b]["workloads"])
 
         ratio_rows = [[a] + [cell(a, b) for b in timed] for a in timed]
         note = "Mean-latency ratio mean(column) / mean(row) over the workloads both passed (> 1: the row is faster):"

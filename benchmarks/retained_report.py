@@ -32,7 +32,7 @@ from benchmarks.contest import (
     rel_path,
     traced_comparison,
 )
-from benchmarks.contest_report import EXTERNAL_ROLE, operator_markdown
+from benchmarks.contest_report import EXTERNAL_ROLE, operator_markdown, ratio_text
 from kernelopt.data import DataError, Solution
 from kernelopt.data.loader import dump_jsonl
 from kernelopt.data.trace import Trace
@@ -186,9 +186,7 @@ def speedup_lines(label: str, rows: dict[str, Any]) -> list[str]:
     for other, r in rows[label]["ratios"].items():
         if rows[other]["role"] == EXTERNAL_ROLE:
             continue
-        # three decimals below 10x: a 1.097x must not read as a target's 1.10x
-        value = "-" if r["ratio"] is None else f"{r['ratio']:.3f}x" if r["ratio"] < 10 else f"{r['ratio']:.2f}x"
-        out.append(f"- speedup vs {other}: {value} (mean-latency ratio over the {r['workloads']} workloads "
+        out.append(f"- speedup vs {other}: {ratio_text(r['ratio'])} (mean-latency ratio over the {r['workloads']} workloads "
                    "both passed)")
     return out
 
