@@ -50,6 +50,8 @@ class SeedSpec(BaseModel):
     description: str = ""
     definition: str | None = None
     language: str = "triton"
+    #: where the seed runs (default both the H200 and the Triton CPU interpreter); a CUDA seed says ``["H200"]``
+    target_hardware: list[str] = Field(default_factory=lambda: list(TARGET_HARDWARE), min_length=1)
     entry_point: str
     destination_passing_style: bool = True
     dependencies: list[str] = Field(default_factory=list)
@@ -190,7 +192,7 @@ class Seed:
         sources[entry] = PARAMS_LINE.sub(lambda _m: line, sources[entry], count=1)
         desc = f"{self.spec.description} [params {json.dumps(params)}]".strip()
         live = self.live_directions(params)
-        spec = BuildSpec(language=self.spec.language, target_hardware=list(TARGET_HARDWARE),
+        spec = BuildSpec(language=self.spec.language, target_hardware=list(self.spec.target_hardware),
                          entry_point=self.spec.entry_point, dependencies=list(self.spec.dependencies),
                          destination_passing_style=self.spec.destination_passing_style)
         return Solution(name=f"{self.name}_{params_digest(params)}", definition=self.definition, author=AUTHOR,

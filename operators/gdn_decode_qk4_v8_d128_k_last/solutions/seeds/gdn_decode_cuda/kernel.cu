@@ -1,0 +1,144 @@
+// Gated Delta Net single-token decode, k-last state [B, 8, V=128, K=128] fp32, in CUDA C++ (compiled at run
+// time with NVRTC for the device it runs on; no headers, so it builds wherever NVRTC does).
+//
+// One warp per R consecutive V rows of one (batch, v-head); inside the warp, LPR lanes share a row (each lane
+// holds 128 / LPR of the row's elements as float4s, lane l of a row group taking float4 l, l + LPR, ...: each
+// load instruction reads LPR * 16 contiguous bytes per row), 32 / LPR row groups side by side. WARPS warps per
+// block, independent of each other. The update in fp32, one reduction over the old state (the gdn_decode_lean
+// seed's form):
+//     u     = S @ k,  sq = S @ q          (xor-shuffle all-reduces over the LPR lanes of a row: log2(LPR) steps)
+//     delta = beta * (v - g * u)
+//     S_new = g * S + delta outer k       (stored as soon as it is formed)
+//     out   = scale * (g * sq + delta * (k . q))        OUT_FROM_OLD = 1
+//           = scale * (S_new @ q)                       OUT_FROM_OLD = 0 (a second all-reduce, after the store)
+// bf16 is read and written as raw 16-bit values (round to nearest even on the output).
+
+typedef unsigned short bf16_t;
+
+__device__ __forceinline__ float bf2f(bf16_t x) { return __uint_as_float(((unsigned)x) << 16); }
+
+__device__ __forceinline__ bf16_t f2bf(float f) {
+    unsigned u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16_t)((u >> 16) | 0x40u);  // NaN stays NaN
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (bf16_t)(u >> 16);
+}
+
+__device__ __forceinline__ float dot4(float4 s, float4 w) { return s.x * w.x + s.y * w.y + s.z * w.z + s.w * w.w; }
+
+__device__ __forceinline__ float4 bf4(uint2 p) {
+    return make_float4(bf2f((bf16_t)(p.x & 0xffffu)), bf2f((bf16_t)(p.x >> 16)),
+                       bf2f((bf16_t)(p.y & 0xffffu)), bf2f((bf16_t)(p.y >> 16)));
+}
+
+template <int R, int LPR, int OUT_FROM_OLD, int HAS_STATE>
+__global__ void gdn_decode_cuda(const bf16_t* __restrict__ q, const bf16_t* __restrict__ k,
+                                const bf16_t* __restrict__ v, const float* __restrict__ state,
+                                const float* __restrict__ A_log, const bf16_t* __restrict__ a,
+                                const float* __restrict__ dt_bias, const bf16_t* __restrict__ b,
+                                bf16_t* __restrict__ out, float* __restrict__ new_state, float scale,
+                                int total_warps) {
+    constexpr int D = 128, HV = 8, HQK = 4;
+    constexpr int G = 32 / LPR;          // row groups per warp
+    constexpr int RG = R / G;            // rows per row group (per lane)
+    constexpr int NV = D / (4 * LPR);    // float4s per lane per row
+    static_assert(G * LPR == 32 && RG * G == R && NV * 4 * LPR == D, "R, LPR: LPR divides 32, 32 / LPR divides R");
+
+    const int lane = threadIdx.x & 31;
+    const int warp = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    if (warp >= total_warps) return;
+    const int bh = warp / (D / R);
+    const int row0 = (warp % (D / R)) * R + (lane / LPR) * RG;
+    const int l = lane % LPR;
+    const int hv = bh % HV;
+    const long long head = (long long)bh * D * D;
+
+    float4 s[RG][NV];
+    if (HAS_STATE) {
+#pragma unroll
+        for (int r = 0; r < RG; ++r)
+#pragma unroll
+            for (int j = 0; j < NV; ++j)
+                s[r][j] = reinterpret_cast<const float4*>(state + head + (long long)(row0 + r) * D)[j * LPR + l];
+    } else {
+#pragma unroll
+        for (int r = 0; r < RG; ++r)
+#pragma unroll
+            for (int j = 0; j < NV; ++j) s[r][j] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+
+    const long long qk = (long long)((bh / HV) * HQK + hv / (HV / HQK)) * D;
+    float4 kk[NV], qq[NV];
+#pragma unroll
+    for (int j = 0; j < NV; ++j) {
+        kk[j] = bf4(reinterpret_cast<const uint2*>(k + qk)[j * LPR + l]);
+        qq[j] = bf4(reinterpret_cast<const uint2*>(q + qk)[j * LPR + l]);
+    }
+    float vv[RG];
+#pragma unroll
+    for (int r = 0; r < RG; ++r) vv[r] = bf2f(v[(long long)bh * D + row0 + r]);
+
+    const float x = bf2f(a[bh]) + dt_bias[hv];
+    const float softplus_x = x > 20.f ? x : __logf(1.f + __expf(x));
+    const float g = __expf(-__expf(A_log[hv]) * softplus_x);
+    const float beta = 1.f / (1.f + __expf(-bf2f(b[bh])));
+
+    float u[RG], sq[RG];
+    float kq = 0.f;
+#pragma unroll
+    for (int j = 0; j < NV; ++j) kq += dot4(kk[j], qq[j]);
+#pragma unroll
+    for (int r = 0; r < RG; ++r) {
+        u[r] = 0.f;
+        sq[r] = 0.f;
+#pragma unroll
+        for (int j = 0; j < NV; ++j) {
+            u[r] += dot4(s[r][j], kk[j]);
+            if (OUT_FROM_OLD) sq[r] += dot4(s[r][j], qq[j]);
+        }
+    }
+#pragma unroll
+    for (int off = LPR / 2; off > 0; off >>= 1) {  // all-reduces interleaved: one chain of log2(LPR) steps
+#pragma unroll
+        for (int r = 0; r < RG; ++r) {
+            u[r] += __shfl_xor_sync(0xffffffffu, u[r], off);
+            if (OUT_FROM_OLD) sq[r] += __shfl_xor_sync(0xffffffffu, sq[r], off);
+        }
+        if (OUT_FROM_OLD) kq += __shfl_xor_sync(0xffffffffu, kq, off);
+    }
+
+#pragma unroll
+    for (int r = 0; r < RG; ++r) {
+        const float delta = beta * (vv[r] - g * u[r]);
+        float4* dst = reinterpret_cast<float4*>(new_state + head + (long long)(row0 + r) * D);
+#pragma unroll
+        for (int j = 0; j < NV; ++j) {
+            float4 t = s[r][j];
+            t.x = fmaf(g, t.x, delta * kk[j].x);
+            t.y = fmaf(g, t.y, delta * kk[j].y);
+            t.z = fmaf(g, t.z, delta * kk[j].z);
+            t.w = fmaf(g, t.w, delta * kk[j].w);
+            dst[j * LPR + l] = t;
+            if (!OUT_FROM_OLD) s[r][j] = t;
+        }
+        if (OUT_FROM_OLD) sq[r] = scale * (g * sq[r] + delta * kq);
+    }
+    if (!OUT_FROM_OLD) {
+#pragma unroll
+        for (int r = 0; r < RG; ++r) {
+            float acc = 0.f;
+#pragma unroll
+            for (int j = 0; j < NV; ++j) acc += dot4(s[r][j], qq[j]);
+            sq[r] = acc;
+        }
+#pragma unroll
+        for (int off = LPR / 2; off > 0; off >>= 1)
+#pragma unroll
+            for (int r = 0; r < RG; ++r) sq[r] += __shfl_xor_sync(0xffffffffu, sq[r], off);
+#pragma unroll
+        for (int r = 0; r < RG; ++r) sq[r] *= scale;
+    }
+#pragma unroll
+    for (int r = 0; r < RG; ++r)  // lane r % LPR of the row group writes row r
+        if (l == r % LPR) out[(long long)bh * D + row0 + r] = f2bf(sq[r]);
+}

@@ -1,0 +1,90 @@
+"""The CUDA decode seed (``gdn_decode_cuda``) on the CPU: its source compiles for sm_90 at every point of its space
+(nvcc, where the machine has it: registers and spills read from ptxas), and its host checks refuse bad input before
+anything is launched. Its numerics are checked on a GPU (``points.json``'s GPU points, ``tests/test_seeds.py``)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+from operator_helpers import import_entry
+
+from kernelopt.generators.seeds import load_seed
+
+SEED = Path(__file__).resolve().parents[1] / "operators/gdn_decode_qk4_v8_d128_k_last/solutions/seeds/gdn_decode_cuda"
+SIGNATURE = ("(const bf16_t*, const bf16_t*, const bf16_t*, const float*, const float*, const bf16_t*, "
+             "const float*, const bf16_t*, bf16_t*, float*, float, int)")
+
+
+def _instances() -> list[tuple[int, int, int, int]]:
+    seed = load_seed(SEED)
+    out = []
+    for point in seed.valid_points():
+        for has_state in (0, 1):
+            out.append((point["R"], point["LPR"], point["OUT_FROM_OLD"], has_state))
+    return sorted(set(out))
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (CUDA toolkit) to compile the source")
+def test_source_compiles_for_sm90_at_every_point(tmp_path: Path) -> None:
+    instances = _instances()
+    assert len(instances) == 48  # 12 (R, LPR) pairs with R * LPR >= 32, x OUT_FROM_OLD, x with/without a state
+    unit = tmp_path / "inst.cu"
+    unit.write_text(f'#include "{SEED / "kernel.cu"}"\n' + "".join(
+        f"template __global__ void gdn_decode_cuda<{r},{lpr},{ofo},{hs}>{SIGNATURE};\n"
+        for r, lpr, ofo, hs in instances))
+    res = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-cubin", "-Xptxas", "-v", "-o",
+                          str(tmp_path / "k.cubin"), str(unit)], check=False, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-4000:]
+    log = res.stderr + res.stdout
+    entries = re.findall(r"Compiling entry function '(\S+)'", log)
+    assert len(entries) == len(instances), log[-4000:]
+    registers = [int(n) for n in re.findall(r"Used (\d+) registers", log)]
+    assert len(registers) == len(instances) and max(registers) <= 255
+    spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", log)]
+    assert not any(spills), f"register spills: {log[-4000:]}"
+
+
+def _inputs(batch: int = 2) -> dict:
+    bf = torch.bfloat16
+    return {"q": torch.zeros(batch, 1, 4, 128, dtype=bf), "k": torch.zeros(batch, 1, 4, 128, dtype=bf),
+            "v": torch.zeros(batch, 1, 8, 128, dtype=bf), "state": torch.zeros(batch, 8, 128, 128),
+            "A_log": torch.zeros(8), "a": torch.zeros(batch, 1, 8, dtype=bf), "dt_bias": torch.zeros(8),
+            "b": torch.zeros(batch, 1, 8, dtype=bf), "scale": 0.0,
+            "output": torch.zeros(batch, 1, 8, 128, dtype=bf), "new_state": torch.zeros(batch, 8, 128, 128)}
+
+
+def test_host_checks_refuse_bad_input_before_a_launch() -> None:
+    seed = load_seed(SEED)
+    run = import_entry(seed.instantiate(None))
+    args = _inputs()
+    with pytest.raises(ValueError, match="q must be on a CUDA device"):
+        run(**args)  # CPU tensors: refused by the host checks, CuPy never imported
+    bad = {**args, "state": torch.zeros(2, 8, 128, 128, dtype=torch.float64)}
+    with pytest.raises(ValueError, match="state must be torch.float32, not torch.float64"):
+        run(**bad)
+    with pytest.raises(ValueError, match="v has shape"):
+        run(**{**args, "v": torch.zeros(2, 1, 4, 128, dtype=torch.bfloat16)})
+    with pytest.raises(ValueError, match=r"32 / LPR must divide R"):
+        import_entry(_with_params(seed, R=2, LPR=8))(**args)
+
+
+def _with_params(seed, **params):
+    """A solution whose PARAMS line is outside the seed's constraints (the host check must refuse it)."""
+    sol = seed.instantiate(None)
+    entry = sol.source("kernel.py").replace('"R": 4, "LPR": 32', f'"R": {params["R"]}, "LPR": {params["LPR"]}')
+    return sol.model_copy(update={"sources": [s if s.path != "kernel.py" else s.model_copy(update={"content": entry})
+                                              for s in sol.sources]})
+
+
+def test_space_matches_the_source_constraints() -> None:
+    seed = load_seed(SEED)
+    pairs = {(p["R"], p["LPR"]) for p in seed.valid_points()}
+    assert pairs == {(r, lpr) for r, lpr in itertools.product((1, 2, 4, 8, 16), (8, 16, 32)) if r * lpr >= 32}
+    assert seed.spec.target_hardware == ["H200"]
+    assert seed.instantiate(None).spec.target_hardware == ["H200"]
