@@ -21,23 +21,20 @@ SIGNATURE = ("(const bf16_t*, const bf16_t*, const bf16_t*, const float*, const 
              "const float*, const bf16_t*, bf16_t*, float*, float, int)")
 
 
-def _instances() -> list[tuple[int, int, int, int]]:
+def _instances() -> list[tuple[int, int, int, int, int]]:
     seed = load_seed(SEED)
-    out = []
-    for point in seed.valid_points():
-        for has_state in (0, 1):
-            out.append((point["R"], point["LPR"], point["OUT_FROM_OLD"], has_state))
-    return sorted(set(out))
+    return sorted({(p["R"], p["LPR"], p["OUT_FROM_OLD"], p["PER_ROW"], has_state)
+                   for p in seed.valid_points() for has_state in (0, 1)})
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (CUDA toolkit) to compile the source")
 def test_source_compiles_for_sm90_at_every_point(tmp_path: Path) -> None:
     instances = _instances()
-    assert len(instances) == 48  # 12 (R, LPR) pairs with R * LPR >= 32, x OUT_FROM_OLD, x with/without a state
+    assert len(instances) == 96  # 12 (R, LPR) pairs with R * LPR >= 32, x OUT_FROM_OLD x PER_ROW x with/without a state
     unit = tmp_path / "inst.cu"
     unit.write_text(f'#include "{SEED / "kernel.cu"}"\n' + "".join(
-        f"template __global__ void gdn_decode_cuda<{r},{lpr},{ofo},{hs}>{SIGNATURE};\n"
-        for r, lpr, ofo, hs in instances))
+        f"template __global__ void gdn_decode_cuda<{r},{lpr},{ofo},{per_row},{hs}>{SIGNATURE};\n"
+        for r, lpr, ofo, per_row, hs in instances))
     res = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-cubin", "-Xptxas", "-v", "-o",
                           str(tmp_path / "k.cubin"), str(unit)], check=False, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-4000:]

@@ -4,8 +4,10 @@
 // One warp per R consecutive V rows of one (batch, v-head); inside the warp, LPR lanes share a row (each lane
 // holds 128 / LPR of the row's elements as float4s, lane l of a row group taking float4 l, l + LPR, ...: each
 // load instruction reads LPR * 16 contiguous bytes per row), 32 / LPR row groups side by side. WARPS warps per
-// block, independent of each other. The update in fp32, one reduction over the old state (the gdn_decode_lean
-// seed's form):
+// block, independent of each other. PER_ROW = 0: every row's reductions, then every row's store (as Triton's block
+// form orders them: a warp stores nothing until all its rows have arrived); PER_ROW = 1: each row reduced and stored
+// before the next row's reductions, so a warp's stores leave as its rows arrive.
+// The update in fp32, one reduction over the old state (the gdn_decode_lean seed's form):
 //     u     = S @ k,  sq = S @ q          (xor-shuffle all-reduces over the LPR lanes of a row: log2(LPR) steps)
 //     delta = beta * (v - g * u)
 //     S_new = g * S + delta outer k       (stored as soon as it is formed)
@@ -31,7 +33,20 @@ __device__ __forceinline__ float4 bf4(uint2 p) {
                        bf2f((bf16_t)(p.y & 0xffffu)), bf2f((bf16_t)(p.y >> 16)));
 }
 
-template <int R, int LPR, int OUT_FROM_OLD, int HAS_STATE>
+// This lane's parts of S_r @ k (u) and, for the output from the old state, S_r @ q (sq).
+template <int NV, int OUT_FROM_OLD>
+__device__ __forceinline__ void row_partials(const float4 (&s)[NV], const float4 (&kk)[NV], const float4 (&qq)[NV],
+                                             float& u, float& sq) {
+    u = 0.f;
+    sq = 0.f;
+#pragma unroll
+    for (int j = 0; j < NV; ++j) {
+        u += dot4(s[j], kk[j]);
+        if (OUT_FROM_OLD) sq += dot4(s[j], qq[j]);
+    }
+}
+
+template <int R, int LPR, int OUT_FROM_OLD, int PER_ROW, int HAS_STATE>
 __global__ void gdn_decode_cuda(const bf16_t* __restrict__ q, const bf16_t* __restrict__ k,
                                 const bf16_t* __restrict__ v, const float* __restrict__ state,
                                 const float* __restrict__ A_log, const bf16_t* __restrict__ a,
@@ -83,34 +98,39 @@ __global__ void gdn_decode_cuda(const bf16_t* __restrict__ q, const bf16_t* __re
     const float g = __expf(-__expf(A_log[hv]) * softplus_x);
     const float beta = 1.f / (1.f + __expf(-bf2f(b[bh])));
 
-    float u[RG], sq[RG];
     float kq = 0.f;
+    if (OUT_FROM_OLD) {  // k . q: depends on q and k only, reduced before any row
 #pragma unroll
-    for (int j = 0; j < NV; ++j) kq += dot4(kk[j], qq[j]);
+        for (int j = 0; j < NV; ++j) kq += dot4(kk[j], qq[j]);
 #pragma unroll
-    for (int r = 0; r < RG; ++r) {
-        u[r] = 0.f;
-        sq[r] = 0.f;
+        for (int off = LPR / 2; off > 0; off >>= 1) kq += __shfl_xor_sync(0xffffffffu, kq, off);
+    }
+    float u[RG], sq[RG];
+    if (!PER_ROW) {
 #pragma unroll
-        for (int j = 0; j < NV; ++j) {
-            u[r] += dot4(s[r][j], kk[j]);
-            if (OUT_FROM_OLD) sq[r] += dot4(s[r][j], qq[j]);
-        }
+        for (int r = 0; r < RG; ++r) row_partials<NV, OUT_FROM_OLD>(s[r], kk, qq, u[r], sq[r]);
+        // every row's all-reduces interleaved: one chain of log2(LPR) steps, then every row's store
+#pragma unroll
+        for (int off = LPR / 2; off > 0; off >>= 1)
+#pragma unroll
+            for (int r = 0; r < RG; ++r) {
+                u[r] += __shfl_xor_sync(0xffffffffu, u[r], off);
+                if (OUT_FROM_OLD) sq[r] += __shfl_xor_sync(0xffffffffu, sq[r], off);
+            }
     }
 #pragma unroll
-    for (int off = LPR / 2; off > 0; off >>= 1) {  // all-reduces interleaved: one chain of log2(LPR) steps
-#pragma unroll
-        for (int r = 0; r < RG; ++r) {
-            u[r] += __shfl_xor_sync(0xffffffffu, u[r], off);
-            if (OUT_FROM_OLD) sq[r] += __shfl_xor_sync(0xffffffffu, sq[r], off);
-        }
-        if (OUT_FROM_OLD) kq += __shfl_xor_sync(0xffffffffu, kq, off);
-    }
-
-#pragma unroll
     for (int r = 0; r < RG; ++r) {
+        if (PER_ROW) {  // this row's reductions and store before the next row's: stores leave as rows arrive
+            row_partials<NV, OUT_FROM_OLD>(s[r], kk, qq, u[r], sq[r]);
+#pragma unroll
+            for (int off = LPR / 2; off > 0; off >>= 1) {
+                u[r] += __shfl_xor_sync(0xffffffffu, u[r], off);
+                if (OUT_FROM_OLD) sq[r] += __shfl_xor_sync(0xffffffffu, sq[r], off);
+            }
+        }
         const float delta = beta * (vv[r] - g * u[r]);
         float4* dst = reinterpret_cast<float4*>(new_state + head + (long long)(row0 + r) * D);
+        float acc = 0.f;
 #pragma unroll
         for (int j = 0; j < NV; ++j) {
             float4 t = s[r][j];
@@ -119,26 +139,15 @@ __global__ void gdn_decode_cuda(const bf16_t* __restrict__ q, const bf16_t* __re
             t.z = fmaf(g, t.z, delta * kk[j].z);
             t.w = fmaf(g, t.w, delta * kk[j].w);
             dst[j * LPR + l] = t;
-            if (!OUT_FROM_OLD) s[r][j] = t;
+            if (!OUT_FROM_OLD) acc += dot4(t, qq[j]);
         }
-        if (OUT_FROM_OLD) sq[r] = scale * (g * sq[r] + delta * kq);
-    }
-    if (!OUT_FROM_OLD) {
+        if (OUT_FROM_OLD) {
+            sq[r] = scale * (g * sq[r] + delta * kq);
+        } else {  // from the new state: a second all-reduce, after the row's store
 #pragma unroll
-        for (int r = 0; r < RG; ++r) {
-            float acc = 0.f;
-#pragma unroll
-            for (int j = 0; j < NV; ++j) acc += dot4(s[r][j], qq[j]);
-            sq[r] = acc;
+            for (int off = LPR / 2; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+            sq[r] = scale * acc;
         }
-#pragma unroll
-        for (int off = LPR / 2; off > 0; off >>= 1)
-#pragma unroll
-            for (int r = 0; r < RG; ++r) sq[r] += __shfl_xor_sync(0xffffffffu, sq[r], off);
-#pragma unroll
-        for (int r = 0; r < RG; ++r) sq[r] *= scale;
+        if (l == r % LPR) out[(long long)bh * D + row0 + r] = f2bf(sq[r]);  // lane r % LPR writes row r
     }
-#pragma unroll
-    for (int r = 0; r < RG; ++r)  // lane r % LPR of the row group writes row r
-        if (l == r % LPR) out[(long long)bh * D + row0 + r] = f2bf(sq[r]);
 }

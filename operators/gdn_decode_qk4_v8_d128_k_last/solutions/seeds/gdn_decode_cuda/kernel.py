@@ -6,7 +6,9 @@ arrival and its store is a chain of dependent instructions in one or two warps p
 writes that chain by hand: ``R`` V rows per warp, ``LPR`` lanes per row (log2(LPR) shuffle steps in each
 reduction instead of Triton's five for a 128-wide row when LPR < 32), ``WARPS`` independent warps per block
 (more resident warps than the one-warp programs' 32-block limit allows), the output from the loaded state or the
-new one (``OUT_FROM_OLD``), the update as in ``gdn_decode_lean``. fp32 throughout; results equal the reference's
+new one (``OUT_FROM_OLD``), the update as in ``gdn_decode_lean``; ``PER_ROW=1`` reduces and stores each row before the
+next row's reductions, so a warp's stores leave as its rows arrive (Triton's block form, and ``PER_ROW=0``, store
+nothing until all the warp's rows are in). fp32 throughout; results equal the reference's
 to fp32 rounding (``__expf`` / ``__logf`` for the gates, as Triton's ``tl.exp`` / ``tl.log``).
 
 The source is compiled at the first call for the running device with CuPy's NVRTC (``cupy.RawModule``; no
@@ -23,7 +25,7 @@ import torch
 
 from .args import HEAD, NUM_V_HEADS, decode_args
 
-PARAMS = {"R": 4, "LPR": 32, "WARPS": 1, "OUT_FROM_OLD": 1}  # kernelopt:params
+PARAMS = {"R": 4, "LPR": 32, "WARPS": 1, "OUT_FROM_OLD": 1, "PER_ROW": 0}  # kernelopt:params
 
 _SOURCE = Path(__file__).with_name("kernel.cu")
 _DTYPES = {"q": torch.bfloat16, "k": torch.bfloat16, "v": torch.bfloat16, "state": torch.float32,
@@ -64,7 +66,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state) -> None:
     import numpy as np
 
     device = q.device
-    name = f"gdn_decode_cuda<{rows},{lpr},{int(PARAMS['OUT_FROM_OLD'])},{int(state is not None)}>"
+    name = (f"gdn_decode_cuda<{rows},{lpr},{int(PARAMS['OUT_FROM_OLD'])},{int(PARAMS['PER_ROW'])},"
+            f"{int(state is not None)}>")
     fn = _function(name, device.index if device.index is not None else torch.cuda.current_device())
     total_warps = batch * NUM_V_HEADS * (HEAD // rows)
     ptr = [np.uint64(t.data_ptr()) for t in (q, k, v, state if state is not None else new_state, A_log, a,
