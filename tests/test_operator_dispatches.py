@@ -40,6 +40,7 @@ DECODE_SEED = ROOT / "operators" / DECODE / "solutions" / "seeds" / "gdn_decode_
 DECODE_DISPATCH = ROOT / "operators" / DECODE / "solutions" / "dispatch"
 LEAN = DECODE_SEED.with_name("gdn_decode_lean")
 LEAN_NEW = f"{LEAN}@OUT_FROM_OLD=0"
+CUDA = DECODE_SEED.with_name("gdn_decode_cuda")
 #: the picked GDN decode dispatches' bands up to batch 16 (calls DI-DO): lean BV 4 at 1, vtile BV 8 / 8 warps to 8,
 #: lean BV 4 to 16
 DECODE_SMALL = [f"{LEAN}@BV=4", f"{DECODE_SEED}@BV=8,num_warps=8", f"{LEAN}@BV=4"]
@@ -255,6 +256,16 @@ DISPATCHES = [
     # call DO's pick (1.095x vs fla; not adopted): lean at BV 16 / 8 warps from the new state at batch 33-64
     (DECODE, DECODE_DISPATCH / "picked_do.json", "batch_size",
      [*DECODE_SMALL, LEAN_NEW, f"{LEAN}@BV=16,num_warps=8,OUT_FROM_OLD=0", LEAN_NEW], [1, 8, 16, 32, 64]),
+    # call DQ's pick with the CUDA seed gdn_decode_cuda (1.104x vs fla; call DR 1.101x): R 4 / LPR 8 / 4 warps per
+    # block / PER_ROW at batch 1-4, R 8 / LPR 16 / 2 warps at 33-64 (call DP's pick, picked_dp.json, was composed
+    # from the seed before PER_ROW existed: a measured record, not recomposed here)
+    (DECODE, DECODE_DISPATCH / "picked_dq.json", "batch_size",
+     [f"{CUDA}@LPR=8,WARPS=4,PER_ROW=1", f"{LEAN}@BV=4", f"{LEAN}@BV=16,OUT_FROM_OLD=0", f"{CUDA}@R=8,LPR=16,WARPS=2",
+      LEAN_NEW], [4, 16, 32, 64]),
+    # call DR's pick (1.105x vs fla in call DR, beside picked_dq 1.101x and picked_dl 1.096x)
+    (DECODE, DECODE_DISPATCH / "picked_dr.json", "batch_size",
+     [f"{CUDA}@LPR=8,WARPS=4", f"{CUDA}@R=8,LPR=8,WARPS=4", f"{LEAN}@BV=4", f"{CUDA}@R=8,LPR=16", LEAN_NEW],
+     [1, 8, 16, 64]),
     # the retained DSA indexer since 2026-12-02 call BL: scoring and select in one launch up to 63 pages (33-45 in the
     # contest), the two-launch seed above (82-91 pages, where the one-launch kernel runs all its programs at 16 warps)
     (IDX, IDX_DIR / "one_bn128_fl_63.json", "max_num_pages",
