@@ -116,7 +116,8 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
     from kernelopt.generators.llm_base import generator_options
 
     generator = make_generator(cfg.generator.name, **generator_options(
-        cfg.generator.name, cfg.generator, cfg.campaign.seed, list(cfg.agent.skills or [])))
+        cfg.generator.name, cfg.generator, cfg.campaign.seed, list(cfg.agent.skills or []),
+        hardware=None if on_gpu else "CPU-interpreter"))
     where = "GPU" if on_gpu else "CPU (Triton interpreter, quick timing, smallest workloads)"
     console.print(f"kernelopt optimize: {ccfg.operator} on {where}; generator={generator.name}, "
                   f"mode={ccfg.mode}, budget={ccfg.budget.max_candidates} candidates")

@@ -234,13 +234,16 @@ class LLMGenerator:
         return out
 
 
-def generator_options(name: str, conf: Any, seed: int, skill_groups: list[str] | None = None) -> dict[str, Any]:
+def generator_options(name: str, conf: Any, seed: int, skill_groups: list[str] | None = None,
+                      hardware: str | None = None) -> dict[str, Any]:
     """Keyword arguments for ``make_generator(name, ...)`` from a ``GeneratorConf``-like object.
 
-    The offline generator takes only ``seed``; the LLM generators take every configured field.
+    The offline generator takes ``seed`` and ``hardware`` (where the campaign runs: its seeds that name other
+    targets in ``target_hardware`` are left out, e.g. a CUDA seed on the CPU interpreter); the LLM generators take
+    every configured field.
     """
     if name == "offline":
-        return {"seed": seed}
+        return {"seed": seed, "hardware": hardware}
     keys = ("model", "temperature", "max_tokens", "timeout_s", "max_retries", "base_url", "command", "max_turns")
     opts = {k: getattr(conf, k) for k in keys if getattr(conf, k, None) is not None}
     return {"seed": seed, **opts, "skill_groups": list(skill_groups) if skill_groups else None}

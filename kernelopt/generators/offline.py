@@ -19,6 +19,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from kernelopt.data.loader import DataError
 from kernelopt.data.solution import Solution
 from kernelopt.generators.base import GenerationContext, kernelopt_extra
 from kernelopt.generators.seeds import Seed, load_seeds, read_params_line
@@ -53,19 +54,33 @@ class OfflineGenerator:
         seed: Random seed of the neighbour walk.
         root: Operator library root holding ``<operator>/solutions/seeds/`` (default: the library
             in effect, ``$KERNELOPT_OPERATORS_DIR`` or ``operators/``).
+        hardware: Where the candidates run (a ``target_hardware`` name such as ``CPU-interpreter``); seeds
+            whose ``target_hardware`` does not list it are left out. ``None``: every seed.
     """
 
     name = "offline"
 
-    def __init__(self, seed: int = 0, root: str | Path | None = None) -> None:
+    def __init__(self, seed: int = 0, root: str | Path | None = None, hardware: str | None = None) -> None:
         self.seed = int(seed)
         self.root = Path(root) if root is not None else None
+        self.hardware = hardware
         self._seeds: dict[str, list[Seed]] = {}
 
     def seeds(self, operator: str) -> list[Seed]:
-        """The operator's seeds (loaded once)."""
+        """The operator's seeds that run on ``hardware`` (loaded once).
+
+        Raises:
+            DataError: none of the operator's seeds lists ``hardware`` in its ``target_hardware``.
+        """
         if operator not in self._seeds:
-            self._seeds[operator] = load_seeds(operator, self.root)
+            seeds = load_seeds(operator, self.root)
+            if self.hardware is not None:
+                runnable = [s for s in seeds if self.hardware in s.spec.target_hardware]
+                if not runnable:
+                    raise DataError(f"operator '{operator}': none of its seeds runs on {self.hardware} "
+                                    f"({ {s.name: s.spec.target_hardware for s in seeds} })")
+                seeds = runnable
+            self._seeds[operator] = seeds
         return self._seeds[operator]
 
     def directions(self, operator: str, seed_name: str) -> list[str]:

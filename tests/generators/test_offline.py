@@ -199,3 +199,44 @@ def test_recorded_direction_kernels_are_the_live_ones_that_name_a_kernel(tmp_pat
     (bad / "seed.json").write_text(json.dumps(spec))
     with pytest.raises(DataError, match="kernel"):
         load_seed(bad, definition="gdn_prefill_qk4_v8_d128_k_last")
+
+
+def test_seeds_that_do_not_run_where_the_campaign_runs_are_left_out(tmp_path: Path) -> None:
+    """A seed naming other targets (a CUDA seed: ``target_hardware: ["H200"]``) is not proposed on the CPU
+    interpreter; with no hardware given, or on the GPU, every seed is; none runnable is a clear error."""
+    import json
+    import shutil
+
+    from kernelopt.data.loader import DataError
+
+    root = tmp_path / "ops"
+    seeds = root / "rmsnorm_h4096" / "solutions" / "seeds"
+    shutil.copytree(ROOT / "rmsnorm_h4096" / "solutions" / "seeds", seeds)
+    first = sorted(p.parent for p in seeds.glob("*/seed.json"))[0]
+    gpu_only = seeds / "gpu_only"
+    shutil.copytree(first, gpu_only)
+    spec = json.loads((gpu_only / "seed.json").read_text())
+    spec.update(name="gpu_only", target_hardware=["H200"])
+    (gpu_only / "seed.json").write_text(json.dumps(spec))
+
+    every = {s.name for s in OfflineGenerator(root=root).seeds("rmsnorm_h4096")}
+    assert "gpu_only" in every
+    assert {s.name for s in OfflineGenerator(root=root, hardware="H200").seeds("rmsnorm_h4096")} == every
+    cpu = OfflineGenerator(root=root, hardware="CPU-interpreter")
+    assert {s.name for s in cpu.seeds("rmsnorm_h4096")} == every - {"gpu_only"}
+    proposed = cpu.propose(GenerationContext(definition=DEFN, operator="rmsnorm_h4096"))
+    assert proposed and all(kernelopt_extra(s)["seed"] != "gpu_only" for s in proposed)
+    gpu_sol = OfflineGenerator(root=root, hardware="H200").seeds("rmsnorm_h4096")
+    assert next(s for s in gpu_sol if s.name == "gpu_only").instantiate(None).spec.target_hardware == ["H200"]
+    with pytest.raises(DataError, match="none of its seeds runs on TPU"):
+        OfflineGenerator(root=root, hardware="TPU").seeds("rmsnorm_h4096")
+
+
+def test_the_optimize_task_names_the_cpu_interpreter_for_the_offline_generator() -> None:
+    from types import SimpleNamespace
+
+    from kernelopt.generators.llm_base import generator_options
+
+    assert generator_options("offline", SimpleNamespace(), 3, hardware="CPU-interpreter") == {
+        "seed": 3, "hardware": "CPU-interpreter"}
+    assert generator_options("offline", SimpleNamespace(), 3) == {"seed": 3, "hardware": None}
