@@ -212,7 +212,7 @@ def test_seeds_that_do_not_run_where_the_campaign_runs_are_left_out(tmp_path: Pa
     root = tmp_path / "ops"
     seeds = root / "rmsnorm_h4096" / "solutions" / "seeds"
     shutil.copytree(ROOT / "rmsnorm_h4096" / "solutions" / "seeds", seeds)
-    first = sorted(p.parent for p in seeds.glob("*/seed.json"))[0]
+    first = min(p.parent for p in seeds.glob("*/seed.json"))
     gpu_only = seeds / "gpu_only"
     shutil.copytree(first, gpu_only)
     spec = json.loads((gpu_only / "seed.json").read_text())
