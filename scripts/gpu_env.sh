@@ -169,6 +169,13 @@ decode_side_by_side_sweep() {
     "operators/$DEC/solutions/dispatch/%s.json" "$@")
   [ "$best" = "$1" ] || decode_fla_sweep "$best" "decode_${best}_${CALL}" "$P/contest_scratch_${CALL}"
 }
+# decode_rows: the Triton kernels of the retained GDN decode dispatches (calls DL-DR) as decode_copy_ceiling.py rows
+# NAME=SOLUTION, one per line, for a script's own rows to be measured beside: mapfile -t ROWS < <(decode_rows)
+decode_rows() {
+  local s="operators/$DEC/solutions/seeds"
+  printf '%s\n' "vtile_w8=$s/gdn_decode_vtile@BV=8,num_warps=8" "lean4=$s/gdn_decode_lean@BV=4" \
+    "lean8n=$s/gdn_decode_lean@OUT_FROM_OLD=0" "lean16n=$s/gdn_decode_lean@BV=16,OUT_FROM_OLD=0"
+}
 # decode_pick_sweep BATCHES PREVIOUS NAME=SOLUTION...: GDN decode candidates side by side at the batch sizes BATCHES
 # (benchmarks/decode_copy_ceiling.py, table decode_copy_ceiling_h200_<CALL>.{md,json}), the fastest checked row per
 # batch size composed into operators/$DEC/solutions/dispatch/picked_<CALL>.json (benchmarks/decode_bands.py, lean

@@ -8,17 +8,17 @@
 #   2. benchmarks/decode_copy_ceiling.py at batch 1-64 around DQ's CUDA picks (LPR 8 at R 4 on 2 / 4 / 8 warps per
 #      block, with and without PER_ROW; LPR 16 at R 8 on 1 / 2 / 4 warps, at R 16 on 2) beside the retained rows,
 #      decode_bands' pick and, unless it is picked_dq.json again, its sweep with fla -> picked_dr.json.
+# (since the review of 2026-12-03, third session: the retained rows from gpu_env.sh's decode_rows, the same rows)
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=dr END_BY=520 bash scripts/gpu_session_dr.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_decode_pick_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  S="operators/$DEC/solutions/seeds"
-  C="$S/gdn_decode_cuda"
+  C="operators/$DEC/solutions/seeds/gdn_decode_cuda"
+  mapfile -t ROWS < <(decode_rows)
   decode_fla_sweep picked_dq "decode_picked_dq_${CALL}" "$P/contest_scratch_${CALL}_dq"
   decode_fla_sweep picked_dl "decode_picked_dl_${CALL}" "$P/contest_scratch_${CALL}_dl"
   decode_pick_sweep 1,4,8,16,32,48,64 picked_dq \
-    "vtile_w8=$S/gdn_decode_vtile@BV=8,num_warps=8" "lean4=$S/gdn_decode_lean@BV=4" \
-    "lean8n=$S/gdn_decode_lean@OUT_FROM_OLD=0" "lean16n=$S/gdn_decode_lean@BV=16,OUT_FROM_OLD=0" \
+    "${ROWS[@]}" \
     "cu4l8w2=$C@LPR=8,WARPS=2" "cu4l8w4=$C@LPR=8,WARPS=4" "cu4l8w8=$C@LPR=8,WARPS=8" \
     "p4l8w4=$C@LPR=8,WARPS=4,PER_ROW=1" "p4l8w8=$C@LPR=8,WARPS=8,PER_ROW=1" \
     "cu8l16w1=$C@R=8,LPR=16" "cu8l16w2=$C@R=8,LPR=16,WARPS=2" "cu8l16w4=$C@R=8,LPR=16,WARPS=4" \

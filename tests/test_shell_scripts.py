@@ -175,6 +175,15 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
     assert "SWEEP" not in out and "=== the pick is prev again: no sweep" in (tmp_path / "log").read_text()
     out = helper(stand_ins + "last_step_passed() { return 1; }; decode_pick_sweep 1 '' 'a=s/x'")
     assert len(out.splitlines()) == 2 and "SWEEP" not in out
+    # decode_rows: the retained dispatches' Triton kernels, each a seed folder of the decode with valid parameters
+    from kernelopt.cli.tasks import load_solution_arg
+
+    dec = "gdn_decode_qk4_v8_d128_k_last"
+    rows = helper(f"DEC={dec}; mapfile -t R < <(decode_rows); printf '%s\\n' \"${{R[@]}}\"").splitlines()
+    names = [r.split("=", 1)[0] for r in rows]
+    assert names == ["vtile_w8", "lean4", "lean8n", "lean16n"]
+    for row in rows:
+        assert load_solution_arg(str(REPO / row.split("=", 1)[1]), None).definition == dec
 
 
 def _wheel(path: Path, files: dict[str, str]) -> None:
