@@ -176,6 +176,14 @@ decode_rows() {
   printf '%s\n' "vtile_w8=$s/gdn_decode_vtile@BV=8,num_warps=8" "lean4=$s/gdn_decode_lean@BV=4" \
     "lean8n=$s/gdn_decode_lean@OUT_FROM_OLD=0" "lean16n=$s/gdn_decode_lean@BV=16,OUT_FROM_OLD=0"
 }
+# decode_cuda_pick PREVIOUS NAME=SOLUTION...: gdn_decode_cuda's GPU points (tests/test_seeds.py -m gpu), then
+# decode_pick_sweep at every batch size of the workloads over decode_rows and NAME=SOLUTION... (calls DP, DQ)
+decode_cuda_pick() {
+  local previous=$1 rows; shift
+  mapfile -t rows < <(decode_rows)
+  step 200 python3 -m pytest -q -m gpu tests/test_seeds.py -k gdn_decode_cuda
+  decode_pick_sweep 1,4,8,16,32,48,64 "$previous" "${rows[@]}" "$@"
+}
 # decode_pick_sweep BATCHES PREVIOUS NAME=SOLUTION...: GDN decode candidates side by side at the batch sizes BATCHES
 # (benchmarks/decode_copy_ceiling.py, table decode_copy_ceiling_h200_<CALL>.{md,json}), the fastest checked row per
 # batch size composed into operators/$DEC/solutions/dispatch/picked_<CALL>.json (benchmarks/decode_bands.py, lean

@@ -10,16 +10,13 @@
 #   3. benchmarks/decode_bands.py: the fastest checked row per batch size (min gain 1 %) -> dispatch/picked_dp.json;
 #      unless it is the retained picked_dl.json again, its contest sweep with fla over the 54 workloads
 #      -> contest_decode_picked_dp.md (adopted only if its ratio to fla beats picked_dl's 1.097x).
-# (since the review of 2026-12-03, third session: the retained rows from gpu_env.sh's decode_rows, the same rows)
+# (since the review of 2026-12-03, third session: gpu_env.sh's decode_cuda_pick, the same steps)
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=dp END_BY=420 bash scripts/gpu_session_dp.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_decode_pick_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   C="operators/$DEC/solutions/seeds/gdn_decode_cuda"
-  mapfile -t ROWS < <(decode_rows)
-  step 200 python3 -m pytest -q -m gpu tests/test_seeds.py -k gdn_decode_cuda
-  decode_pick_sweep 1,4,8,16,32,48,64 picked_dl \
-    "${ROWS[@]}" \
+  decode_cuda_pick picked_dl \
     "cu4=$C" "cu4l8=$C@LPR=8" "cu4l16=$C@LPR=16" "cu4l8w4=$C@LPR=8,WARPS=4" "cu4w4=$C@WARPS=4" \
     "cu2l16=$C@R=2,LPR=16" "cu2=$C@R=2" "cu2w4=$C@R=2,WARPS=4" "cu1=$C@R=1" "cu1w4=$C@R=1,WARPS=4" \
     "cu8=$C@R=8" "cu8l8w4=$C@R=8,LPR=8,WARPS=4" "cu8w4n=$C@R=8,WARPS=4,OUT_FROM_OLD=0" "cu8l16w2=$C@R=8,LPR=16,WARPS=2" \

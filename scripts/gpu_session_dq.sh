@@ -8,16 +8,13 @@
 #      at R 2-16, LPR 8-32, 1-4 warps per block -> benchmarks/results/decode_copy_ceiling_h200_dq.{md,json};
 #   3. benchmarks/decode_bands.py's pick (min gain 1 %) -> dispatch/picked_dq.json and, unless it is picked_dl.json,
 #      its contest sweep with fla over the 54 workloads -> contest_decode_picked_dq.md.
-# (since the review of 2026-12-03, third session: the retained rows from gpu_env.sh's decode_rows, the same rows)
+# (since the review of 2026-12-03, third session: gpu_env.sh's decode_cuda_pick, the same steps)
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=dq END_BY=420 bash scripts/gpu_session_dq.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_decode_pick_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   C="operators/$DEC/solutions/seeds/gdn_decode_cuda"
-  mapfile -t ROWS < <(decode_rows)
-  step 200 python3 -m pytest -q -m gpu tests/test_seeds.py -k gdn_decode_cuda
-  decode_pick_sweep 1,4,8,16,32,48,64 picked_dl \
-    "${ROWS[@]}" \
+  decode_cuda_pick picked_dl \
     "cu4l8w4=$C@LPR=8,WARPS=4" "cu8l8w4=$C@R=8,LPR=8,WARPS=4" "cu8l16w2=$C@R=8,LPR=16,WARPS=2" \
     "cu16l8w4=$C@R=16,LPR=8,WARPS=4" \
     "p4=$C@PER_ROW=1" "p4w4=$C@WARPS=4,PER_ROW=1" "p4l8w4=$C@LPR=8,WARPS=4,PER_ROW=1" "p2w4=$C@R=2,WARPS=4,PER_ROW=1" \

@@ -184,6 +184,13 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
     assert names == ["vtile_w8", "lean4", "lean8n", "lean16n"]
     for row in rows:
         assert load_solution_arg(str(REPO / row.split("=", 1)[1]), None).definition == dec
+    # decode_cuda_pick: the CUDA seed's GPU points, then the pick over decode_rows and the given rows
+    out = helper(stand_ins.replace(f"DEC={PRE}", f"DEC={dec}")
+                 + "last_step_passed() { return 1; }; decode_cuda_pick prev 'c=s/cuda@R=8'").splitlines()
+    assert out[0] == "STEP 200 python3 -m pytest -q -m gpu tests/test_seeds.py -k gdn_decode_cuda"
+    assert out[1].startswith("STEP 30 python3 benchmarks/decode_copy_ceiling.py --name t --batches 1,4,8,16,32,48,64 "
+                             "--no-fla --solution vtile_w8=") and out[1].endswith("--solution c=s/cuda@R=8")
+    assert out[1].count("--solution") == 5
 
 
 def _wheel(path: Path, files: dict[str, str]) -> None:
