@@ -147,10 +147,14 @@ def run({", ".join(params)}):
     sources.append({"path": ENTRY_FILE, "content": code})
     first = specialists[0]
     digest = hashlib.sha1("|".join(s.hash() for s in specialists).encode()).hexdigest()[:8]
-    targets = sorted({t for s in specialists for t in (s.spec.target_hardware or [])})
+    # where the dispatch runs: where every band's specialist runs (a CUDA band makes it GPU-only)
+    targets = [t for t in first.spec.target_hardware if all(t in s.spec.target_hardware for s in specialists)]
+    if not targets:
+        raise DispatchError("no target hardware every specialist runs on: " + ", ".join(
+            f"{s.name} {s.spec.target_hardware}" for s in specialists))
     deps = sorted({d for s in specialists for d in (s.spec.dependencies or [])})
     spec = first.spec.model_dump(mode="json") | {
-        "entry_point": f"{ENTRY_FILE}::run", "target_hardware": targets or first.spec.target_hardware,
+        "entry_point": f"{ENTRY_FILE}::run", "target_hardware": targets,
         "dependencies": deps, "destination_passing_style": dps,
         "language": "triton" if any(s.spec.language.value == "triton" for s in specialists) else "python"}
     return Solution.model_validate({
