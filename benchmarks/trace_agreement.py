@@ -33,29 +33,42 @@ from kernelopt.analysis.campaign_analysis import analyse_operator
 from kernelopt.operators import load_operator
 
 
-def agreement(operator: str, a_file: Path, b_file: Path) -> dict[str, Any]:
-    """Per band of the operator: the workloads both files passed, each file's mean latency, the ratio of means
-    (b / a) and the per-workload ratios' min / median / max (JSON-ready)."""
+def _groups(op: Any, hw: str | None, axis: str | None) -> tuple[str, list[tuple[str, list[str]]]]:
+    """(axis, [(group name, workload uuids)]): the contest table's bands, or one group per value of ``axis``."""
+    if axis is None:
+        analysis = analyse_operator(op.definition, op.workloads, op.path, None, hw)
+        return analysis["bands"]["band_axis"], [(b["name"], list(b["workloads"])) for b in analysis["bands"]["bands"]]
+    values: dict[Any, list[str]] = {}
+    for w in op.workloads:
+        if axis not in w.axes:
+            raise SystemExit(f"{op.definition.name}: workloads have no axis '{axis}' (axes: {sorted(w.axes)})")
+        values.setdefault(w.axes[axis], []).append(w.uuid)
+    return axis, [(f"{axis} {v}", us) for v, us in sorted(values.items())]
+
+
+def agreement(operator: str, a_file: Path, b_file: Path, axis: str | None = None) -> dict[str, Any]:
+    """Per band of the operator (or per value of the workload axis ``axis``): the workloads both files passed, each
+    file's mean latency, the ratio of means (b / a) and the per-workload ratios' min / median / max (JSON-ready)."""
     op = load_operator(operator)
     (a, a_name, hw), (b, b_name, b_hw) = passed(a_file), passed(b_file)
     common = [w.uuid for w in op.workloads if w.uuid in a and w.uuid in b]
     if not common:
         raise SystemExit(f"no workload passed in both {a_file} and {b_file}")
-    analysis = analyse_operator(op.definition, op.workloads, op.path, None, hw)
+    band_axis, groups = _groups(op, hw, axis)
     bands = []
-    for band in analysis["bands"]["bands"]:
-        us = [u for u in common if u in set(band["workloads"])]
+    for name, members in groups:
+        us = [u for u in common if u in set(members)]
         if not us:
             continue
         ratios = sorted(b[u] / a[u] for u in us)
         mean_a, mean_b = statistics.fmean(a[u] for u in us), statistics.fmean(b[u] for u in us)
-        bands.append({"band": band["name"], "workloads": len(us), "a_ms": mean_a, "b_ms": mean_b,
+        bands.append({"band": name, "workloads": len(us), "a_ms": mean_a, "b_ms": mean_b,
                       "ratio_of_means": mean_b / mean_a, "ratio_min": ratios[0],
                       "ratio_median": statistics.median(ratios), "ratio_max": ratios[-1]})
     all_ratios = sorted(b[u] / a[u] for u in common)
     return {"operator": operator, "a": {"file": str(a_file), "solution": a_name, "hardware": hw},
             "b": {"file": str(b_file), "solution": b_name, "hardware": b_hw}, "workloads": len(common),
-            "band_axis": analysis["bands"]["band_axis"], "bands": bands,
+            "band_axis": band_axis, "bands": bands,
             "ratio_of_means": sum(b[u] for u in common) / sum(a[u] for u in common),
             "ratio_min": all_ratios[0], "ratio_max": all_ratios[-1]}
 
@@ -90,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--b", type=Path, required=True, help="second trace file (JSONL)")
     p.add_argument("--name", default=None, help="results file stem (default: print only)")
     p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
+    p.add_argument("--axis", default=None,
+                   help="group by each value of this workload axis (e.g. batch_size) instead of the contest bands")
     p.add_argument("--faster", action="store_true",
                    help="print only 'b' if the second file passed every workload the first passed and is faster "
                         "over them, else 'a'")
@@ -100,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.faster:
         print(faster(args.a, args.b))
         return 0
-    r = agreement(args.operator, args.a, args.b)
+    r = agreement(args.operator, args.a, args.b, args.axis)
     md = markdown(r, command_line("trace_agreement.py", argv))
     print(md)
     if args.name:

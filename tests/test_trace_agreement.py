@@ -57,6 +57,19 @@ def test_the_command_writes_its_table_and_refuses_bad_input(tmp_path: Path, caps
         agreement(PRE, BF, empty)
 
 
+def test_axis_groups_by_each_value_of_a_workload_axis(tmp_path: Path) -> None:
+    scaled = tmp_path / "b.jsonl"
+    _scaled(BF, scaled, 2.0, 461, 461)
+    r = agreement(PRE, BF, scaled, axis="total_seq_len")
+    by = {b["band"]: b for b in r["bands"]}
+    assert r["band_axis"] == "total_seq_len" and sum(b["workloads"] for b in r["bands"]) == 100
+    assert by["total_seq_len 461"]["ratio_of_means"] == pytest.approx(2.0)
+    assert all(b["ratio_of_means"] == pytest.approx(1.0) for n, b in by.items() if n != "total_seq_len 461")
+    assert [int(n.split()[1]) for n in by] == sorted(int(n.split()[1]) for n in by)  # in the axis's order
+    with pytest.raises(SystemExit, match="no axis 'batch_size'"):
+        agreement(PRE, BF, BF, axis="batch_size")
+
+
 def test_faster_names_the_faster_file_only_when_it_passed_as_much(tmp_path: Path, capsys) -> None:
     quicker, missing = tmp_path / "quick.jsonl", tmp_path / "missing.jsonl"
     _scaled(BF, quicker, 0.9, 2857, 8192)
