@@ -137,6 +137,8 @@ def test_seed_json_validates(seed_dir: Path) -> None:
     # Triton seeds, or a Python entry that compiles its own CUDA source at run time (NVRTC): gdn_decode_cuda
     cuda_sources = sorted(p.name for p in seed_dir.glob("*.cu"))
     assert spec["language"] == ("python" if cuda_sources else "triton"), (spec["language"], cuda_sources)
+    if cuda_sources:  # no interpreter path: the seed must say so, and list no CPU points
+        assert "CPU-interpreter" not in seed.spec.target_hardware and not POINTS.get(spec["name"])
     assert spec["destination_passing_style"] is True
     assert spec["description"].strip()
     space, defaults = spec["space"], spec["defaults"]
