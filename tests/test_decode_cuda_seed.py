@@ -14,7 +14,7 @@ import pytest
 import torch
 from operator_helpers import import_entry
 
-from kernelopt.generators.seeds import load_seed
+from kernelopt.generators.seeds import PARAMS_LINE, load_seed, params_literal
 
 SEED = Path(__file__).resolve().parents[1] / "operators/gdn_decode_qk4_v8_d128_k_last/solutions/seeds/gdn_decode_cuda"
 SIGNATURE = ("(const bf16_t*, const bf16_t*, const bf16_t*, const float*, const float*, const bf16_t*, "
@@ -72,9 +72,11 @@ def test_host_checks_refuse_bad_input_before_a_launch() -> None:
 
 
 def _with_params(seed, **params):
-    """A solution whose PARAMS line is outside the seed's constraints (the host check must refuse it)."""
+    """A solution whose PARAMS line is outside the seed's constraints (the host check must refuse it): the seed's
+    own PARAMS-line rewrite (``instantiate`` refuses such points, so the line is written here)."""
     sol = seed.instantiate(None)
-    entry = sol.source("kernel.py").replace('"R": 4, "LPR": 32', f'"R": {params["R"]}, "LPR": {params["LPR"]}')
+    line = f"PARAMS = {params_literal({**seed.spec.defaults, **params})}  # kernelopt:params"
+    entry = PARAMS_LINE.sub(lambda _m: line, sol.source("kernel.py"), count=1)
     return sol.model_copy(update={"sources": [s if s.path != "kernel.py" else s.model_copy(update={"content": entry})
                                               for s in sol.sources]})
 
