@@ -55,6 +55,17 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                                       "LAUNCH": "fast"}),
                   (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                      "FUSE_GEMM1": 0})],
+              # moe_grouped_fp8_q8sk: q8rg with the short calls' GEMM1 split over H (SPLIT_K shares; the last to finish
+              # sums the partials): even and uneven shares of H's K blocks, one share (q8rg), the unfused and the long
+              # path (no split); each output also against the same call at SPLIT_K=1 (fp32 sums in another order)
+              "moe_grouped_fp8_q8sk": [
+                  (5, 0, 512, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 2,
+                                    "SPLIT_K": 4}),
+                  (9, 32, 512, 128, {"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_N2": 128, "num_warps": 4,
+                                     "LAUNCH": "fast", "SPLIT_K": 3}),
+                  (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "SPLIT_K": 1}),
+                  (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "FUSE_GEMM1": 0,
+                                     "SPLIT_K": 2})],
               # moe_grouped_fp8_q8ex: q8rt with the long calls' GEMM grids over the tiles that exist (one host sync):
               # long calls on both tile tables (its short calls are q8rt's, checked above)
               "moe_grouped_fp8_q8ex": [
@@ -177,14 +188,17 @@ def _fused_launch_failures(mod, seed, params, t, device, where):  # type: ignore
     at 0; q8rg's routing count at 0 and its flag at the epoch of the call's last fused launch."""
     if seed == "moe_grouped_fp8_q8" or not params.get("FUSE_TILES", 1):
         return []
-    if seed in ("moe_grouped_fp8_q8rg", "moe_grouped_fp8_q8rd"):
-        if not params.get("FUSE_GEMM1", 1) or t * 8 > mod.TILES_MAX_PAIRS:
+    if seed in ("moe_grouped_fp8_q8rg", "moe_grouped_fp8_q8rd", "moe_grouped_fp8_q8sk"):
+        rg = getattr(mod, "_rg", mod)  # q8rd, q8sk: their package's q8rg module
+        if not params.get("FUSE_GEMM1", 1) or t * 8 > rg.TILES_MAX_PAIRS:
             return []
-        rg = getattr(mod, "_rg", mod)  # q8rd: its package's q8rg module
         buf, n = rg._SYNC.get(device, (None, 0))
         want = [0, rg.EPOCHS[(n - 1) % len(rg.EPOCHS)]]
         if buf is None or buf.tolist() != want:
             return [f"{where}: routing-in-GEMM1 launch not taken or its sync buffer {buf} is not {want}"]
+        split = getattr(mod, "_SCRATCH", {}).get(device)
+        if seed.endswith("q8sk") and (split is None or int(split[1].abs().sum()) != 0):
+            return [f"{where}: the split GEMM1's scratch not taken or its counts not back at 0"]
         return []
     count = getattr(mod, "_rt", mod)._COUNTS.get(device)  # q8rt's counter (the seeds over it reach their copy)
     if count is None or int(count.item()) != 0:
@@ -395,6 +409,14 @@ def _check(dev: str, seed: str) -> dict:
             diff = (pointers.float() - out.float()).abs()
             if bool((diff > 2**-7 * pointers.float().abs() + 1e-6).any()):
                 failures.append(f"{where}: {key}=1 differs from {key}=0 in the interpreter by {float(diff.max())}")
+        if seed.endswith("q8sk") and int(params.get("SPLIT_K", 1)) > 1:  # the same products summed in another order
+            mod.PARAMS["SPLIT_K"] = 1
+            whole = torch.empty_like(out)
+            mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, whole)
+            mod.PARAMS["SPLIT_K"] = params["SPLIT_K"]
+            diff = float((whole.float() - out.float()).norm() / whole.float().norm().clamp_min(1e-30))
+            if diff > 1e-2:
+                failures.append(f"{where}: SPLIT_K={params['SPLIT_K']} differs from SPLIT_K=1 by {diff:.4f} (norm)")
         if params.get("Y_BF16"):  # the bf16 rows were taken: their rounding shows against the fp32 rows' output
             mod.PARAMS["Y_BF16"] = 0
             fp32_rows = torch.empty_like(out)
