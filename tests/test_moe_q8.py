@@ -13,7 +13,8 @@ as persistent programs stopping at the first tile without rows), q8td (the long 
 tensor descriptors), q8tc (q8td with the exact grid's tile count read as one copy of the table), q8tw (q8tc
 with GEMM2 at its own warp count and one W2 scale per K step) and q8rd (q8rg over q8tw, the short calls' GEMM2 on
 q8tw's descriptor kernel), q8hp (q8tw with the long calls' host side as one plan per call shape) and q8s2 (q8hp
-with the long calls' GEMM2 at its own pipeline stages).
+with the long calls' GEMM2 at its own pipeline stages) and q8sk (q8rg with the short calls' GEMM1 split over H, its
+output within 1 % of SPLIT_K=1's and its split counts back at 0 after each call).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -56,8 +57,8 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
                                      "FUSE_GEMM1": 0})],
               # moe_grouped_fp8_q8sk: q8rg with the short calls' GEMM1 split over H (SPLIT_K shares; the last to finish
-              # sums the partials): even and uneven shares of H's K blocks, one share (q8rg), the unfused and the long
-              # path (no split); each output also against the same call at SPLIT_K=1 (fp32 sums in another order)
+              # sums the partials): even and uneven shares of H's K blocks, one share (q8rg) and the unfused path (no
+              # split); each split output also against the same call at SPLIT_K=1 (fp32 sums in another order)
               "moe_grouped_fp8_q8sk": [
                   (5, 0, 512, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 2,
                                     "SPLIT_K": 4}),
