@@ -14,7 +14,7 @@ import pytest
 import torch
 from operator_helpers import import_entry
 
-from kernelopt.generators.seeds import PARAMS_LINE, load_seed, params_literal
+from kernelopt.generators.seeds import load_seed, with_params_line
 
 SEED = Path(__file__).resolve().parents[1] / "operators/gdn_decode_qk4_v8_d128_k_last/solutions/seeds/gdn_decode_cuda"
 SIGNATURE = ("(const bf16_t*, const bf16_t*, const bf16_t*, const float*, const float*, const bf16_t*, "
@@ -75,8 +75,7 @@ def _with_params(seed, **params):
     """A solution whose PARAMS line is outside the seed's constraints (the host check must refuse it): the seed's
     own PARAMS-line rewrite (``instantiate`` refuses such points, so the line is written here)."""
     sol = seed.instantiate(None)
-    line = f"PARAMS = {params_literal({**seed.spec.defaults, **params})}  # kernelopt:params"
-    entry = PARAMS_LINE.sub(lambda _m: line, sol.source("kernel.py"), count=1)
+    entry = with_params_line(sol.source("kernel.py"), {**seed.spec.defaults, **params})
     return sol.model_copy(update={"sources": [s if s.path != "kernel.py" else s.model_copy(update={"content": entry})
                                               for s in sol.sources]})
 

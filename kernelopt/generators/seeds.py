@@ -73,6 +73,12 @@ def params_literal(params: dict[str, Any]) -> str:
     return "{" + ", ".join(f"{json.dumps(k)}: {lit(v)}" for k, v in params.items()) + "}"
 
 
+def with_params_line(source: str, params: dict[str, Any]) -> str:
+    """``source`` with its ``PARAMS = {...}  # kernelopt:params`` line rewritten to ``params`` (keys in given order)."""
+    line = f"PARAMS = {params_literal(params)}  # kernelopt:params"
+    return PARAMS_LINE.sub(lambda _m: line, source, count=1)
+
+
 def read_params_line(source: str, where: str) -> dict[str, Any]:
     """The dict on the single ``PARAMS = {...}  # kernelopt:params`` line of ``source``."""
     hits = PARAMS_LINE.findall(source)
@@ -187,9 +193,8 @@ class Seed:
             raise ValueError(f"seed '{self.name}': params {params} violate constraints {bad}")
         params = self.ordered(params)
         entry = self.spec.entry_point.split("::")[0]
-        line = f"PARAMS = {params_literal(params)}  # kernelopt:params"
         sources = dict(self.sources)
-        sources[entry] = PARAMS_LINE.sub(lambda _m: line, sources[entry], count=1)
+        sources[entry] = with_params_line(sources[entry], params)
         desc = f"{self.spec.description} [params {json.dumps(params)}]".strip()
         live = self.live_directions(params)
         spec = BuildSpec(language=self.spec.language, target_hardware=list(self.spec.target_hardware),
