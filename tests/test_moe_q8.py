@@ -14,7 +14,8 @@ tensor descriptors), q8tc (q8td with the exact grid's tile count read as one cop
 with GEMM2 at its own warp count and one W2 scale per K step) and q8rd (q8rg over q8tw, the short calls' GEMM2 on
 q8tw's descriptor kernel), q8hp (q8tw with the long calls' host side as one plan per call shape) and q8s2 (q8hp
 with the long calls' GEMM2 at its own pipeline stages) and q8sk (q8rg with the short calls' GEMM1 split over H, its
-output within 1 % of SPLIT_K=1's and its split counts back at 0 after each call).
+output within 1 % of SPLIT_K=1's and its split counts back at 0 after each call) and q8cf (q8rg with the short calls'
+combine inside GEMM2's launch: its output FUSED_COMBINE_UPTO=0's to a bf16 rounding flip, its counts back at 0).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -67,6 +68,20 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "SPLIT_K": 1}),
                   (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "FUSE_GEMM1": 0,
                                      "SPLIT_K": 2})],
+              # moe_grouped_fp8_q8cf: q8rg with the short calls' combine inside GEMM2's launch (the token's last pair's
+              # program sums its rows): fused at 5 / 9 / 23 tokens (offsets 96 / 224: tokens with no local expert), at
+              # 40 tokens above FUSED_COMBINE_UPTO (q8rg's launches), and behind the unfused GEMM1
+              "moe_grouped_fp8_q8cf": [
+                  (5, 0, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 2,
+                                    "FUSED_COMBINE_UPTO": 16}),
+                  (9, 96, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                     "LAUNCH": "fast", "FUSED_COMBINE_UPTO": 16}),
+                  (23, 224, 384, 128, {"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 2,
+                                       "FUSED_COMBINE_UPTO": 80}),
+                  (40, 96, 256, 256, {"BLOCK_M": 32, "BLOCK_N": 128, "BLOCK_N2": 256, "num_warps": 4, "num_stages": 3,
+                                      "FUSED_COMBINE_UPTO": 16}),
+                  (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "FUSE_GEMM1": 0,
+                                     "FUSED_COMBINE_UPTO": 16})],
               # moe_grouped_fp8_q8ex: q8rt with the long calls' GEMM grids over the tiles that exist (one host sync):
               # long calls on both tile tables (its short calls are q8rt's, checked above)
               "moe_grouped_fp8_q8ex": [
@@ -189,8 +204,12 @@ def _fused_launch_failures(mod, seed, params, t, device, where):  # type: ignore
     at 0; q8rg's routing count at 0 and its flag at the epoch of the call's last fused launch."""
     if seed == "moe_grouped_fp8_q8" or not params.get("FUSE_TILES", 1):
         return []
-    if seed in ("moe_grouped_fp8_q8rg", "moe_grouped_fp8_q8rd", "moe_grouped_fp8_q8sk"):
-        rg = getattr(mod, "_rg", mod)  # q8rd, q8sk: their package's q8rg module
+    if seed.endswith("q8cf") and t <= int(params.get("FUSED_COMBINE_UPTO", 0)):
+        counts = mod._COUNTS.get(device)
+        if counts is None or int(counts.abs().sum()) != 0:
+            return [f"{where}: the fused combine not taken or its counts not back at 0 ({counts})"]
+    if seed in ("moe_grouped_fp8_q8rg", "moe_grouped_fp8_q8rd", "moe_grouped_fp8_q8sk", "moe_grouped_fp8_q8cf"):
+        rg = getattr(mod, "_rg", mod)  # q8rd, q8sk, q8cf: their package's q8rg module
         if not params.get("FUSE_GEMM1", 1) or t * 8 > rg.TILES_MAX_PAIRS:
             return []
         buf, n = rg._SYNC.get(device, (None, 0))
@@ -418,6 +437,14 @@ def _check(dev: str, seed: str) -> dict:
             diff = float((whole.float() - out.float()).norm() / whole.float().norm().clamp_min(1e-30))
             if diff > 1e-2:
                 failures.append(f"{where}: SPLIT_K={params['SPLIT_K']} differs from SPLIT_K=1 by {diff:.4f} (norm)")
+        if seed.endswith("q8cf"):  # the same sums as q8's combine kernel, in the same slot order
+            mod.PARAMS["FUSED_COMBINE_UPTO"] = 0
+            apart = torch.empty_like(out)
+            mod.run(logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5, apart)
+            mod.PARAMS["FUSED_COMBINE_UPTO"] = params["FUSED_COMBINE_UPTO"]
+            diff = (apart.float() - out.float()).abs()
+            if bool((diff > 2**-7 * apart.float().abs() + 1e-6).any()):
+                failures.append(f"{where}: the fused combine differs from the separate one by {float(diff.max())}")
         if params.get("Y_BF16"):  # the bf16 rows were taken: their rounding shows against the fp32 rows' output
             mod.PARAMS["Y_BF16"] = 0
             fp32_rows = torch.empty_like(out)
