@@ -104,19 +104,23 @@ def anatomy_of(fn: Any, dps: bool, op: Any, wl: Any, warmup: int, iterations: in
 def markdown(data: dict[str, Any], command: str) -> str:
     parts = [f"# Anatomy of the official span: {data['solution']} ({data['device']})", "",
              f"Command: `{command}`", "",
-             f"Medians over {data['iterations']} timed calls after {data['warmup']} (L2 flushed, synchronized "
-             "around each call, CUPTI records), per activity in start order.", ""]
+             (f"Medians over {data['iterations']} timed calls after {data['warmup']} (L2 flushed, synchronized "
+             "around each call, CUPTI records), per activity in start order; 'launch called / returned': when the host "
+             "entered and left the API call that launched it (CUPTI's runtime/driver records, the same clock), from "
+             "the span's start."), ""]
     for r in data["rows"]:
         axes = ", ".join(f"{k} {v}" for k, v in r["axes"].items())
-        parts += [f"## {r['workload'][:8]} ({axes}): span {fmt(r['span_us'], '.1f')} us, busy "
-                  f"{fmt(r['busy_us'], '.1f')} us, idle {fmt(r['idle_pct'], '.1f')} %", "",
-                  md_table(["#", "activity", "start us", "duration us", "gap before us"],
+        parts += [(f"## {r['workload'][:8]} ({axes}): span {fmt(r['span_us'], '.1f')} us, busy "
+                  f"{fmt(r['busy_us'], '.1f')} us, idle {fmt(r['idle_pct'], '.1f')} %"), "",
+                  md_table(["#", "activity", "start us", "duration us", "gap before us", "launch called us",
+                            "launch returned us"],
                            [[i, a["name"][:60], fmt(a["start_us"], ".1f"), fmt(a["duration_us"], ".1f"),
-                             fmt(a["gap_before_us"], ".1f")] for i, a in enumerate(r["activities"])]), ""]
+                             fmt(a["gap_before_us"], ".1f"), fmt(a.get("launch_us"), ".1f"),
+                             fmt(a.get("launch_return_us"), ".1f")] for i, a in enumerate(r["activities"])]), ""]
         if r.get("host"):
             h = r["host"]
-            parts += [f"Host side, {h['calls']} calls: {fmt(h['wall_us'], '.1f')} us of host wall time per call "
-                      "without the profiler; under cProfile, the functions with the most own time per call:", "",
+            parts += [(f"Host side, {h['calls']} calls: {fmt(h['wall_us'], '.1f')} us of host wall time per call "
+                      "without the profiler; under cProfile, the functions with the most own time per call:"), "",
                       md_table(["function", "calls", "own us", "cumulative us"],
                                [[f["function"][:90], fmt(f["calls"], ".0f"), fmt(f["own_us"], ".1f"),
                                  fmt(f["cum_us"], ".1f")] for f in h["functions"]]), ""]

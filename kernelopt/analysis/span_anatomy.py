@@ -15,8 +15,8 @@ from collections.abc import Hashable, Sequence
 from statistics import median
 from typing import Any
 
-#: one GPU activity of a call: (signature or name, start ns, end ns)
-Activity = tuple[Hashable, int, int]
+#: one GPU activity of a call: (signature or name, start ns, end ns[, its launch call's host start ns, return ns])
+Activity = tuple
 
 
 def _label(signature: Hashable) -> str:
@@ -45,7 +45,11 @@ def span_anatomy(iterations: Sequence[Sequence[Activity]]) -> dict[str, Any]:
     """Medians over ``iterations`` (each: the activities of one timed call) of the span (us), the GPU's busy time
     in it (us, the union of the activities), the idle share (%), and per activity position (start order): its
     name, start offset (us from the span's start), duration (us) and the idle gap before it (us; 0 for the first,
-    and for an activity that starts before the previous one ends)."""
+    and for an activity that starts before the previous one ends). Activities that carry their launch call's host
+    start and return (the timer's API records, same clock) also get ``launch_us`` / ``launch_return_us``: when the
+    host called and returned from the launch, from the span's start (negative: before it) - a gap whose activity
+    starts right after its launch returns is the GPU waiting for the host, and the launch times show where the
+    host's time went."""
     if not iterations or any(not acts for acts in iterations):
         raise ValueError("span_anatomy: every iteration needs at least one activity")
     width = len(iterations[0])
@@ -58,13 +62,17 @@ def span_anatomy(iterations: Sequence[Sequence[Activity]]) -> dict[str, Any]:
         spans.append((t1 - t0) / 1e3)
         busy.append(busy_ns([(a[1], a[2]) for a in ordered]) / 1e3)
         prev_end = t0
-        for k, (sig, start, end) in enumerate(ordered):
-            rows[k].append((_label(sig), (start - t0) / 1e3, (end - start) / 1e3, max(0, start - prev_end) / 1e3))
+        for k, (sig, start, end, *launch) in enumerate(ordered):
+            called = tuple((x - t0) / 1e3 for x in launch[:2]) if len(launch) >= 2 else ()
+            rows[k].append((_label(sig), (start - t0) / 1e3, (end - start) / 1e3, max(0, start - prev_end) / 1e3,
+                            *called))
             prev_end = max(prev_end, end)
     span, used = median(spans), median(busy)
-    kernels = [{"name": max(set(n for n, *_ in row), key=[n for n, *_ in row].count),
+    kernels = [{"name": max({n for n, *_ in row}, key=[n for n, *_ in row].count),
                 "start_us": median(r[1] for r in row), "duration_us": median(r[2] for r in row),
-                "gap_before_us": median(r[3] for r in row)} for row in rows]
+                "gap_before_us": median(r[3] for r in row),
+                **({"launch_us": median(r[4] for r in row), "launch_return_us": median(r[5] for r in row)}
+                   if all(len(r) == 6 for r in row) else {})} for row in rows]
     return {"iterations": len(iterations), "span_us": span, "busy_us": used,
             "idle_pct": max(0.0, 100.0 * (1.0 - used / span)) if span > 0 else 0.0, "activities": kernels}
 

@@ -28,10 +28,12 @@ class TimingError(RuntimeError):
 
 
 class ApiCall(NamedTuple):
-    """A runtime/driver API record: when it started (ns, CUPTI clock) and its correlation id."""
+    """A runtime/driver API record: when it started and returned (ns, CUPTI clock: the GPU records' clock) and its
+    correlation id (``end`` 0: not recorded)."""
 
     start: int
     correlation_id: int
+    end: int = 0
 
 
 class GpuActivity(NamedTuple):
@@ -127,7 +129,22 @@ def records_anatomy(records: dict[str, Any]) -> dict[str, Any] | None:
         return None
     from kernelopt.analysis.span_anatomy import span_anatomy
 
-    return span_anatomy([[(a.signature, a.start, a.end) for a in acts] for acts in records["per_call"]])
+    launches = records.get("launches") or {}
+    return span_anatomy([[(a.signature, a.start, a.end, *launches.get(a.correlation_id, ())) for a in acts]
+                         for acts in records["per_call"]])
+
+
+def launch_calls(api_calls: Sequence[ApiCall], ids: set[int] | None = None) -> dict[int, tuple[int, int]]:
+    """Per correlation id (those in ``ids``; ``None``: all), the host API call that launched it: its outermost
+    ``(start, return)`` (ns) over the runtime and driver records sharing the id (records without a return time are
+    left out)."""
+    out: dict[int, tuple[int, int]] = {}
+    for c in api_calls:
+        if c.end <= 0 or (ids is not None and c.correlation_id not in ids):
+            continue
+        s, e = out.get(c.correlation_id, (c.start, c.end))
+        out[c.correlation_id] = (min(s, c.start), max(e, c.end))
+    return out
 
 
 def official_span(records: dict[str, Any]) -> dict[str, Any] | None:
@@ -182,7 +199,7 @@ def _collector(cupti: Any, api_calls: list[ApiCall], activities: list[GpuActivit
         for a in records:
             kind = int(a.kind)
             if kind in api_kinds:
-                add_api(ApiCall(int(a.start), int(a.correlation_id)))
+                add_api(ApiCall(int(a.start), int(a.correlation_id), int(a.end)))
             elif kind in gpu_kinds:
                 if kind == kernel_kind:
                     sig: Hashable = ("kernel", str(a.name), 0, 0, 0)
@@ -206,7 +223,8 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
         persistent: Keep CUPTI initialised between calls (see :class:`_Process`); ``False`` finalises it
             afterwards (one full CUPTI start-up per call).
         records: When given, receives ``per_call``: each timed call's GPU activities (:func:`window_activities`),
-            e.g. for :func:`kernelopt.analysis.span_anatomy.span_anatomy`.
+            e.g. for :func:`kernelopt.analysis.span_anatomy.span_anatomy`, and ``launches``: the host API call that
+            launched each of them (:func:`launch_calls`, by correlation id).
 
     Returns:
         Per-iteration GPU time in ms.
@@ -270,4 +288,5 @@ def time_with_cupti(call: Callable[[], Any], iterations: int, flush: Callable[[]
     per_call = window_activities(windows, api_calls, activities)
     if records is not None:
         records["per_call"] = per_call
+        records["launches"] = launch_calls(api_calls, {a.correlation_id for acts in per_call for a in acts})
     return _spans_ms(per_call)

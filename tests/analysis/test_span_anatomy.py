@@ -7,7 +7,14 @@ import pytest
 
 from kernelopt.analysis.profile_parse import bottleneck_metrics
 from kernelopt.analysis.span_anatomy import busy_ns, span_anatomy, span_evidence
-from kernelopt.harness.cupti_timer import ApiCall, GpuActivity, official_span, window_activities
+from kernelopt.harness.cupti_timer import (
+    ApiCall,
+    GpuActivity,
+    launch_calls,
+    official_span,
+    records_anatomy,
+    window_activities,
+)
 
 
 def _k(name: str, start: int, end: int, corr: int) -> GpuActivity:
@@ -81,3 +88,23 @@ def test_the_measured_idle_share_replaces_the_estimate():
     assert m["span_idle_pct"] == 12.5 and m["span_idle_source"] == "official"
     assert m["span_idle_pct_profile"] == pytest.approx(est["span_idle_pct"])
     assert bottleneck_metrics({"official_span": {"idle_pct": 12.5}}, 0.4171) == {}  # no profile table: nothing
+
+
+def test_launch_calls_place_the_host_beside_the_gpu():
+    """Each activity with its launch call's host start and return (the timer's API records): a kernel that starts
+    right after its launch returned was waiting for the host. The runtime and driver records of one launch share its
+    correlation id: the outermost pair is the launch call; records without a return time are left out."""
+    windows = [(1_000, 200_000)]
+    api = [ApiCall(1_100, 1, 3_000), ApiCall(1_500, 1, 2_800), ApiCall(60_000, 2, 70_000), ApiCall(1_200, 7)]
+    acts = [_k("gemm1", 10_000, 50_000, 1), _k("combine", 71_000, 73_000, 2)]
+    per_call = window_activities(windows, api, acts)
+    launches = launch_calls(api)
+    assert launches == {1: (1_100, 3_000), 2: (60_000, 70_000)}
+    out = records_anatomy({"per_call": per_call, "launches": launches})
+    first, last = out["activities"]
+    assert first["launch_us"] == pytest.approx(-8.9) and first["launch_return_us"] == pytest.approx(-7.0)
+    assert last["gap_before_us"] == pytest.approx(21.0)
+    assert last["launch_us"] == pytest.approx(50.0) and last["launch_return_us"] == pytest.approx(60.0)
+    # without the launch records the anatomy is as before (no launch fields)
+    plain = records_anatomy({"per_call": per_call})
+    assert "launch_us" not in plain["activities"][1] and plain["activities"][1]["gap_before_us"] == pytest.approx(21.0)
