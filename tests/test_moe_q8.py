@@ -15,7 +15,9 @@ with GEMM2 at its own warp count and one W2 scale per K step) and q8rd (q8rg ove
 q8tw's descriptor kernel), q8hp (q8tw with the long calls' host side as one plan per call shape) and q8s2 (q8hp
 with the long calls' GEMM2 at its own pipeline stages) and q8sk (q8rg with the short calls' GEMM1 split over H, its
 output within 1 % of SPLIT_K=1's and its split counts back at 0 after each call) and q8cf (q8rg with the short calls'
-combine inside GEMM2's launch: its output FUSED_COMBINE_UPTO=0's to a bf16 rounding flip, its counts back at 0).
+combine inside GEMM2's launch: its output FUSED_COMBINE_UPTO=0's to a bf16 rounding flip, its counts back at 0) and
+q8bp (q8rg with the short calls' launches bound in a plan per call shape: its second call, on the plan, equal to the
+first, q8rg's, bit for bit; the plan's three launches taken).
 This file is also the subprocess's script (``TRITON_INTERPRET=1`` must be set before triton is imported).
 """
 
@@ -82,6 +84,19 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                                       "FUSED_COMBINE_UPTO": 16}),
                   (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "FUSE_GEMM1": 0,
                                      "FUSED_COMBINE_UPTO": 16})],
+              # moe_grouped_fp8_q8bp: q8rg with the short calls' host side as one plan per call shape (launches bound to
+              # the compiled kernels): short calls at 5 / 9 / 80 tokens (each case's second call runs on the plan and
+              # must equal the first, q8rg's), a long call and the unfused GEMM1 (q8rg's path)
+              "moe_grouped_fp8_q8bp": [
+                  (5, 0, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 2}),
+                  (9, 32, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                     "LAUNCH": "fast"}),
+                  (80, 96, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                      "LAUNCH": "fast"}),
+                  (200, 160, 256, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                        "LAUNCH": "fast"}),
+                  (6, 64, 256, 256, {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4,
+                                     "FUSE_GEMM1": 0})],
               # moe_grouped_fp8_q8ex: q8rt with the long calls' GEMM grids over the tiles that exist (one host sync):
               # long calls on both tile tables (its short calls are q8rt's, checked above)
               "moe_grouped_fp8_q8ex": [
@@ -208,8 +223,14 @@ def _fused_launch_failures(mod, seed, params, t, device, where):  # type: ignore
         counts = mod._COUNTS.get(device)
         if counts is None or int(counts.abs().sum()) != 0:
             return [f"{where}: the fused combine not taken or its counts not back at 0 ({counts})"]
-    if seed in ("moe_grouped_fp8_q8rg", "moe_grouped_fp8_q8rd", "moe_grouped_fp8_q8sk", "moe_grouped_fp8_q8cf"):
-        rg = getattr(mod, "_rg", mod)  # q8rd, q8sk, q8cf: their package's q8rg module
+    if seed.endswith("q8bp") and params.get("FUSE_GEMM1", 1) and t * 8 <= mod.TILES_MAX_PAIRS:
+        plans = [p for p in mod.PLANS.plans.values() if p.t == t and p.device == device]
+        if len(plans) != 1 or plans[0].combine.launches != 1 or plans[0].gemm2.launches != 1:
+            return [(f"{where}: the short-call plan not built once and taken by the second call "
+                    f"({[(p.t, p.gemm2.launches, p.combine.launches) for p in plans]})")]
+    if seed in ("moe_grouped_fp8_q8rg", "moe_grouped_fp8_q8rd", "moe_grouped_fp8_q8sk", "moe_grouped_fp8_q8cf",
+                "moe_grouped_fp8_q8bp"):
+        rg = getattr(mod, "_rg", mod)  # q8rd, q8sk, q8cf, q8bp: their package's q8rg module
         if not params.get("FUSE_GEMM1", 1) or t * 8 > rg.TILES_MAX_PAIRS:
             return []
         buf, n = rg._SYNC.get(device, (None, 0))
