@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.." || exit 1
 T=benchmarks/results/traces_contest_h200
 for NAME in "$@"; do
   case $NAME in
-    moe) D=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048; S=$D=operators/$D/solutions/dispatch/q8rg_m16n128n2_64s4f_ci_q8s2g3b_q8s2g3_80_4096.json;;
+    moe) D=moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048; S=$D=operators/$D/solutions/dispatch/q8bp_80_retained.json;;
     dsa_attention) D=dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64; S=$D=operators/$D/solutions/dispatch/heads_s64_s16_2.json;;
     dsa_indexer) D=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64; S=$D=operators/$D/solutions/dispatch/hist_hb10_b2_45.json;;
     gdn_decode) D=gdn_decode_qk4_v8_d128_k_last; S=$D=operators/$D/solutions/dispatch/picked_dr.json;;
