@@ -173,13 +173,18 @@ def test_thread_watch_busy_sees_cpu_burnt_by_an_earlier_thread_not_an_idle_one()
     import queue
 
     jobs: queue.Queue = queue.Queue()
+    done: queue.Queue = queue.Queue()
 
     def worker() -> None:
         while (n := jobs.get()) is not None:
             sum(i * i for i in range(n))
+            done.put(n)
 
     t = threading.Thread(target=worker, name="pool", daemon=True)
     t.start()
+    jobs.put(1)  # a round trip first: the thread's start-up CPU is spent before the watch (on a loaded CI
+    done.get(timeout=30)  # machine it once exceeded the threshold, 2026-12-04), then it blocks on the queue
+    time.sleep(0.05)
     idle = ThreadWatch({t.ident})
     time.sleep(0.05)
     assert idle.busy() == []  # blocked on the queue: no CPU
