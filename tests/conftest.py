@@ -25,3 +25,38 @@ def _seeded_random_generators(request: pytest.FixtureRequest) -> None:
     torch = sys.modules.get("torch")  # imported by the test module when it draws; never imported here
     if torch is not None:
         torch.manual_seed(seed)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """With ``KERNELOPT_TEST_INSTAFAIL=1``, print a failure's traceback when it happens, not in the final report:
+    a run cut by a time limit (a device call's step) still shows why its failed tests failed (call EF of
+    2026-12-04 lost six tracebacks that way)."""
+    import os
+
+    if report.failed and os.environ.get("KERNELOPT_TEST_INSTAFAIL") == "1":
+        sys.__stdout__.write(f"\n=== FAILED {report.nodeid} ({report.when})\n{report.longreprtext}\n")
+        sys.__stdout__.flush()
+
+
+_INTERPRET_AT_START: str | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import os
+
+    global _INTERPRET_AT_START
+    _INTERPRET_AT_START = os.environ.get("TRITON_INTERPRET")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On a GPU machine, no test module may switch this process to the Triton interpreter while it is collected:
+    every in-process GPU test collected with it would then run interpreted (H200 call EH, 2026-12-04: the fla
+    baselines failed, the official timer fell back to CUDA events, a worker segfaulted instead of reporting an
+    illegal access). CPU helpers set ``TRITON_INTERPRET`` only where ``torch.cuda.is_available()`` is false."""
+    import os
+
+    torch = sys.modules.get("torch")
+    if (torch is not None and torch.cuda.is_available() and _INTERPRET_AT_START is None
+            and os.environ.get("TRITON_INTERPRET") is not None):
+        raise pytest.UsageError("a test module set TRITON_INTERPRET at collection on a machine with a CUDA GPU; "
+                                "set it only when torch.cuda.is_available() is false")

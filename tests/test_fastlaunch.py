@@ -136,7 +136,9 @@ def _child(device: str) -> dict:
         y = torch.randn(n, device=device)
         out = torch.empty(n, device=device)
         k[(triton.cdiv(n, block),)](x, y, out, n, 2.5, BLOCK=block)
-        ok = ok and torch.allclose(out, 2.5 * x + y)
+        # the kernel's a * x + y is one fused multiply-add on a GPU: near a cancellation it differs from torch's
+        # two roundings by an ulp of a * x, far above allclose's default atol of 1e-8 (H200 call EG, 2026-12-04)
+        ok = ok and torch.allclose(out, 2.5 * x + y, rtol=1e-5, atol=1e-5)
     return {"jit_calls": k.jit_calls, "ok": bool(ok)}
 
 

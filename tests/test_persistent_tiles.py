@@ -9,7 +9,9 @@ from pathlib import Path
 import torch
 from operator_helpers import load_script
 
-os.environ.setdefault("TRITON_INTERPRET", "1")  # as the other CPU tests: triton first imported in interpreter mode
+if not torch.cuda.is_available():  # as the other CPU tests: triton first imported in interpreter mode; never on a
+    os.environ.setdefault("TRITON_INTERPRET", "1")  # GPU machine (set there at collection, it sent every later
+    # in-process GPU test of `pytest -m gpu tests` to the interpreter: H200 call EH, 2026-12-04)
 REPO = Path(__file__).resolve().parents[1]
 LIB = load_script("kopt_persistent_tiles", REPO / "operators" / "_solution_lib" / "persistent_tiles.py")
 
