@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pytest
 from operator_helpers import load_script, run_kernel_script, run_on_gpu
+from retained_sets import marked, superseded_seed
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO / "operators" / "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048" / "solutions" / "seeds"
@@ -170,7 +171,8 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
 
 
-@pytest.mark.parametrize("seed", sorted(SEED_CASES))
+@pytest.mark.parametrize("seed", [marked(s, superseded=superseded_seed(SEEDS / s), test_id=s)
+                                  for s in sorted(SEED_CASES)])
 def test_fp8_intermediate_pipeline_matches_dense_fp32_in_interpreter(seed: str) -> None:
     res = run_kernel_script(Path(__file__), ["cpu", seed], "cpu", 900)
     assert res["failures"] == [], res["failures"]

@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "harness"))
 from harness_helpers import DEVICE  # (sets TRITON_INTERPRET=1 on a CPU-only machine)
+from retained_sets import marked, superseded_dispatch, superseded_if
 
 from kernelopt.cli.main import main as cli
 from kernelopt.data import EvaluationStatus as S
@@ -346,8 +347,14 @@ def test_the_cli_explains_bad_bands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert not (tmp_path / "x.json").exists()
 
 
-@pytest.mark.parametrize("file, edge", [(FILE, EDGE), (WY_FILE, 401), (WY3_FILE, 401)],
-                         ids=["chunked_224", "wy_401", "wy3_401"])
+#: the retained GDN prefill dispatch (recurrent to 401 tokens, wy3b above) and the superseded ones before it
+RETAINED_FILE = WY3_FILE.with_name("recurrent_wy3b_401.json")
+TWO_BANDS = [(FILE, EDGE, "chunked_224"), (WY_FILE, 401, "wy_401"), (WY3_FILE, 401, "wy3_401"),
+             (RETAINED_FILE, 401, "wy3b_401")]
+
+
+@pytest.mark.parametrize("file, edge", [marked(f, e, superseded=superseded_dispatch(DEF, f), test_id=i)
+                                          for f, e, i in TWO_BANDS])
 def test_the_dispatch_passes_on_a_workload_of_each_band(file: Path, edge: int) -> None:
     op = load_operator(DEF)
     sol = load_solution(file)
@@ -362,6 +369,7 @@ def test_the_dispatch_passes_on_a_workload_of_each_band(file: Path, edge: int) -
     assert json.loads(file.read_text())["spec"]["entry_point"] == "dispatch.py::run"
 
 
+@superseded_if(superseded_dispatch(DEF, NESTED_FILE))
 def test_the_nested_dispatch_passes_in_each_of_its_three_bands() -> None:
     """recurrent_wy3f_bv64_401: total_seq_len first, then the number of sequences (len_cu_seqlens) above 401
     tokens; one synthetic workload per leaf band, inputs from the operator's generators."""
@@ -379,6 +387,7 @@ def test_the_nested_dispatch_passes_in_each_of_its_three_bands() -> None:
     assert [r.status for r in res.results] == [S.PASSED] * 3, [r.log for r in res.results]
 
 
+@superseded_if(superseded_dispatch(DEF, SEQS_FILE.with_name("wy3p_seqs16_c32.json")))
 def test_the_wy3p_sequence_split_passes_in_each_band() -> None:
     """wy3p_seqs16_c32: wy3p at its defaults for up to 16 sequences, at C 32 (its own warps per kernel) for 17 or
     more; one small synthetic workload per band."""

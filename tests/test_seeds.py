@@ -17,8 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import (available_gib, fib_close, gdn_prefill_inputs, import_entry, reference_run,
-                              run_kernel_script)
+from operator_helpers import (
+    available_gib,
+    fib_close,
+    gdn_prefill_inputs,
+    import_entry,
+    reference_run,
+    run_kernel_script,
+)
+from retained_sets import marked, superseded_seed
 
 REPO = Path(__file__).resolve().parents[1]
 OPERATORS = REPO / "operators"
@@ -219,7 +226,7 @@ def _run_points(seed_dir: Path, points: list, device: str) -> list[dict[str, Any
 
 
 # --------------------------------------------------------------------------- kernel runs
-@pytest.mark.parametrize("seed_dir", SEED_DIRS, ids=lambda d: d.name)
+@pytest.mark.parametrize("seed_dir", [marked(d, superseded=superseded_seed(d), test_id=d.name) for d in SEED_DIRS])
 def test_seed_correct_in_interpreter(seed_dir: Path) -> None:
     need = CPU_REQUIRES_GIB.get(seed_dir.name, 0.0)
     if need and available_gib() < need:
