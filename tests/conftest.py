@@ -8,11 +8,26 @@ test's draws the same on every run, alone or in any order; a test that wants its
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import sys
 import zlib
 
 import pytest
+
+
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ValueError:  # sys.modules[name] is None: its import is blocked
+        return False
+
+
+# The test modules that import MLflow while they are collected, left out (not collection errors) where MLflow is not
+# installed: on the lent GPU machine `pytest -m gpu tests` carries only the kernels' wheels (calls EF-EI of
+# 2026-12-04 needed --ignore for each). The other MLflow tests skip through pytest.importorskip.
+collect_ignore = [] if _importable("mlflow") else ["tracking", "test_durability.py",
+                                                   "scaleout/test_tracking_postgres.py"]
 
 
 @pytest.fixture(autouse=True)
