@@ -23,7 +23,9 @@ only the plumbing and the checks run; times are meaningless and ``maxnreg`` is d
     python benchmarks/gdn_prefill_kernel_sweep.py --lengths 8192:57 --configs prep,64,-,8,1,- prep,64,-,16,1,-
 
 A configuration is ``KERNEL,C,BV,num_warps,num_stages,maxnreg`` with KERNEL one of prep, h, o (``-``: none).
-``--lengths TOTAL:SEQS`` packs SEQS sequences of near-equal lengths. Writes
+``--lengths TOTAL:SEQS`` packs SEQS sequences of near-equal lengths; ``--workload UUID`` (a prefix is enough) takes the
+sequence lengths of that contest workload instead (a uniformly random split: its longest sequence sets the state
+walk's serial chain, e.g. 1,422 of 8,192 tokens in ``546aba8e``, against 410 for near-equal lengths). Writes
 ``benchmarks/results/gdn_prefill_kernel_sweep_<device>[_<name>].{json,md}``.
 """
 
@@ -88,6 +90,20 @@ def parse_lengths(text: str) -> list[int]:
     if seqs < 1 or total < seqs:
         raise argparse.ArgumentTypeError(f"{text!r}: need 1 <= SEQS <= TOTAL")
     return [total // seqs + (1 if i < total % seqs else 0) for i in range(seqs)]
+
+
+def workload_lengths(prefix: str) -> list[int]:
+    """The sequence lengths of the contest workload whose UUID starts with ``prefix`` (its seed-independent
+    ``cu_seqlens``, as the harness makes it)."""
+    from kernelopt.harness.inputs import describe_inputs, make_inputs
+    from kernelopt.operators import load_operator
+
+    op = load_operator(PREFILL)
+    hits = [w for w in op.workloads if w.uuid.startswith(prefix)]
+    if len(hits) != 1:
+        raise SystemExit(f"--workload {prefix}: {len(hits)} workloads of {PREFILL} start with it (need exactly one)")
+    (w,) = hits
+    return list(describe_inputs(op.definition, w, make_inputs(op.definition, w, device="cpu"))["seq_lens"])
 
 
 def synthetic_inputs(lengths: list[int], dev: str, gen: Any) -> dict[str, Any]:
@@ -230,14 +246,16 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
         rows.append(row)
         print(f"  {kernel} C {c} BV {bv} warps {nw} stages {ns} maxnreg {cap}: {ms:.4f} ms, regs {row['n_regs']} "
               f"spills {row['n_spills']}, diff {row['max_rel_diff']:.1e}", file=sys.stderr)
-    return {"device": dev, "seed": seed, "scratch": args.scratch, "lengths": args.lengths, "tokens": sum(args.lengths),
+    return {"device": dev, "seed": seed, "scratch": args.scratch, "workload": args.workload, "lengths": args.lengths, "tokens": sum(args.lengths),
             "sequences": len(args.lengths), "warmup": args.warmup, "iters": args.iters, "timer": args.timer,
             "configs": rows}
 
 
 def markdown(data: dict[str, Any], command: str) -> str:
     lines = [(f"# GDN prefill kernels alone ({data['seed']}, {data['device']}, {data['tokens']} tokens / "
-              f"{data['sequences']} sequences)"), "", f"Command: `{command}`", "",
+              f"{data['sequences']} sequences, longest {max(data['lengths'])}"
+              + (f": workload {data['workload']}" if data.get("workload") else "") + ")"), "",
+             f"Command: `{command}`", "",
              (f"Median of one launch ({TIMER_WORDS[data.get('timer', 'cuda_event')]}), synthetic inputs; each "
               "kernel's inputs from the kernels before it at the seed's defaults. `diff`: largest difference / largest "
               "value of its outputs "
@@ -258,8 +276,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="fp32: wy3v's kernels (default); bf16: gdn_prefill_chunked_wy3b's (bf16 scratch and dots)")
     p.add_argument("--configs", nargs="+", type=parse_config, default=DEFAULT_CONFIGS,
                    metavar="KERNEL,C,BV,WARPS,STAGES,MAXNREG")
+    p.add_argument("--workload", default=None, metavar="UUID",
+                   help="take the sequence lengths of this contest workload (UUID or a unique prefix) instead of "
+                        "--lengths")
     add_sweep_options(p)
     args = p.parse_args(argv)
+    if args.workload:
+        args.lengths = workload_lengths(args.workload)
     write_sweep("gdn_prefill_kernel_sweep.py", argv, args, sweep(args), markdown)
     return 0
 

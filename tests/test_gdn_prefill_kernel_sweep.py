@@ -35,7 +35,7 @@ def test_sweep_in_the_interpreter(tmp_path: Path) -> None:
     assert all("error" not in r and r["ms"] > 0 for r in rows), rows
     assert all(r["max_rel_diff"] <= FP32_ROUNDING for r in rows), rows  # against the first of its kernel and C
     md = (tmp_path / "gdn_prefill_kernel_sweep_cpu_t.md").read_text()
-    assert md.startswith("# GDN prefill kernels alone (gdn_prefill_chunked_wy3v, cpu, 40 tokens / 3 sequences)")
+    assert md.startswith("# GDN prefill kernels alone (gdn_prefill_chunked_wy3v, cpu, 40 tokens / 3 sequences, longest 14)")
     assert "| prep | 16 | - | 8 | 1 | 128 |" in md
 
 
@@ -100,3 +100,13 @@ def test_call_timer_picks_the_official_device_timer_on_a_gpu() -> None:
     assert set(TIMER_WORDS) == {"cupti", "cuda_event"}
     with pytest.raises(KeyError):
         call_timer("cuda", "wall")
+
+
+def test_workload_lengths_are_the_contest_split() -> None:
+    """``--workload``: the sequence lengths of a contest workload (its seed-independent cu_seqlens), so the state
+    walk's chain is the real one (the longest of 20 sequences in 8,192 tokens is 1,422, not 410)."""
+    mod = load_script("kopt_gdn_prefill_kernel_sweep", SCRIPT)
+    lengths = mod.workload_lengths("546aba8e")
+    assert len(lengths) == 20 and sum(lengths) == 8192 and max(lengths) == 1422 and min(lengths) >= 1
+    with pytest.raises(SystemExit, match="7 workloads"):
+        mod.workload_lengths("5")

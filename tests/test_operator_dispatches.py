@@ -53,6 +53,9 @@ ATT_SEEDS = ROOT / "operators" / ATT / "solutions" / "seeds"
 ATT_DIR = ROOT / "operators" / ATT / "solutions" / "dispatch"
 BF16 = "INTER_DTYPE=bf16"
 WY3P_C32 = "C=32,num_warps=4,BV=64,num_warps_h=4,BV_O=128,num_warps_o=4"
+WY3B_BV32_S2 = "C=64,BV=32,BV_O=64,num_warps=8,num_warps_h=4,num_warps_o=4,num_stages=2"
+#: the retained GDN prefill dispatch (recurrent to 401 tokens, wy3b to 1,376, wy3b with pipelined loads above)
+RETAINED_FILE = WY3_FILE.with_name("recurrent_wy3b_1376_s2bv32.json")
 # (definition, committed file, axis, bands (seed folders, FOLDER@KEY=VALUE for another point), upper edges)
 DISPATCHES = [
     (DEF, FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked"], [EDGE]),
@@ -306,6 +309,23 @@ DISPATCHES = [
     # workloads of 461-2,284 tokens side by side: wy3b 0.835 and at C 32 0.837 of wy3f there)
     (DEF, NESTED_FILE.with_name("recurrent_wy3b_401.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3b_seqs16_c32.json")], [401]),
+    # 2026-12-04 calls FA-FD: the same wy3b points with the state walk's loads pipelined (num_stages 2), at BV 32 up
+    # to 16 sequences (call FA, kernels alone: 0.179 vs 0.288 ms at 5,709 tokens / 2 sequences) or C 32 / BV 32
+    (DEF, SEQS_FILE.with_name("wy3b_s2_seqs16_bv32.json"), "len_cu_seqlens",
+     [f"{SEEDS}/gdn_prefill_chunked_wy3b@{WY3B_BV32_S2}", f"{SEEDS}/gdn_prefill_chunked_wy3b@{WY3P_C32},num_stages=2"],
+     [17]),
+    (DEF, SEQS_FILE.with_name("wy3b_s2_seqs16_c32bv32.json"), "len_cu_seqlens",
+     [f"{SEEDS}/gdn_prefill_chunked_wy3b@C=32,BV=32,BV_O=128,num_warps=4,num_warps_h=4,num_warps_o=4,num_stages=2",
+      f"{SEEDS}/gdn_prefill_chunked_wy3b@{WY3P_C32},num_stages=2"], [17]),
+    (DEF, NESTED_FILE.with_name("recurrent_wy3b_s2_seqs16_bv32_401.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3b_s2_seqs16_bv32.json")], [401]),
+    (DEF, NESTED_FILE.with_name("recurrent_wy3b_s2_seqs16_c32bv32_401.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3b_s2_seqs16_c32bv32.json")], [401]),
+    # the retained GDN prefill dispatch since call FD: call FC's sweep of the one above was slower on 10 of the 11
+    # workloads of 461-983 tokens (short chains: host-bound, 5-iteration noise) and faster above 1,376 but one
+    (DEF, RETAINED_FILE, "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3b_seqs16_c32.json"),
+      SEQS_FILE.with_name("wy3b_s2_seqs16_bv32.json")], [401, 1376]),
 ]
 
 
@@ -347,10 +367,9 @@ def test_the_cli_explains_bad_bands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert not (tmp_path / "x.json").exists()
 
 
-#: the retained GDN prefill dispatch (recurrent to 401 tokens, wy3b above) and the superseded ones before it
-RETAINED_FILE = WY3_FILE.with_name("recurrent_wy3b_401.json")
+#: two-band GDN prefill dispatches (recurrent to the edge, a chunked seed above), all superseded by RETAINED_FILE
 TWO_BANDS = [(FILE, EDGE, "chunked_224"), (WY_FILE, 401, "wy_401"), (WY3_FILE, 401, "wy3_401"),
-             (RETAINED_FILE, 401, "wy3b_401")]
+             (WY3_FILE.with_name("recurrent_wy3b_401.json"), 401, "wy3b_401")]
 
 
 @pytest.mark.parametrize("file, edge", [marked(f, e, superseded=superseded_dispatch(DEF, f), test_id=i)
@@ -367,6 +386,31 @@ def test_the_dispatch_passes_on_a_workload_of_each_band(file: Path, edge: int) -
     res = evaluate(req, device=DEVICE)
     assert [r.status for r in res.results] == [S.PASSED, S.PASSED], [r.log for r in res.results]
     assert json.loads(file.read_text())["spec"]["entry_point"] == "dispatch.py::run"
+
+
+@superseded_if(superseded_dispatch(DEF, RETAINED_FILE))
+def test_the_retained_dispatch_passes_in_each_of_its_leaf_bands() -> None:
+    """recurrent_wy3b_1376_s2bv32: the recurrent seed to 401 tokens, wy3b (C 64 up to 16 sequences, C 32 above) to
+    1,376, the same with the state walk at num_stages 2 (BV 32 up to 16 sequences) above. The top dispatch on one
+    small synthetic workload in each of its first two bands; above, its specialist (the inner dispatch by number of
+    sequences) on small workloads of each of its bands: a 1,377-token call takes minutes in the interpreter, and the
+    routing above 1,376 is the composed file's (checked against the CLI above)."""
+    op = load_operator(DEF)
+    template = op.workloads[0].model_dump(mode="json")
+
+    def synthetic(n: int, s: int) -> Workload:
+        return Workload.model_validate({**template, "uuid": f"retained-{n}-{s}",
+                                        "axes": {"total_seq_len": n, "num_seqs": s, "len_cu_seqlens": s + 1}})
+
+    settings = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
+    top = [synthetic(6, 1), synthetic(402, 3)]  # (the C 32 band above 16 sequences: its seed point in test_seeds)
+    inner = [synthetic(40, 3), synthetic(52, 17)]
+    assert [band_index(w.axes["total_seq_len"], [401, 1376]) for w in top] == [0, 1]
+    assert [band_index(w.axes["len_cu_seqlens"], [17]) for w in inner] == [0, 1]
+    for file, wls in ((RETAINED_FILE, top), (SEQS_FILE.with_name("wy3b_s2_seqs16_bv32.json"), inner)):
+        res = evaluate(EvalRequest(definition=op.definition, solution=load_solution(file), workloads=wls,
+                                   settings=settings), device=DEVICE)
+        assert [r.status for r in res.results] == [S.PASSED] * len(wls), (file.name, [r.log for r in res.results])
 
 
 @superseded_if(superseded_dispatch(DEF, NESTED_FILE))

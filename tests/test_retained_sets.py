@@ -31,7 +31,9 @@ def test_specialists_of_nested_dispatches_count_as_retained() -> None:
     assert not superseded_seed(seeds / "gdn_prefill_recurrent")
     assert superseded_seed(seeds / "gdn_prefill_chunked_wy3")
     dispatch = OPERATORS / definition / "solutions" / "dispatch"
-    assert not superseded_dispatch(definition, dispatch / "recurrent_wy3b_401.json")
+    assert not superseded_dispatch(definition, dispatch / "recurrent_wy3b_1376_s2bv32.json")
+    assert not superseded_dispatch(definition, dispatch / "wy3b_seqs16_c32.json")  # a nested specialist
+    assert superseded_dispatch(definition, dispatch / "recurrent_wy3b_401.json")  # retained until 2026-12-04
     assert superseded_dispatch(definition, dispatch / "recurrent_wy3_401.json")
 
 
