@@ -40,8 +40,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import (TIMER_WORDS, add_sweep_options, call_timer, fmt, md_table, sweep_attempt,
-                                write_sweep)
+from benchmarks._common import (
+    TIMER_WORDS,
+    add_sweep_options,
+    call_timer,
+    fmt,
+    md_table,
+    sweep_attempt,
+    write_sweep,
+)
 
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / PREFILL / "solutions" / "seeds"
