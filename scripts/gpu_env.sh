@@ -12,6 +12,8 @@
 #     cupti fla_core cachetools importlib_metadata; do cp .whl/$w*.whl .whl_eval/; done   (WHEELS=.whl_eval)
 # and when the checkout plus .whl_idx no longer fit (2026-12-03: 46 + 20.6 MB), the same wheels unpacked and
 # xz-compressed into one archive (13.5 MB): bash scripts/pack_site.sh .whl_idx .whl_camp   (WHEELS=.whl_camp)
+# On 2026-12-04 the checkout's tracked files reached 55.6 MB: with .whl_camp a call no longer fits (calls FA-FE carried
+# .whl_eval, 4 MB: evaluation, contest sweeps, kernel sweeps and span anatomies need no mlflow).
 # A session script's one-line start:  source "$(dirname "$0")/gpu_env.sh" session  (also: set -u, cd to the
 # checkout, session_setup).
 if [ "${1:-}" = session ]; then set -u; cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1; fi
