@@ -47,6 +47,7 @@ from benchmarks._common import (
     fmt,
     md_table,
     sweep_attempt,
+    workloads_by_prefix,
     write_sweep,
 )
 
@@ -106,10 +107,7 @@ def workload_lengths(prefix: str) -> list[int]:
     from kernelopt.operators import load_operator
 
     op = load_operator(PREFILL)
-    hits = [w for w in op.workloads if w.uuid.startswith(prefix)]
-    if len(hits) != 1:
-        raise SystemExit(f"--workload {prefix}: {len(hits)} workloads of {PREFILL} start with it (need exactly one)")
-    (w,) = hits
+    (w,) = workloads_by_prefix(op, [prefix], "--workload")
     return list(describe_inputs(op.definition, w, make_inputs(op.definition, w, device="cpu"))["seq_lens"])
 
 
@@ -253,9 +251,9 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
         rows.append(row)
         print(f"  {kernel} C {c} BV {bv} warps {nw} stages {ns} maxnreg {cap}: {ms:.4f} ms, regs {row['n_regs']} "
               f"spills {row['n_spills']}, diff {row['max_rel_diff']:.1e}", file=sys.stderr)
-    return {"device": dev, "seed": seed, "scratch": args.scratch, "workload": args.workload, "lengths": args.lengths, "tokens": sum(args.lengths),
-            "sequences": len(args.lengths), "warmup": args.warmup, "iters": args.iters, "timer": args.timer,
-            "configs": rows}
+    return {"device": dev, "seed": seed, "scratch": args.scratch, "workload": args.workload, "lengths": args.lengths,
+            "tokens": sum(args.lengths), "sequences": len(args.lengths), "warmup": args.warmup, "iters": args.iters,
+            "timer": args.timer, "configs": rows}
 
 
 def markdown(data: dict[str, Any], command: str) -> str:

@@ -35,7 +35,8 @@ def test_sweep_in_the_interpreter(tmp_path: Path) -> None:
     assert all("error" not in r and r["ms"] > 0 for r in rows), rows
     assert all(r["max_rel_diff"] <= FP32_ROUNDING for r in rows), rows  # against the first of its kernel and C
     md = (tmp_path / "gdn_prefill_kernel_sweep_cpu_t.md").read_text()
-    assert md.startswith("# GDN prefill kernels alone (gdn_prefill_chunked_wy3v, cpu, 40 tokens / 3 sequences, longest 14)")
+    assert md.startswith("# GDN prefill kernels alone (gdn_prefill_chunked_wy3v, cpu, 40 tokens / 3 sequences, "
+                         "longest 14)")
     assert "| prep | 16 | - | 8 | 1 | 128 |" in md
 
 

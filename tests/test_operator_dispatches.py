@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -367,6 +368,24 @@ def test_the_cli_explains_bad_bands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert not (tmp_path / "x.json").exists()
 
 
+#: one trial of one call per workload: these tests check that a dispatch runs each band and passes, not its speed
+ONE_CALL = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
+
+
+def prefill_workload(op: Any, uuid: str, tokens: int, seqs: int) -> Workload:
+    """A synthetic GDN prefill workload of ``tokens`` in ``seqs`` sequences (its split and inputs from the operator's
+    generators, keyed by ``uuid``)."""
+    template = op.workloads[0].model_dump(mode="json")
+    return Workload.model_validate({**template, "uuid": uuid, "axes": {"total_seq_len": tokens, "num_seqs": seqs,
+                                                                       "len_cu_seqlens": seqs + 1}})
+
+
+def evaluated(op: Any, file: Path, workloads: list[Workload]) -> list[Any]:
+    """The results of the committed solution ``file`` on ``workloads`` (:data:`ONE_CALL`)."""
+    req = EvalRequest(definition=op.definition, solution=load_solution(file), workloads=workloads, settings=ONE_CALL)
+    return evaluate(req, device=DEVICE).results
+
+
 #: two-band GDN prefill dispatches (recurrent to the edge, a chunked seed above), all superseded by RETAINED_FILE
 TWO_BANDS = [(FILE, EDGE, "chunked_224"), (WY_FILE, 401, "wy_401"), (WY3_FILE, 401, "wy3_401"),
              (WY3_FILE.with_name("recurrent_wy3b_401.json"), 401, "wy3b_401")]
@@ -376,15 +395,12 @@ TWO_BANDS = [(FILE, EDGE, "chunked_224"), (WY_FILE, 401, "wy_401"), (WY3_FILE, 4
                                           for f, e, i in TWO_BANDS])
 def test_the_dispatch_passes_on_a_workload_of_each_band(file: Path, edge: int) -> None:
     op = load_operator(DEF)
-    sol = load_solution(file)
     short = min(op.workloads, key=lambda w: w.axes["total_seq_len"])
     long = min((w for w in op.workloads if w.axes["total_seq_len"] > edge),
                key=lambda w: w.axes["total_seq_len"])
     assert [band_index(w.axes["total_seq_len"], [edge]) for w in (short, long)] == [0, 1]
-    settings = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
-    req = EvalRequest(definition=op.definition, solution=sol, workloads=[short, long], settings=settings)
-    res = evaluate(req, device=DEVICE)
-    assert [r.status for r in res.results] == [S.PASSED, S.PASSED], [r.log for r in res.results]
+    results = evaluated(op, file, [short, long])
+    assert [r.status for r in results] == [S.PASSED, S.PASSED], [r.log for r in results]
     assert json.loads(file.read_text())["spec"]["entry_point"] == "dispatch.py::run"
 
 
@@ -396,21 +412,14 @@ def test_the_retained_dispatch_passes_in_each_of_its_leaf_bands() -> None:
     sequences) on small workloads of each of its bands: a 1,377-token call takes minutes in the interpreter, and the
     routing above 1,376 is the composed file's (checked against the CLI above)."""
     op = load_operator(DEF)
-    template = op.workloads[0].model_dump(mode="json")
-
-    def synthetic(n: int, s: int) -> Workload:
-        return Workload.model_validate({**template, "uuid": f"retained-{n}-{s}",
-                                        "axes": {"total_seq_len": n, "num_seqs": s, "len_cu_seqlens": s + 1}})
-
-    settings = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
-    top = [synthetic(6, 1), synthetic(402, 3)]  # (the C 32 band above 16 sequences: its seed point in test_seeds)
-    inner = [synthetic(40, 3), synthetic(52, 17)]
+    # (the top dispatch's C 32 band above 16 sequences: its seed point in test_seeds)
+    top = [prefill_workload(op, f"retained-{n}-{s}", n, s) for n, s in ((6, 1), (402, 3))]
+    inner = [prefill_workload(op, f"retained-{n}-{s}", n, s) for n, s in ((40, 3), (52, 17))]
     assert [band_index(w.axes["total_seq_len"], [401, 1376]) for w in top] == [0, 1]
     assert [band_index(w.axes["len_cu_seqlens"], [17]) for w in inner] == [0, 1]
     for file, wls in ((RETAINED_FILE, top), (SEQS_FILE.with_name("wy3b_s2_seqs16_bv32.json"), inner)):
-        res = evaluate(EvalRequest(definition=op.definition, solution=load_solution(file), workloads=wls,
-                                   settings=settings), device=DEVICE)
-        assert [r.status for r in res.results] == [S.PASSED] * len(wls), (file.name, [r.log for r in res.results])
+        results = evaluated(op, file, wls)
+        assert [r.status for r in results] == [S.PASSED] * len(wls), (file.name, [r.log for r in results])
 
 
 @superseded_if(superseded_dispatch(DEF, NESTED_FILE))
@@ -418,17 +427,12 @@ def test_the_nested_dispatch_passes_in_each_of_its_three_bands() -> None:
     """recurrent_wy3f_bv64_401: total_seq_len first, then the number of sequences (len_cu_seqlens) above 401
     tokens; one synthetic workload per leaf band, inputs from the operator's generators."""
     op = load_operator(DEF)
-    template = op.workloads[0].model_dump(mode="json")
     leaves = [(6, 1), (402, 3), (402, 9)]  # (total_seq_len, num_seqs): recurrent, wy3f, wy3f at BV 64
-    wls = [Workload.model_validate({**template, "uuid": f"nested-{n}-{s}",
-                                    "axes": {"total_seq_len": n, "num_seqs": s, "len_cu_seqlens": s + 1}})
-           for n, s in leaves]
+    wls = [prefill_workload(op, f"nested-{n}-{s}", n, s) for n, s in leaves]
     assert [band_index(n, [401]) for n, _ in leaves] == [0, 1, 1]
     assert [band_index(s + 1, [9]) for _, s in leaves[1:]] == [0, 1]
-    settings = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
-    res = evaluate(EvalRequest(definition=op.definition, solution=load_solution(NESTED_FILE), workloads=wls,
-                               settings=settings), device=DEVICE)
-    assert [r.status for r in res.results] == [S.PASSED] * 3, [r.log for r in res.results]
+    results = evaluated(op, NESTED_FILE, wls)
+    assert [r.status for r in results] == [S.PASSED] * 3, [r.log for r in results]
 
 
 @superseded_if(superseded_dispatch(DEF, SEQS_FILE.with_name("wy3p_seqs16_c32.json")))
@@ -436,13 +440,7 @@ def test_the_wy3p_sequence_split_passes_in_each_band() -> None:
     """wy3p_seqs16_c32: wy3p at its defaults for up to 16 sequences, at C 32 (its own warps per kernel) for 17 or
     more; one small synthetic workload per band."""
     op = load_operator(DEF)
-    template = op.workloads[0].model_dump(mode="json")
-    wls = [Workload.model_validate({**template, "uuid": f"wy3p-{s}",
-                                    "axes": {"total_seq_len": n, "num_seqs": s, "len_cu_seqlens": s + 1}})
-           for n, s in ((40, 3), (52, 17))]
+    wls = [prefill_workload(op, f"wy3p-{s}", n, s) for n, s in ((40, 3), (52, 17))]
     assert [band_index(w.axes["len_cu_seqlens"], [17]) for w in wls] == [0, 1]
-    settings = HarnessSettings(warmup=0, iterations=1, trials=1, time_reference=False)
-    sol = load_solution(SEQS_FILE.with_name("wy3p_seqs16_c32.json"))
-    res = evaluate(EvalRequest(definition=op.definition, solution=sol, workloads=wls, settings=settings),
-                   device=DEVICE)
-    assert [r.status for r in res.results] == [S.PASSED] * 2, [r.log for r in res.results]
+    results = evaluated(op, SEQS_FILE.with_name("wy3p_seqs16_c32.json"), wls)
+    assert [r.status for r in results] == [S.PASSED] * 2, [r.log for r in results]
