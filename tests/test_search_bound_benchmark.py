@@ -50,7 +50,23 @@ def test_table_run_and_summary(tmp_path: Path) -> None:
         got = [v for k, v in row.items() if k.startswith(("rbf", "additive"))]
         assert len(got) == 12 and all(v is None or 1 <= v <= 6 for v in got)
     assert all(v <= 7 for v in out["median_ratio_censored"].values())
+    for row in out["rows"]:  # the oracle's floor is a lower bound on every searcher's count, seed by seed
+        assert row["floor_needed"] in (1, 2)
+        assert all(row[k] is None or row[k] >= row["floor_needed"] for k in out["median_ratio_censored"])
+    assert out["floor"]["best_first"] <= out["floor"]["start_then_best"] <= min(out["median_ratio_censored"].values())
     assert (tmp_path / "search_bound_rmsnorm_h4096_h200_b6.md").is_file()
     summary = mod.main(["--summary", "--out", str(tmp_path)])
     assert summary["configurations"] == 1
     assert "rmsnorm_h4096_h200 | 6 |" in (tmp_path / "search_bound_summary.md").read_text()
+    floor = out["floor"]["start_then_best"]
+    text = (tmp_path / "search_bound_summary.md").read_text()
+    assert f"rmsnorm_h4096_h200 | 6 | {out['points']} | {floor:.3f} | - |" in text
+    assert summary["floor_above_third"] == (["rmsnorm_h4096_h200_b6"] if floor > 1 / 3 + 1e-3 else [])
+
+
+def test_floor_is_one_when_the_start_reaches_the_target() -> None:
+    mod = _module()
+    lat = np.array([3.0, 1.0, 2.0])
+    assert mod.floor_needed(lat, start=2, target=2.0) == 1
+    assert mod.floor_needed(lat, start=0, target=2.0) == 2
+    assert mod.floor_needed(lat, start=0, target=1.0) == 2
