@@ -33,6 +33,7 @@ import json
 import sys
 import tarfile
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kernelopt.data import Solution  # (no torch, no mlflow)
@@ -87,6 +88,7 @@ def merge_latency_table(local: bytes, incoming: bytes) -> bytes | None:
         return None
     if any(mine.get(k) != theirs.get(k) for k in keys):
         return None
+
     def passed(row: Any) -> int:
         return sum(v is not None for v in row.values()) if isinstance(row, dict) else -1
 
