@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: run test test-all setup lint clean gpu-test
+.PHONY: run test test-all setup lint clean gpu-test results
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -39,6 +39,11 @@ test: $(STAMP)
 
 test-all: $(STAMP)
 	$(MAKE) test TEST_MARKS=
+
+# Older device-call outputs are packed in benchmarks/results/archive/ (scripts/results_archive.py): unpack them in
+# place to read the files that notes and summaries cite (standard library only: no setup needed).
+results:
+	$(PY) scripts/results_archive.py unpack
 
 gpu-test: $(STAMP)
 	$(BIN)/python -m pytest -q -m gpu tests

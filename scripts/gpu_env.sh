@@ -14,6 +14,8 @@
 # xz-compressed into one archive (13.5 MB): bash scripts/pack_site.sh .whl_idx .whl_camp   (WHEELS=.whl_camp)
 # On 2026-12-04 the checkout's tracked files reached 55.6 MB: with .whl_camp a call no longer fits (calls FA-FE carried
 # .whl_eval, 4 MB: evaluation, contest sweeps, kernel sweeps and span anatomies need no mlflow).
+# Since then the older call outputs are packed (scripts/results_archive.py, `make results` unpacks them): the
+# tracked files are 36.5 MB, and .whl_camp (13.5 MB, campaigns with MLflow) fits again.
 # A session script's one-line start:  source "$(dirname "$0")/gpu_env.sh" session  (also: set -u, cd to the
 # checkout, session_setup).
 if [ "${1:-}" = session ]; then set -u; cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1; fi

@@ -133,3 +133,21 @@ def test_measure_tables_of_two_calls_are_unioned_per_point(tmp_path: Path) -> No
     assert got["latency_ms"] == {"h1": {"w1": 1.0, "w2": 2.0}, "h2": {"w1": 3.0, "w2": 4.0}} and got["failed"] == {}
     # another sub-space under the same name: the archive's copy, as written
     assert json.loads((into / "benchmarks/results/other.json").read_text()) == other
+
+
+def test_a_file_under_a_packed_root_is_written_but_flagged(tmp_path: Path, capsys) -> None:
+    """A call writing into a folder that scripts/results_archive.py packed (git ignores it) would lose its results
+    at the next commit: the file is written, noted, and the exit code says something needs a look."""
+    into = tmp_path / "repo"
+    folder = into / "benchmarks/results/archive"
+    folder.mkdir(parents=True)
+    (folder / "old.json").write_text(json.dumps({"name": "old", "roots": ["benchmarks/results/profiles_v/scratch_a"],
+                                                 "kinds": {}, "files": []}))
+    a = archive(tmp_path / "a.tgz", {"benchmarks/results/profiles_v/scratch_a/t.md": "x",
+                                     "benchmarks/results/profiles_v/scratch_ab/t.md": "y"})
+    assert unpack_results.main(["--into", str(into), str(a)]) == 1
+    out = capsys.readouterr().out
+    assert "2 file(s) written or merged, 1 skipped" in out
+    assert "scratch_a/t.md: written under benchmarks/results/profiles_v/scratch_a, packed in" in out
+    assert "scratch_ab/t.md: written" not in out
+    assert (into / "benchmarks/results/profiles_v/scratch_a/t.md").read_text() == "x"
