@@ -64,6 +64,8 @@ def _rel(root: Path, path: str) -> PurePosixPath:
         raise ArchiveError(f"{path}: not inside the checkout {root}") from exc
     if rel.parts[:2] != RESULTS.parts or len(rel.parts) < 3 or rel.parts[2] in ("archive", ".gitignore"):
         raise ArchiveError(f"{path}: only files and folders under {RESULTS}/ are packed (not its archive/)")
+    if any(c in str(rel) for c in "*?[]!#\\\n") or str(rel) != str(rel).strip():
+        raise ArchiveError(f"{path}: a name with a character .gitignore reads as a pattern; rename it first")
     return rel
 
 
@@ -144,7 +146,7 @@ def pack(root: Path, name: str, paths: list[str]) -> dict:
     archive, manifest = root / ARCHIVE / f"{name}.tar.xz", root / ARCHIVE / f"{name}.json"
     if archive.exists() or manifest.exists():
         raise ArchiveError(f"{archive.relative_to(root)} exists: pack under another name")
-    rels = sorted(set(_rel(root, p) for p in paths))
+    rels = sorted({_rel(root, p) for p in paths})
     nested = [r for r in rels if any(o != r and o in r.parents for o in rels)]
     if nested:
         raise ArchiveError(f"{nested[0]} lies inside another root given")

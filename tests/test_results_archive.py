@@ -97,6 +97,7 @@ def test_unpack_leaves_a_changed_file_alone_and_check_finds_tampering(repo: Path
     (["kernelopt"], "only files and folders under benchmarks/results/"),
     (["benchmarks/results/archive"], "only files and folders under benchmarks/results/"),
     (["benchmarks/results/nope"], "no such file or folder"),
+    (["benchmarks/results/logs/a[1].log"], "a character .gitignore reads as a pattern"),
     (["benchmarks/results/profiles_v", "benchmarks/results/profiles_v/scratch_a"], "inside another root"),
 ])
 def test_pack_refuses(repo: Path, paths: list[str], message: str) -> None:
