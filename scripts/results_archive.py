@@ -98,12 +98,12 @@ def _cited_by_tests(root: Path, rels: list[PurePosixPath]) -> dict[str, str]:
     return hits
 
 
-def _tar_bytes(root: Path, files: list[PurePosixPath]) -> bytes:
+def _tar_bytes(blobs: dict[str, bytes]) -> bytes:
+    """The files ``{path: bytes}`` as a tar.xz, in path order, without timestamps or owners."""
     buf = io.BytesIO()
     with lzma.open(buf, "wb", preset=9 | lzma.PRESET_EXTREME) as xz, tarfile.open(fileobj=xz, mode="w") as tar:
-        for rel in files:
-            data = (root / rel).read_bytes()
-            info = tarfile.TarInfo(str(rel))
+        for rel, data in sorted(blobs.items()):
+            info = tarfile.TarInfo(rel)
             info.size, info.mode, info.mtime = len(data), 0o644, 0
             tar.addfile(info, io.BytesIO(data))
     return buf.getvalue()
@@ -126,6 +126,16 @@ def manifests(root: Path) -> dict[str, dict]:
     return {f.stem: json.loads(f.read_text()) for f in sorted(folder.glob("*.json"))} if folder.is_dir() else {}
 
 
+def packed_root(mans: dict[str, dict], path: str) -> tuple[str, str] | None:
+    """``(root given to pack, archive name)`` when ``path`` (from the repository root) lies under a root of one of
+    the manifests ``mans`` (:func:`manifests`)."""
+    for name, man in mans.items():
+        for r in man["roots"]:
+            if path == r or path.startswith(r + "/"):
+                return r, name
+    return None
+
+
 def ignore_text(root: Path, old: str = "") -> str:
     """``benchmarks/results/.gitignore`` with its generated block rebuilt from the manifests (lines outside the
     block kept)."""
@@ -138,6 +148,12 @@ def ignore_text(root: Path, old: str = "") -> str:
     lines.append(END)
     kept = old.split(BEGIN)[0] + (old.split(END, 1)[1].lstrip("\n") if END in old else "")
     return kept.rstrip("\n") + ("\n" if kept.strip() else "") + "\n".join(lines) + "\n"
+
+
+def write_ignores(root: Path) -> None:
+    """Rewrite ``benchmarks/results/.gitignore``'s generated block from the manifests."""
+    ign = root / IGNORE
+    ign.write_text(ignore_text(root, ign.read_text() if ign.is_file() else ""))
 
 
 def pack(root: Path, name: str, paths: list[str]) -> dict:
@@ -155,13 +171,12 @@ def pack(root: Path, name: str, paths: list[str]) -> dict:
         first = next(iter(cited))
         raise ArchiveError(f"{first} is read by {cited[first]} (the CPU suite runs on a clean clone): keep it unpacked")
     files = _files(root, rels)
-    data = _tar_bytes(root, files)
-    entries = [{"path": str(f), "bytes": (root / f).stat().st_size, "sha256": sha256((root / f).read_bytes())}
-               for f in files]
+    blobs = {str(f): (root / f).read_bytes() for f in files}
+    data = _tar_bytes(blobs)
+    entries = [{"path": f, "bytes": len(b), "sha256": sha256(b)} for f, b in blobs.items()]
     archive.parent.mkdir(parents=True, exist_ok=True)
     archive.write_bytes(data)
-    got = _members(archive)
-    if {e["path"]: e["sha256"] for e in entries} != {k: sha256(v) for k, v in got.items()}:
+    if _members(archive) != blobs:
         archive.unlink()
         raise ArchiveError(f"{archive.name}: read back differs from the files packed (nothing removed)")
     man = {"name": name, "packed": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -174,8 +189,7 @@ def pack(root: Path, name: str, paths: list[str]) -> dict:
         for d in sorted((p for p in [root / r, *(root / r).rglob("*")] if p.is_dir()), key=lambda p: -len(p.parts)):
             if not any(d.iterdir()):
                 d.rmdir()
-    ign = root / IGNORE
-    ign.write_text(ignore_text(root, ign.read_text() if ign.is_file() else ""))
+    write_ignores(root)
     return man
 
 
@@ -190,7 +204,7 @@ def unpack(root: Path, names: list[str]) -> tuple[int, list[str]]:
         for path, data in _members(root / ARCHIVE / f"{name}.tar.xz").items():
             target = root / path
             if target.is_file():
-                if sha256(target.read_bytes()) != sha256(data):
+                if target.read_bytes() != data:
                     differing.append(path)
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -253,8 +267,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("\n".join(f"  {r}" for r in man["roots"]))
             return 0
         if args.fix_ignores:
-            ign = root / IGNORE
-            ign.write_text(ignore_text(root, ign.read_text() if ign.is_file() else ""))
+            write_ignores(root)
         problems = check(root)
         print("\n".join(problems) if problems else f"{len(manifests(root))} archives match their manifests")
         return 1 if problems else 0

@@ -36,6 +36,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results_archive import manifests, packed_root
+
 from kernelopt.data import Solution  # (no torch, no mlflow)
 
 
@@ -126,19 +129,12 @@ def _kernel_hash(data: bytes, where: str) -> str:
         raise ValueError(f"{where}: not a readable Solution: {exc}") from None
 
 
-def archived_roots(into: Path) -> dict[str, str]:
-    """``{root: archive name}`` of the paths packed by ``scripts/results_archive.py`` (git ignores them)."""
-    folder = into / "benchmarks" / "results" / "archive"
-    mans = [json.loads(f.read_text()) for f in sorted(folder.glob("*.json"))] if folder.is_dir() else []
-    return {r: m["name"] for m in mans for r in m.get("roots", [])}
-
-
 def unpack(archive: Path, into: Path, notes: list[str]) -> tuple[int, int]:
     """Unpack one archive into ``into``; returns (files written, files skipped). A file written under a path that
     ``scripts/results_archive.py`` packed (ignored by git) counts as skipped too, with a note: it would not be
     committed."""
     written = skipped = 0
-    packed = archived_roots(into)
+    packed_roots = manifests(into)
     with tarfile.open(archive) as tar:
         members = [m for m in tar.getmembers() if m.isfile()]
         blobs = {m.name: tar.extractfile(m).read() for m in members}  # type: ignore[union-attr]
@@ -169,9 +165,9 @@ def unpack(archive: Path, into: Path, notes: list[str]) -> tuple[int, int]:
         else:
             dest.write_bytes(data)
         written += 1
-        root = next((r for r in packed if name == r or name.startswith(r + "/")), None)
-        if root is not None:
-            notes.append(f"{name}: written under {root}, packed in benchmarks/results/archive/{packed[root]}.tar.xz "
+        packed = packed_root(packed_roots, name)
+        if packed is not None:
+            notes.append(f"{name}: written under {packed[0]}, packed in benchmarks/results/archive/{packed[1]}.tar.xz "
                          "and ignored by git: it will not be committed (unpack that archive first and merge again, "
                          "or move the file)")
             skipped += 1
