@@ -77,10 +77,20 @@ def gp_order(x: np.ndarray, lat: np.ndarray, start: int, budget: int, name: str,
     return chosen
 
 
+def reaches(ms: float, target: float) -> bool:
+    """A latency at or below random search's final best (``needed``'s rule, no margin)."""
+    return ms <= target * (1 + 1e-9)
+
+
+def table_name(table: str | Path) -> str:
+    """The short name of a measured table in file names and summaries (``gemm184_h200``)."""
+    return Path(table).stem.removeprefix("controller_space_")
+
+
 def floor_needed(lat: np.ndarray, start: int, target: float) -> int:
     """Candidates the best any searcher can do from ``start`` (measured first, as every arm's first candidate):
     1 if the start already reaches ``target``, else 2 (an oracle that knows the table goes straight to its best)."""
-    return 1 if lat[start] <= target * (1 + 1e-9) else 2
+    return 1 if reaches(lat[start], target) else 2
 
 
 def summarise(folder: Path) -> dict[str, Any]:
@@ -103,7 +113,7 @@ def summarise(folder: Path) -> dict[str, Any]:
              "|---|---:|---:|---:|---:|---|---:|"]
     for r in runs:
         c, f = r.get("controller", {}).get("median_ratio_censored"), r.get("floor", {}).get("start_then_best")
-        lines.append(f"| {Path(r['table']).stem.removeprefix('controller_space_')} | {r['budget']} | {r['points']} | "
+        lines.append(f"| {table_name(r['table'])} | {r['budget']} | {r['points']} | "
                      f"{'-' if f is None else f'{f:.3f}'} | {'-' if c is None else f'{c:.3f}'} | {r['best_arm']} | "
                      f"{r['median_ratio_censored'][r['best_arm']]:.3f} |")
     floors = [r for r in runs if "floor" in r]
@@ -129,10 +139,8 @@ def summarise(folder: Path) -> dict[str, Any]:
     (folder / "search_bound_summary.md").write_text("\n".join(lines) + "\n")
     out = {"configurations": len(runs), "paired": len(paired), "fixed": fixed,
            "controller_median": statistics.median(ctrl) if ctrl else None,
-           "floor_above_third": [f"{Path(r['table']).stem.removeprefix('controller_space_')}_b{r['budget']}"
-                                 for r in closed],
-           "floor_at_third": [f"{Path(r['table']).stem.removeprefix('controller_space_')}_b{r['budget']}"
-                              for r in tight]}
+           "floor_above_third": [f"{table_name(r['table'])}_b{r['budget']}" for r in closed],
+           "floor_at_third": [f"{table_name(r['table'])}_b{r['budget']}" for r in tight]}
     (folder / "search_bound_summary.json").write_text(json.dumps(out, indent=1) + "\n")
     return out
 
@@ -173,7 +181,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                                "floor_needed": floor_needed(lat, start, target)}
         for (n, ls, kp), label in zip(arms, ratios, strict=True):
             order = gp_order(x, lat, start, args.budget, n, ls, kp)
-            got = next((i for i, j in enumerate(order, 1) if lat[j] <= target * (1 + 1e-9)), None)
+            got = next((i for i, j in enumerate(order, 1) if reaches(lat[j], target)), None)
             row[label] = got
             ratios[label].append((got or args.budget + 1) / rn)  # type: ignore[operator]
         rows.append(row)
@@ -187,7 +195,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                                               3),
                      "best_first": round(statistics.median(1 / r["random_needed"] for r in rows), 3)},
            "random_median_needed": statistics.median(r["random_needed"] for r in rows)}
-    name = f"{args.table.stem.removeprefix('controller_space_')}_b{args.budget}"
+    name = f"{table_name(args.table)}_b{args.budget}"
     ours = RESULTS / f"controller_efficiency_{name.replace('_b', '_measured_b')}.json"  # the controller, same table
     if ours.is_file():
         mine = json.loads(ours.read_text())
