@@ -22,7 +22,9 @@ only the plumbing and the checks run; times are meaningless and ``maxnreg`` is d
     python benchmarks/gdn_prefill_kernel_sweep.py --lengths 8192:35 --scratch bf16  # gdn_prefill_chunked_wy3b's
     python benchmarks/gdn_prefill_kernel_sweep.py --lengths 8192:57 --configs prep,64,-,8,1,- prep,64,-,16,1,-
 
-A configuration is ``KERNEL,C,BV,num_warps,num_stages,maxnreg`` with KERNEL one of prep, h, o (``-``: none).
+A configuration is ``KERNEL,C,BV,num_warps,num_stages,maxnreg`` with KERNEL one of prep, prep2, h, o (``-``: none);
+``prep2`` is ``gdn_prefill_chunked_wy3h``'s prep (the chunk inverse in two halves; with ``--scratch bf16``, C >= 32),
+its ``diff`` taken against the first ``prep`` of the same C.
 ``--lengths TOTAL:SEQS`` packs SEQS sequences of near-equal lengths; ``--workload UUID`` (a prefix is enough) takes the
 sequence lengths of that contest workload instead (a uniformly random split: its longest sequence sets the state
 walk's serial chain, e.g. 1,422 of 8,192 tokens in ``546aba8e``, against 410 for near-equal lengths). Writes
@@ -56,7 +58,9 @@ SEEDS = Path(__file__).resolve().parents[1] / "operators" / PREFILL / "solutions
 SEED = "gdn_prefill_chunked_wy3v"
 #: ``--scratch``: the seed whose kernels are timed (wy3b: bf16 W, U, V_new and h, bf16 dots after the prep)
 SEEDS_BY_SCRATCH = {"fp32": SEED, "bf16": "gdn_prefill_chunked_wy3b"}
-KERNELS = ("prep", "h", "o")
+#: the seed whose ``prep2`` (the prep kernel's chunk inverse by halves) is timed; its other kernels are wy3b's own
+HALVES_SEED = "gdn_prefill_chunked_wy3h"
+KERNELS = ("prep", "prep2", "h", "o")
 HQK, HV, D = 4, 8, 128
 #: KERNEL, C, BV (None for prep), num_warps, num_stages, maxnreg; the first of each kernel is the seed's default
 DEFAULT_CONFIGS = [
@@ -84,7 +88,9 @@ def parse_config(text: str) -> tuple[str, int, int | None, int, int, int | None]
         raise argparse.ArgumentTypeError(f"{text!r}: integers expected (BV and maxnreg may be '-')") from None
     if c < 16 or c & (c - 1):
         raise argparse.ArgumentTypeError(f"{text!r}: C must be a power of two >= 16")
-    if (parts[0] == "prep") != (bv is None) or (bv is not None and (bv < 16 or D % bv)):
+    if parts[0] == "prep2" and c < 32:
+        raise argparse.ArgumentTypeError(f"{text!r}: prep2 (the inverse by halves) needs C >= 32")
+    if parts[0].startswith("prep") != (bv is None) or (bv is not None and (bv < 16 or D % bv)):
         raise argparse.ArgumentTypeError(f"{text!r}: BV is '-' for prep, else a divisor of {D} >= 16")
     return parts[0], c, bv, nw, ns, cap
 
@@ -168,12 +174,13 @@ class _Stages:
         if cap is not None and not self.interpret:
             opts["maxnreg"] = cap
         meta = {"HQK": HQK, "HV": HV, "D": D, "C": c, "PRECISION": "tf32"}
-        if kernel == "prep":
+        if kernel.startswith("prep"):
+            prep = m._prep_halves_kernel if kernel == "prep2" else m._prep_kernel
             out = {"w": self.empty(self.n_tok, HV, D, scratch=True), "u": self.empty(self.n_tok, HV, D, scratch=True),
                    "gamma": self.empty(self.n_tok, HV)}
 
             def run() -> Any:
-                return m._prep_kernel[(self.slots, HV)](
+                return prep[(self.slots, HV)](
                     x["k"], x["v"], x["A_log"], x["a"], x["dt_bias"], x["b"], x["cu"], out["w"], out["u"],
                     out["gamma"], self.n_seq, LOG2C=c.bit_length() - 1, **meta, **opts)
         elif kernel == "h":
@@ -230,6 +237,10 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
     if dev == "cpu" and not interpret:
         raise SystemExit("gdn_prefill_kernel_sweep.py: no GPU; run with TRITON_INTERPRET=1 (and few tokens)")
     seed = SEEDS_BY_SCRATCH[args.scratch]
+    if any(c[0] == "prep2" for c in args.configs):
+        if args.scratch != "bf16":
+            raise SystemExit("gdn_prefill_kernel_sweep.py: prep2 configurations need --scratch bf16 (wy3h is wy3b's)")
+        seed = HALVES_SEED
     mod = _seed_module(seed)
     x = synthetic_inputs(args.lengths, dev, torch.Generator().manual_seed(11))
     timer = call_timer(dev, args.timer)
@@ -245,7 +256,7 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
         compiled, out, ms = got
         if dev == "cuda":
             torch.cuda.synchronize()
-        ref = first.setdefault((kernel, c), {k: v.clone() for k, v in out.items()})
+        ref = first.setdefault(("prep" if kernel == "prep2" else kernel, c), {k: v.clone() for k, v in out.items()})
         row.update(ms=ms, n_regs=getattr(compiled, "n_regs", None), n_spills=getattr(compiled, "n_spills", None),
                    max_rel_diff=_rel_diff(out, ref))
         rows.append(row)

@@ -51,12 +51,33 @@ def test_bf16_scratch_sweeps_the_wy3b_kernels(tmp_path: Path) -> None:
     assert all("error" not in r and r["ms"] > 0 and r["max_rel_diff"] <= FP32_ROUNDING for r in rows), rows
 
 
+def test_the_prep_by_halves_matches_the_full_chunk_prep(tmp_path: Path) -> None:
+    """``prep2`` (gdn_prefill_chunked_wy3h's chunk inverse in two halves) writes W, U and gamma equal to the full
+    chunk prep's to fp32 rounding (the interpreter's tf32 dots are fp32; the halves sum in another order), with
+    chunks spanning both halves, ragged tails and a sequence shorter than one half."""
+    configs = ["prep,32,-,4,1,-", "prep2,32,-,4,1,-", "prep,64,-,8,1,-", "prep2,64,-,4,1,-", "prep2,64,-,8,1,-"]
+    proc = run_benchmark(SCRIPT, ["--lengths", "141:3", "--warmup", "0", "--iters", "1", "--out", str(tmp_path),
+                                  "--name", "h", "--scratch", "bf16", "--configs", *configs], interpret=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads((tmp_path / "gdn_prefill_kernel_sweep_cpu_h.json").read_text())
+    assert data["seed"] == "gdn_prefill_chunked_wy3h"
+    rows = data["configs"]
+    assert [(r["kernel"], r["C"]) for r in rows] == [("prep", 32), ("prep2", 32), ("prep", 64), ("prep2", 64),
+                                                     ("prep2", 64)]
+    assert all("error" not in r for r in rows), rows
+    assert all(r["max_rel_diff"] <= 1e-5 for r in rows), rows
+    proc = run_benchmark(SCRIPT, ["--lengths", "40:3", "--out", str(tmp_path), "--configs", "prep2,32,-,4,1,-"],
+                         interpret=True)
+    assert proc.returncode != 0 and "need --scratch bf16" in proc.stderr
+
+
 def test_bad_configurations_lengths_and_no_interpreter_are_refused(tmp_path: Path) -> None:
     mod = load_script("kopt_gdn_prefill_kernel_sweep", SCRIPT)
     for bad, why in (("prep,64,-,8,1", "expected KERNEL"), ("walk,64,32,8,1,-", "expected KERNEL"),
                      ("prep,48,-,8,1,-", "power of two"), ("prep,64,32,8,1,-", "BV is '-' for prep"),
                      ("h,64,-,8,1,-", "BV is '-' for prep"), ("o,64,48,8,1,-", "divisor of 128"),
-                     ("h,64,x,8,1,-", "integers expected")):
+                     ("h,64,x,8,1,-", "integers expected"), ("prep2,16,-,4,1,-", "needs C >= 32"),
+                     ("prep2,64,64,4,1,-", "BV is '-' for prep")):
         with pytest.raises(mod.argparse.ArgumentTypeError, match=why):
             mod.parse_config(bad)
     assert mod.parse_config("h,64,64,8,2,128") == ("h", 64, 64, 8, 2, 128)
