@@ -55,8 +55,16 @@ ATT_DIR = ROOT / "operators" / ATT / "solutions" / "dispatch"
 BF16 = "INTER_DTYPE=bf16"
 WY3P_C32 = "C=32,num_warps=4,BV=64,num_warps_h=4,BV_O=128,num_warps_o=4"
 WY3B_BV32_S2 = "C=64,BV=32,BV_O=64,num_warps=8,num_warps_h=4,num_warps_o=4,num_stages=2"
-#: the retained GDN prefill dispatch (recurrent to 401 tokens, wy3b to 1,376, wy3b with pipelined loads above)
-RETAINED_FILE = WY3_FILE.with_name("recurrent_wy3b_1376_s2bv32.json")
+#: the retained GDN prefill dispatch (recurrent to 401 tokens, wy3h (wy3b with the prep's inverse by halves) to 1,376,
+#: the same with pipelined loads above)
+RETAINED_FILE = WY3_FILE.with_name("recurrent_wy3hh_1376_s2bv32.json")
+WY3H = f"{SEEDS}/gdn_prefill_chunked_wy3h@MAXNREG=0,PRECISION=tf32,INTER=bf16,STATES=bf16,num_warps_h=4,num_warps_o=4"
+#: wy3h's points in the retained dispatch's leaves (C 64 up to 16 sequences, C 32 above; pipelined: num_stages 2)
+WY3H_C64 = f"{WY3H},C=64,BV=64,BV_O=64,num_stages=1,num_warps=4,PREP=halves"
+WY3H_C32 = f"{WY3H},C=32,BV=64,BV_O=128,num_stages=1,num_warps=4,PREP=halves"
+WY3H_S64 = f"{WY3H},C=64,BV=32,BV_O=64,num_stages=2,num_warps=4,PREP=halves"
+WY3H_S32 = f"{WY3H},C=32,BV=64,BV_O=128,num_stages=2,num_warps=4,PREP=halves"
+WY3B_C32 = f"{SEEDS}/gdn_prefill_chunked_wy3b@{WY3P_C32}"
 # (definition, committed file, axis, bands (seed folders, FOLDER@KEY=VALUE for another point), upper edges)
 DISPATCHES = [
     (DEF, FILE, "total_seq_len", [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_chunked"], [EDGE]),
@@ -322,11 +330,29 @@ DISPATCHES = [
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3b_s2_seqs16_bv32.json")], [401]),
     (DEF, NESTED_FILE.with_name("recurrent_wy3b_s2_seqs16_c32bv32_401.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3b_s2_seqs16_c32bv32.json")], [401]),
-    # the retained GDN prefill dispatch since call FD: call FC's sweep of the one above was slower on 10 of the 11
-    # workloads of 461-983 tokens (short chains: host-bound, 5-iteration noise) and faster above 1,376 but one
-    (DEF, RETAINED_FILE, "total_seq_len",
+    # the retained GDN prefill dispatch of call FD to call GB: call FC's sweep of the one above was slower on 10 of
+    # the 11 workloads of 461-983 tokens (short chains: host-bound, 5-iteration noise) and faster above 1,376 but one
+    (DEF, WY3_FILE.with_name("recurrent_wy3b_1376_s2bv32.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3b_seqs16_c32.json"),
       SEQS_FILE.with_name("wy3b_s2_seqs16_bv32.json")], [401, 1376]),
+    # 2026-12-04 calls GB-GC: the same points with the prep kernel's chunk inverse by halves (wy3h) in the C 64 leaves
+    # (h), in every leaf (hh: the retained dispatch since call GB) and with the C 32 leaves' prep at 2 warps (hh2)
+    (DEF, SEQS_FILE.with_name("wy3h_seqs16_c32.json"), "len_cu_seqlens", [WY3H_C64, WY3B_C32], [17]),
+    (DEF, SEQS_FILE.with_name("wy3h_s2_seqs16_bv32.json"), "len_cu_seqlens",
+     [WY3H_S64, f"{WY3B_C32},num_stages=2"], [17]),
+    (DEF, SEQS_FILE.with_name("wy3hh_seqs16_c32.json"), "len_cu_seqlens", [WY3H_C64, WY3H_C32], [17]),
+    (DEF, SEQS_FILE.with_name("wy3hh_s2_seqs16_bv32.json"), "len_cu_seqlens", [WY3H_S64, WY3H_S32], [17]),
+    (DEF, SEQS_FILE.with_name("wy3hh2_s2_seqs16_bv32.json"), "len_cu_seqlens",
+     [WY3H_S64, WY3H_S32.replace("num_warps=4,PREP", "num_warps=2,PREP")], [17]),
+    (DEF, WY3_FILE.with_name("recurrent_wy3h_1376_s2bv32.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3h_seqs16_c32.json"),
+      SEQS_FILE.with_name("wy3h_s2_seqs16_bv32.json")], [401, 1376]),
+    (DEF, RETAINED_FILE, "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3hh_seqs16_c32.json"),
+      SEQS_FILE.with_name("wy3hh_s2_seqs16_bv32.json")], [401, 1376]),
+    (DEF, WY3_FILE.with_name("recurrent_wy3hh2_1376_s2bv32.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3hh_seqs16_c32.json"),
+      SEQS_FILE.with_name("wy3hh2_s2_seqs16_bv32.json")], [401, 1376]),
 ]
 
 
@@ -408,8 +434,9 @@ def test_the_dispatch_passes_on_a_workload_of_each_band(file: Path, edge: int) -
 
 @superseded_if(superseded_dispatch(DEF, RETAINED_FILE))
 def test_the_retained_dispatch_passes_in_each_of_its_leaf_bands() -> None:
-    """recurrent_wy3b_1376_s2bv32: the recurrent seed to 401 tokens, wy3b (C 64 up to 16 sequences, C 32 above) to
-    1,376, the same with the state walk at num_stages 2 (BV 32 up to 16 sequences) above. The top dispatch on one
+    """recurrent_wy3hh_1376_s2bv32: the recurrent seed to 401 tokens, wy3h (wy3b with the prep's chunk inverse by
+    halves; C 64 up to 16 sequences, C 32 above) to 1,376, the same with the state walk at num_stages 2 (BV 32 up to
+    16 sequences) above. The top dispatch on one
     small synthetic workload in each of its first two bands; above, its specialist (the inner dispatch by number of
     sequences) on small workloads of each of its bands: a 1,377-token call takes minutes in the interpreter, and the
     routing above 1,376 is the composed file's (checked against the CLI above)."""
@@ -419,7 +446,7 @@ def test_the_retained_dispatch_passes_in_each_of_its_leaf_bands() -> None:
     inner = [prefill_workload(op, f"retained-{n}-{s}", n, s) for n, s in ((40, 3), (52, 17))]
     assert [band_index(w.axes["total_seq_len"], [401, 1376]) for w in top] == [0, 1]
     assert [band_index(w.axes["len_cu_seqlens"], [17]) for w in inner] == [0, 1]
-    for file, wls in ((RETAINED_FILE, top), (SEQS_FILE.with_name("wy3b_s2_seqs16_bv32.json"), inner)):
+    for file, wls in ((RETAINED_FILE, top), (SEQS_FILE.with_name("wy3hh_s2_seqs16_bv32.json"), inner)):
         results = evaluated(op, file, wls)
         assert [r.status for r in results] == [S.PASSED] * len(wls), (file.name, [r.log for r in results])
 
