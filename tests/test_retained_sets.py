@@ -21,19 +21,21 @@ def test_every_retained_solution_names_itself_and_at_least_one_seed_folder() -> 
 
 
 def test_specialists_of_nested_dispatches_count_as_retained() -> None:
-    """The GDN prefill's retained dispatch names wy3b only inside its nested dispatch (by number of sequences)."""
+    """The GDN prefill's retained dispatch names wy3h only inside its nested dispatches (by number of sequences)."""
     definition = "gdn_prefill_qk4_v8_d128_k_last"
     solution = json.loads((OPERATORS / definition / "retained" / "solution.json").read_text())
     top = next(s["content"] for s in solution["sources"] if s["path"] == "dispatch.py")
-    assert "gdn_prefill_chunked_wy3b" not in top
+    assert "gdn_prefill_chunked_wy3h" not in top
     seeds = OPERATORS / definition / "solutions" / "seeds"
-    assert not superseded_seed(seeds / "gdn_prefill_chunked_wy3b")
+    assert not superseded_seed(seeds / "gdn_prefill_chunked_wy3h")
     assert not superseded_seed(seeds / "gdn_prefill_recurrent")
+    # by name: wy3b's state walk and output kernels run through wy3h's linked copy (wy3h's points check them)
+    assert superseded_seed(seeds / "gdn_prefill_chunked_wy3b")
     assert superseded_seed(seeds / "gdn_prefill_chunked_wy3")
     dispatch = OPERATORS / definition / "solutions" / "dispatch"
-    assert not superseded_dispatch(definition, dispatch / "recurrent_wy3b_1376_s2bv32.json")
-    assert not superseded_dispatch(definition, dispatch / "wy3b_seqs16_c32.json")  # a nested specialist
-    assert superseded_dispatch(definition, dispatch / "recurrent_wy3b_401.json")  # retained until 2026-12-04
+    assert not superseded_dispatch(definition, dispatch / "recurrent_wy3hh_1376_s2bv32.json")
+    assert not superseded_dispatch(definition, dispatch / "wy3hh_seqs16_c32.json")  # a nested specialist
+    assert superseded_dispatch(definition, dispatch / "recurrent_wy3b_1376_s2bv32.json")  # retained until call GB
     assert superseded_dispatch(definition, dispatch / "recurrent_wy3_401.json")
 
 
