@@ -8,6 +8,8 @@
 # (recurrent_wy3b_s2_seqs16_bv32_401) side by side on the 11 mid-band workloads through `kernelopt evaluate`, the
 # retained one first and again last (its drift bounds the ratio); then the contest sweep of the faster unless it is
 # the retained one (name prefill_<pick>_ga; adopt with benchmarks/adopt_retained.py only if it wins there too).
+# Not run: call GB went to the prep kernel instead, and both dispatches here now run the old prep (the retained one
+# since call GB is recurrent_wy3hh_1376_s2bv32); compose their wy3h counterparts before running it.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=ga END_BY=580 bash scripts/gpu_session_ga.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
