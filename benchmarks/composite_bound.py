@@ -13,7 +13,8 @@ them (the gated candidates' measured table rows, all workloads):
   controller's ``dispatch`` direction composes most often).
 
 ``needed`` is then ``k + 1`` (the composite is one more candidate) at the first ``k`` whose composite reaches
-random's final best; the ratio to random's count is issue 5's, per seed, median over seeds. The composite needs the
+random's final best; the ratio to random's count is issue 5's (`controller_efficiency.censored_ratio`: not reached
+counts as budget + 1), per seed, median over seeds. The composite needs the
 specialists' full-workload latencies, which the controller only has for the candidates it swept: so this is a bound
 on what re-composing from every gated candidate could give, not a controller. Table mode only (no GPU).
 
@@ -53,8 +54,12 @@ def composites(rows: list[dict[str, float]], order: list[str]) -> dict[str, floa
 
 
 def replay(table: Path, budget: int, seeds: int, axis: str | None) -> dict[str, Any]:
+    """The per-seed counts (random, controller, both composites) and their median ratios to random's; ``axis``
+    ``None``: the first workload axis that varies over the table's workloads."""
     ev = ce.TableEval(table)
     op = ev.op.name
+    if axis is None:
+        axis = next((a for a in ev.op.workloads[0].axes if len({w.axes[a] for w in ev.op.workloads}) > 1), None)
     wls = sorted(ev.op.workloads, key=lambda w: (w.axes.get(axis, 0) if axis else 0, w.uuid))
     order = [w.uuid for w in wls]
     rows = []
@@ -79,9 +84,8 @@ def replay(table: Path, budget: int, seeds: int, axis: str | None) -> dict[str, 
                     row[f"{kind}_needed"] = k if reaches(ev.true_mean(sol), target) else k + 1
         rows.append(row)
 
-    def ratio(key: str) -> float | None:
-        vals = [r[key] / r["random_needed"] if r[key] is not None else budget / r["random_needed"] for r in rows]
-        return statistics.median(vals) if vals else None
+    def ratio(key: str) -> float:
+        return statistics.median(ce.censored_ratio(r[key], r["random_needed"], budget) for r in rows)
 
     return {"table": str(table), "operator": op, "budget": budget, "seeds": seeds, "axis": axis, "stamp": stamp(),
             "rows": rows, "median_ratio": {k: ratio(f"{k}_needed")
@@ -93,7 +97,7 @@ def markdown(data: dict[str, Any], command: str) -> str:
     lines = [f"# Composite bound: {table_name(data['table'])}, budget {data['budget']}, {data['seeds']} seeds", "",
              f"Command: `{command}`", "",
              ("Candidates until random search's final best is reached, over random's own count (median over seeds; "
-             "not reached: the budget): the evidence controller as it runs, and a band dispatch of its gated single "
+             "not reached: budget + 1): the evidence controller as it runs, and a band dispatch of its gated single "
              "points re-composed after every candidate (`per_workload`: each workload to its best point, a bound; "
              f"`two_bands`: one edge along `{data['axis']}`). Target 1/3."), "",
              (f"- controller: **{m['controller']:.2f}**; per_workload composite: **{m['per_workload']:.2f}**; "
@@ -119,11 +123,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         p.error("--budget and --seeds must be >= 1")
     if not args.table.is_file():
         p.error(f"--table {args.table}: no such file")
-    axis = args.axis
-    if axis is None:
-        wls = ce.TableEval(args.table).op.workloads
-        axis = next((a for a in wls[0].axes if len({w.axes[a] for w in wls}) > 1), None)
-    data = replay(args.table, args.budget, args.seeds, axis)
+    data = replay(args.table, args.budget, args.seeds, args.axis)
     args.out.mkdir(parents=True, exist_ok=True)
     base = args.out / f"composite_bound_{table_name(args.table)}_b{args.budget}"
     base.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")

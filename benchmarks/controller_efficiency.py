@@ -445,6 +445,12 @@ def _record(rid: str, sol: Solution, stage: str, lat: dict[str, float], parent: 
                            failure=None if ok else failure)
 
 
+def censored_ratio(got: int | None, random_needed: int, budget: int) -> float:
+    """Issue 5's ratio for one seed: candidates an arm needed over random search's count, an arm that never reached
+    the target counted as ``budget + 1`` (a lower bound on what it would have needed)."""
+    return (budget + 1 if got is None else got) / random_needed
+
+
 def needed(order: list[Solution], ev: Any, target: float, within: float = 0.0) -> int | None:
     """1-based index of the first solution whose full mean is at or below ``target`` (or within the relative
     margin ``within`` of it: ``--reach-within``)."""
@@ -556,7 +562,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out["summary"]["evidence_over_random_median"] = statistics.median(ratio) if ratio else None
     # the median above leaves out the seeds where the controller never reached the target; counting each of
     # those as budget + 1 candidates (a lower bound on what it would have needed) gives the conservative figure
-    censored = [(r["evidence_needed"] or args.budget + 1) / r["random_needed"] for r in rows]
+    censored = [censored_ratio(r["evidence_needed"], r["random_needed"], args.budget) for r in rows]
     out["summary"]["evidence_over_random_median_censored"] = statistics.median(censored) if censored else None
     out["reach_within"] = within
     if space_best is not None:

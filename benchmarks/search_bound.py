@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import RESULTS, stamp
-from controller_efficiency import TableEval, needed, random_search, space_seed, start_point
+from controller_efficiency import TableEval, censored_ratio, needed, random_search, space_seed, start_point
 
 LENGTH_SCALES = (0.3, 0.5, 0.8)
 KAPPAS = (0.5, 1.0, 2.0)
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             order = gp_order(x, lat, start, args.budget, n, ls, kp)
             got = next((i for i, j in enumerate(order, 1) if reaches(lat[j], target)), None)
             row[label] = got
-            ratios[label].append((got or args.budget + 1) / rn)  # type: ignore[operator]
+            ratios[label].append(censored_ratio(got, rn, args.budget))  # type: ignore[arg-type]
         rows.append(row)
         print(json.dumps(row), flush=True)
     summary = {label: round(statistics.median(r), 3) for label, r in ratios.items()}
