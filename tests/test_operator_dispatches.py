@@ -64,6 +64,7 @@ WY3H_C64 = f"{WY3H},C=64,BV=64,BV_O=64,num_stages=1,num_warps=4,PREP=halves"
 WY3H_C32 = f"{WY3H},C=32,BV=64,BV_O=128,num_stages=1,num_warps=4,PREP=halves"
 WY3H_S64 = f"{WY3H},C=64,BV=32,BV_O=64,num_stages=2,num_warps=4,PREP=halves"
 WY3H_S32 = f"{WY3H},C=32,BV=64,BV_O=128,num_stages=2,num_warps=4,PREP=halves"
+WY3H_S32_W2 = f"{WY3H},C=32,BV=64,BV_O=128,num_stages=2,num_warps=2,PREP=halves"  # hh2: the prep at 2 warps
 WY3B_C32 = f"{SEEDS}/gdn_prefill_chunked_wy3b@{WY3P_C32}"
 # (definition, committed file, axis, bands (seed folders, FOLDER@KEY=VALUE for another point), upper edges)
 DISPATCHES = [
@@ -343,7 +344,7 @@ DISPATCHES = [
     (DEF, SEQS_FILE.with_name("wy3hh_seqs16_c32.json"), "len_cu_seqlens", [WY3H_C64, WY3H_C32], [17]),
     (DEF, SEQS_FILE.with_name("wy3hh_s2_seqs16_bv32.json"), "len_cu_seqlens", [WY3H_S64, WY3H_S32], [17]),
     (DEF, SEQS_FILE.with_name("wy3hh2_s2_seqs16_bv32.json"), "len_cu_seqlens",
-     [WY3H_S64, WY3H_S32.replace("num_warps=4,PREP", "num_warps=2,PREP")], [17]),
+     [WY3H_S64, WY3H_S32_W2], [17]),
     (DEF, WY3_FILE.with_name("recurrent_wy3h_1376_s2bv32.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3h_seqs16_c32.json"),
       SEQS_FILE.with_name("wy3h_s2_seqs16_bv32.json")], [401, 1376]),
