@@ -395,7 +395,7 @@ def run_controller(operator: str, ev: Any, budget: int, seed: int, evidence: boo
                 if sol.hash() in seen:
                     continue
                 seen.add(sol.hash())
-                lat = ev.evaluate(sol, gate, 0)
+                lat = ev.evaluate(sol, list(d.workloads) or gate, 0)
                 rid = f"r{len(cands)}"
                 failure = ev.failure(sol) if hasattr(ev, "failure") else None
                 cands.append(_record(rid, sol, "gate", lat, d.parent_run_id, d.direction, len(cands), failure))

@@ -107,6 +107,43 @@ def test_dispatch_candidates_run_their_bands_specialist_per_workload() -> None:
         assert got[u] == ev.evaluate(want, [u], 0)[u]
 
 
+def test_the_replay_gates_each_candidate_on_its_decisions_workloads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a campaign does (``campaign_steps``: ``decision.workloads or state.gate_workloads``): a band round's
+    candidates are gated on the decision's workloads (the band's gate and the campaign's), not on the campaign's
+    gate alone (the replay did that until 2026-12-04, so its band rounds were judged on other workloads than a
+    campaign's)."""
+    mod = _module()
+    ev = mod.TableEval(REPO / "benchmarks" / "results" / "controller_space_gdn_decode_cuda_h200.json")
+    op = ev.op.name
+    gate = [w.uuid for w in mod.representative(ev.op.workloads, 3)]
+    seen: list[tuple[str, list[str]]] = []
+    real_decide = mod.decide
+    gated: list[list[str]] = []
+
+    def spy_decide(state, budget, rules):
+        d = real_decide(state, budget, rules)
+        if d.action == "generate":
+            seen.append((d.direction, list(d.workloads) or gate))
+        return d
+
+    real_eval = ev.evaluate
+
+    def spy_eval(sol, uuids, run):
+        if len(uuids) < len(ev.op.workloads):
+            gated.append(list(uuids))
+        return real_eval(sol, uuids, run)
+
+    monkeypatch.setattr(mod, "decide", spy_decide)
+    monkeypatch.setattr(ev, "evaluate", spy_eval)
+    fix = ev.fix or None
+    mod.run_controller(op, ev, 12, 0, True, None, mod.start_point(op, 0, fix), fix)
+    banded = [w for _, w in seen if set(w) != set(gate)]
+    assert banded, "some round is gated on a band (the GDN decode table has three batch-size bands)"
+    assert all(set(gate) < set(w) for w in banded)  # the band's gate joins the campaign's
+    assert set(map(tuple, gated)) <= {tuple(w) for _, w in seen}  # every gate run used a decision's workloads
+    assert any(tuple(w) in set(map(tuple, gated)) for w in banded)
+
+
 def test_fix_in_table_mode_is_refused_not_ignored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     mod = _module()
     table = tmp_path / "t.json"

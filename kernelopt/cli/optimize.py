@@ -27,6 +27,7 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
                   noise_floor_default=c.noise_floor_default, min_improvement=c.min_improvement,
                   p95_tolerance=c.p95_tolerance, probe_candidates=c.probe_candidates,
                   defer_lost_after=c.defer_lost_after, dispatch_objective=c.dispatch_objective,
+                  band_gate_with_representatives=c.band_gate_with_representatives,
                   repair_directions=load_failure_table())
     mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
     limit = None if on_gpu else cfg.operator.cpu_workload_limit

@@ -117,6 +117,9 @@ class ControllerConf:
     # what a band dispatch must improve: mean_latency (summed latency, the paper's metric) or mean_speedup
     # (mean of per-workload speedups, the contest's score; kernelopt/controller/specialise.py)
     dispatch_objective: str = "mean_latency"
+    # gate a band's round on the band's gate joined to the campaign's representative gate (false: the band's gate
+    # alone, as before 2026-12-04; kernelopt/controller/budget.py Rules.band_gate_with_representatives)
+    band_gate_with_representatives: bool = True
     # on a GPU with device ceilings: profile the baseline on one workload per band (torch.profiler, plus
     # Nsight Compute where ncu exists) and take the bands' bottleneck classes from the profiles
     profile_bands: bool = True

@@ -59,6 +59,16 @@ class Rules(BaseModel):
         dispatch_objective: What a band dispatch must improve (:mod:`kernelopt.controller.specialise`):
             ``"mean_latency"`` (default; the summed latency, as the paper reports) or ``"mean_speedup"``
             (the mean of per-workload speedups over the best single solution, as the contest scores).
+        band_gate_with_representatives: A round the evidence-driven controller generates for one band (step 10
+            of :func:`kernelopt.controller.decide.decide`) is gated on the band's gate
+            (:func:`~kernelopt.controller.evidence.band_gate`) joined to the campaign's representative gate
+            (default ``True``); ``False`` gates it on the band's workloads alone. The default since 2026-12-04:
+            a band-only gate tells the controller nothing about the candidate elsewhere, so its sweep bar, parent
+            ranking and direction record compare band-gated candidates on one band while the campaign is judged
+            on all. Replayed (with the replay gating on the decisions' workloads, as campaigns do) over the eleven
+            H200 tables, 37 table x budget configurations, 20 seeds each: better on 17, equal on 19 (GDN decode's
+            192-point space 0.76 -> 0.58 at budget 48, gemm 0.39 -> 0.32 at 48, gemm184 0.35 -> 0.28 at 48;
+            worse on rmsnorm at 48 only, 0.23 -> 0.25; ``benchmarks/results/controller_efficiency_*``).
         repair_directions: Failure-line substring -> directions to try first when nothing has passed yet
             (the repair step of :func:`kernelopt.controller.decide`); campaigns load it from
             ``skills/failures.md`` (:func:`kernelopt.analysis.failures.load_failure_table`).
@@ -77,6 +87,7 @@ class Rules(BaseModel):
     probe_candidates: int | None = Field(None, ge=1)
     defer_lost_after: int | None = Field(2, ge=1)
     dispatch_objective: Literal["mean_latency", "mean_speedup"] = "mean_latency"
+    band_gate_with_representatives: bool = True
     repair_directions: dict[str, list[str]] = Field(default_factory=dict)
 
     @model_validator(mode="after")

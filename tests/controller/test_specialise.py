@@ -85,17 +85,25 @@ def test_no_dispatch_without_analysis_or_with_one_swept_solution():
     assert plan_dispatch(group_by_solution(only_a.candidates), st.analysis, UUIDS, 0.02, RULES, []) is None
 
 
-def test_band_rounds_are_gated_on_the_band_and_band_winners_earn_a_sweep():
+@pytest.mark.parametrize("with_reps", [True, False])
+def test_band_rounds_are_gated_on_the_band_and_band_winners_earn_a_sweep(with_reps):
     from kernelopt.controller.evidence import band_gate
 
+    rules = RULES.model_copy(update={"band_gate_with_representatives": with_reps})
     a = {u: 0.01 + M[u] * 1e-4 for u in UUIDS}
     st = _state(a, {u: v * 1.2 for u, v in a.items()})  # b slower everywhere: no dispatch
-    d = decide(st, BUDGET, RULES)
+    d = decide(st, BUDGET, rules)
     assert d.action == "generate" and d.band is not None and d.direction != "dispatch"
     band = next(b for b in st.analysis["bands"]["bands"] if b["name"] == d.band)
-    assert d.workloads == band_gate(st.analysis, d.band, UUIDS, RULES.gate_size)
-    assert d.workloads and set(d.workloads) <= set(band["workloads"]) and len(d.workloads) <= RULES.gate_size
-    assert "gated on" in d.reason
+    own = band_gate(st.analysis, d.band, UUIDS, RULES.gate_size)
+    assert own and set(own) <= set(band["workloads"]) and len(own) <= RULES.gate_size
+    if with_reps:  # the default: the band's gate and the campaign's, as one set in campaign order
+        assert d.workloads == [u for u in UUIDS if u in set(own) | set(st.gate_workloads)]
+        assert set(own) - set(st.gate_workloads), "the band brings workloads the campaign's gate lacks"
+        assert f"gated on {len(own)} of its workloads and the campaign's gate: {len(d.workloads)} in all" in d.reason
+    else:
+        assert d.workloads == own
+        assert f"gated on {len(own)} of its workloads)" in d.reason
     # a new candidate gated on those workloads only: 10 % faster than the best swept solution there
     # (slower than the best's usual gate mean) -> it is swept
     gate_lat = {u: a[u] * 0.9 for u in d.workloads}
@@ -103,13 +111,13 @@ def test_band_rounds_are_gated_on_the_band_and_band_winners_earn_a_sweep():
                           workload_count=len(gate_lat), mean_latency_ms=sum(gate_lat.values()) / len(gate_lat),
                           per_workload_ms=gate_lat, status="ALL_PASSED", start_time=9, parent_run_id="ga")
     nxt = decide(st.model_copy(update={"candidates": st.candidates + [new], "decisions": st.decisions + [d]}),
-                 BUDGET, RULES)
+                 BUDGET, rules)
     assert nxt.action == "sweep" and nxt.candidate_run_ids == ["gc"]
     # 10 % slower there -> not swept
     slow = new.model_copy(update={"per_workload_ms": {u: a[u] * 1.1 for u in d.workloads},
                                   "mean_latency_ms": sum(a[u] * 1.1 for u in d.workloads) / len(d.workloads)})
     nxt = decide(st.model_copy(update={"candidates": st.candidates + [slow], "decisions": st.decisions + [d]}),
-                 BUDGET, RULES)
+                 BUDGET, rules)
     assert nxt.action != "sweep"
 
 
