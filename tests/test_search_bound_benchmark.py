@@ -70,3 +70,22 @@ def test_floor_is_one_when_the_start_reaches_the_target() -> None:
     assert mod.floor_needed(lat, start=2, target=2.0) == 1
     assert mod.floor_needed(lat, start=0, target=2.0) == 2
     assert mod.floor_needed(lat, start=0, target=1.0) == 2
+
+
+def test_the_summary_takes_the_controllers_figure_from_its_current_result_file(tmp_path: Path) -> None:
+    """A configuration's embedded controller figure goes stale when ``controller_efficiency`` is rerun (as on
+    2026-12-04): ``--summary`` refreshes it from the controller's result file, in the run's json and md too."""
+    import json
+
+    mod = _module()
+    name = "search_bound_gemm_h200_b48.json"
+    run = json.loads((REPO / "benchmarks" / "results" / name).read_text())
+    current = json.loads((REPO / "benchmarks" / "results" / "controller_efficiency_gemm_h200_measured_b48.json")
+                         .read_text())["summary"]["evidence_over_random_median_censored"]
+    run["controller"]["median_ratio_censored"] = 9.99  # stale
+    (tmp_path / name).write_text(json.dumps(run))
+    mod.main(["--summary", "--out", str(tmp_path)])
+    fresh = json.loads((tmp_path / name).read_text())
+    assert fresh["controller"]["median_ratio_censored"] == current != 9.99
+    assert f"**{current:.3f}**" in (tmp_path / name).with_suffix(".md").read_text()
+    assert f"| {current:.3f} |" in (tmp_path / "search_bound_summary.md").read_text()
