@@ -70,8 +70,15 @@ def check_final_state(store: TrackingStore, run_id: str) -> None:
     dup = [k for k, n in Counter((c.solution_hash, c.stage) for c in cands).items() if n > 1]
     assert not dup, f"duplicate evaluations: {dup}"
     assert {c.solution_hash for c in cands if c.stage == "gate"} == planned_gate_hashes()
+    gens = [d for d in state.decisions if d.action == "generate" and d.direction != "baseline"]
     for c in cands:
-        assert c.workload_count == (1 if c.stage == "gate" else 2), c
+        if c.stage != "gate":
+            assert c.workload_count == 2, c
+        elif c.parent_run_id is None:  # the baseline: the campaign's gate of one workload
+            assert c.workload_count == 1, c
+        else:  # a round: gated on its decision's workloads (a band round: the band's gate and the campaign's)
+            (d,) = [d for d in gens if d.parent_run_id == c.parent_run_id and d.direction == c.direction]
+            assert set(c.workload_wall_s) == set(d.workloads or state.gate_workloads), c
         assert c.eval_wall_s is not None and c.eval_wall_s > 0, c  # the controller prices evaluations with it
         assert len(c.workload_wall_s) == c.workload_count and min(c.workload_wall_s.values()) > 0, c  # and these
         if c.stage != "gate":
