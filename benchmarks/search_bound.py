@@ -247,5 +247,6 @@ def write_run(stem: Path, out: dict[str, Any]) -> None:
                      f"the same way): **{c['median_ratio_censored']:.3f}**.")
     stem.with_suffix(".md").write_text("\n".join(lines) + "\n")
 
+
 if __name__ == "__main__":
     main()
