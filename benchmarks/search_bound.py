@@ -155,7 +155,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--table", type=Path, help="a --mode measure table of controller_efficiency.py")
     ap.add_argument("--summary", action="store_true",
-                    help="summarise every search_bound_*.json in --out (no search) into search_bound_summary.md")
+                    help="summarise every search_bound_*.json in --out (no search) into search_bound_summary.md, "
+                         "first refreshing each one's controller figure from its current controller_efficiency file")
     ap.add_argument("--budget", type=int, default=48)
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--out", type=Path, default=RESULTS, help="results folder")
