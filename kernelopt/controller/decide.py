@@ -331,12 +331,12 @@ def _decide(state: CampaignState, budget: Budget, rules: Rules, b: _Basics) -> D
     focus = f" for band {band!r}" if band else ""
     workloads = band_gate(state.analysis, band, list(state.all_workloads), rules.gate_size) if band else []
     if workloads:
-        focus += f" (gated on {len(workloads)} of its workloads"
+        own, joined = len(workloads), ""
         if rules.band_gate_with_representatives:  # the band's gate and the campaign's, as one set
             mine = set(workloads) | set(state.gate_workloads)
             workloads = [u for u in state.all_workloads if u in mine]
-            focus += f" and the campaign's gate: {len(workloads)} in all"
-        focus += ")"
+            joined = f" and the campaign's gate: {len(workloads)} in all"
+        focus += f" (gated on {own} of its workloads{joined})"
     return Decision(action="generate", parent_run_id=parent.run_id, direction=direction, count=count, band=band,
                     workloads=workloads or list(state.gate_workloads),
                     evidence=base + [_latency_ev(parent, stage), *dir_evs],
