@@ -90,7 +90,9 @@ def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator:
         executor: Harness executor (``kernelopt.executor.make_executor(...)``).
         generator: Candidate generator.
         progress: Optional callback ``progress(event, **info)``; events: ``campaign_started``,
-            ``decision``, ``proposed``, ``skipped``, ``evaluating``, ``evaluated``, ``promoted``,
+            ``decision``, ``proposed``, ``skipped`` (evaluated in this campaign already), ``reused`` (an
+            earlier campaign's run adopted), ``duplicate`` (proposed twice in one round), ``evaluating``,
+            ``evaluated``, ``promoted``,
             ``analysis``, ``proposal_failed``, ``campaign_finished``.
 
     Returns:

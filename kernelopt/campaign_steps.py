@@ -107,17 +107,30 @@ class _Loop:
                 self.evaluations += 1
                 self.emit("evaluated", stage=stage, solution=sol.name, run_id=run, result=result)
 
-    def reuse(self, solution_hash: str, stage: str) -> str | None:
+    def reuse(self, solution_hash: str, stage: str) -> tuple[str, str] | None:
         """Adopt a FINISHED evaluation of the same solution, settings and stage from an earlier campaign
-        of this definition instead of evaluating it again (None when there is none)."""
+        of this definition instead of evaluating it again: ``(adopted run id, source run id)``, or None
+        when there is none."""
         if not self.cfg.reuse_across_campaigns:
             return None
         other = self.store.find_evaluated(self.run_id, solution_hash, self.key, stage, across_campaigns=True)
         if other is None:
             return None
-        adopted = self.store.adopt_candidate(self.run_id, other)
-        self.emit("reused", stage=stage, source=other, run_id=adopted)
-        return adopted
+        return self.store.adopt_candidate(self.run_id, other), other
+
+    def already_evaluated(self, sol: Solution, stage: str) -> bool:
+        """True (and one progress event said) when ``sol`` needs no evaluation at ``stage``: this campaign
+        has it (``skipped``), or an earlier campaign's run was adopted (``reused``)."""
+        h = sol.hash()
+        existing = self.store.find_evaluated(self.run_id, h, self.key, stage)
+        if existing:
+            self.emit("skipped", stage=stage, solution=sol.name, existing=existing)
+            return True
+        reused = self.reuse(h, stage)
+        if reused:
+            self.emit("reused", stage=stage, solution=sol.name, run_id=reused[0], source=reused[1])
+            return True
+        return False
 
     def compose(self, decision: Decision) -> list[Solution]:
         """The dispatch candidate of a ``dispatch`` decision (platform code, not the generator): the
@@ -172,10 +185,11 @@ class _Loop:
                 raise ValueError(f"generator '{generator}' proposed '{sol.name}' for definition "
                                  f"'{sol.definition}', not '{self.definition.name}'")
             h = sol.hash()
-            done = h in seen or self.store.find_evaluated(self.run_id, h, self.key, "gate") or self.reuse(h, "gate")
+            if h in seen:
+                self.emit("duplicate", stage="gate", solution=sol.name)
+                continue
             seen.add(h)
-            if done:
-                self.emit("skipped", stage="gate", solution=sol.name, existing=done)
+            if self.already_evaluated(sol, "gate"):
                 continue
             jobs.append((sol, {
                 "settings_key": self.key, "generator": "include" if h in included else generator,
@@ -194,11 +208,8 @@ class _Loop:
             rec = _record(state, rid)
             sol = self.store.download_solution(rid)
             h = sol.hash()
-            if stage == "sweep":
-                done = self.store.find_evaluated(self.run_id, h, self.key, "sweep") or self.reuse(h, "sweep")
-                if done:
-                    self.emit("skipped", stage=stage, solution=sol.name, existing=done)
-                    continue
+            if stage == "sweep" and self.already_evaluated(sol, "sweep"):
+                continue
             full = [c for c in state.candidates if c.solution_hash == h and c.stage != "gate"]
             src = rec.params if rec else {}
             params = {

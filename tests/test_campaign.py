@@ -119,6 +119,30 @@ def test_campaign_end_to_end_then_resume_redoes_nothing(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_second_campaign_adopts_the_first_ones_runs_and_says_so_once_each(tmp_path):
+    """A new campaign with the same settings reuses the earlier one's gate and sweep runs: one ``reused`` event
+    per adopted run (its solution, the earlier run, the adopted copy), no ``skipped`` echo of it, nothing gated
+    or swept again (a repeat is never adopted)."""
+    store = store_at(tmp_path)
+    events: list[tuple[str, dict]] = []
+    with make_executor("cpu") as ex:
+        first = run_campaign(config(), store=store, executor=ex, generator=OfflineGenerator(seed=0))
+        second = run_campaign(config(), store=store, executor=ex, generator=OfflineGenerator(seed=0),
+                              progress=lambda event, **info: events.append((event, info)))
+    assert second.campaign_run_id != first.campaign_run_id
+    earlier = {c.run_id: c for c in store.load_state(first.campaign_run_id).candidates}
+    mine = {c.run_id: c for c in store.load_state(second.campaign_run_id).candidates}
+    reused = [i for e, i in events if e == "reused"]
+    assert {i["stage"] for i in reused} == {"gate", "sweep"}
+    assert len(reused) == sum(c.stage != "repeat" for c in mine.values())
+    for i in reused:
+        src, copy = earlier[i["source"]], mine[i["run_id"]]
+        assert src.name == copy.name == i["solution"] and src.stage == copy.stage == i["stage"]
+    assert not [e for e, _ in events if e in ("skipped", "duplicate")]
+    assert not [i for e, i in events if e == "evaluated" and i["stage"] in ("gate", "sweep")]
+
+
+@pytest.mark.slow
 def test_clock_spent_before_the_repeat_leaves_a_provisional_champion(tmp_path, monkeypatch):
     """The campaign's clock runs out right after the first full sweep (the GDN prefill campaign of call AG on the
     H200): with no champion registered, that sweep is promoted, tagged provisional, and the campaign stops."""

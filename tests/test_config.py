@@ -90,6 +90,16 @@ def test_dispatch_objective_reaches_the_rules_and_a_bad_one_is_refused() -> None
         campaign_config(_compose("optimize", ["controller.dispatch_objective=geomean"]), on_gpu=False)
 
 
+def test_reuse_across_campaigns_reaches_the_campaign_and_a_bad_value_is_refused() -> None:
+    from kernelopt.cli.optimize import campaign_config
+
+    assert campaign_config(_compose("optimize", []), on_gpu=False).reuse_across_campaigns is True
+    cfg = _compose("optimize", ["campaign.reuse_across_campaigns=false"])
+    assert campaign_config(cfg, on_gpu=False).reuse_across_campaigns is False
+    with pytest.raises(Exception, match="reuse_across_campaigns"):
+        _compose("optimize", ["campaign.reuse_across_campaigns=sometimes"])
+
+
 def test_campaign_rules_carry_the_repair_table_of_the_failures_skill(tmp_path) -> None:
     from kernelopt.analysis.failures import load_failure_table
     from kernelopt.cli.optimize import campaign_config

@@ -45,7 +45,7 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
         operator=cfg.operator.name, harness=build.harness_settings(cfg.harness, cfg.operator.name, on_gpu),
         budget=budget, rules=rules, mode=mode, resume=cfg.campaign.resume, seed=cfg.campaign.seed,
         workloads=wanted, workload_limit=limit, profile_bands=bool(c.profile_bands),
-        name=cfg.campaign.name, tags={"device": "gpu" if on_gpu else "cpu-interpreter"},
+        name=cfg.campaign.name, reuse_across_campaigns=bool(cfg.campaign.reuse_across_campaigns), tags={"device": "gpu" if on_gpu else "cpu-interpreter"},
         record={"hydra": record}, include=[load_solution_arg(str(p), cfg) for p in cfg.campaign.include or []])
 
 
@@ -79,9 +79,14 @@ class LiveDisplay:
                     f"PASSED[/{colour}] mean {lat}")
             self.progress.advance(self.task)
         elif event == "reused":
-            c.print(f"  [dim]reuse {info['stage']} run {info['source']} from an earlier campaign[/dim]")
+            c.print(f"  [dim]{info['stage']:<6} {info['solution']:<40} reused: run {info['source']} of an earlier "
+                    f"campaign (adopted as {info['run_id']})[/dim]")
         elif event == "skipped":
-            c.print(f"  [dim]skip {info['solution']} ({info['stage']} already in run {info['existing']})[/dim]")
+            c.print(f"  [dim]{info['stage']:<6} {info['solution']:<40} already evaluated in this campaign "
+                    f"(run {info['existing']})[/dim]")
+        elif event == "duplicate":
+            c.print(f"  [dim]{info['stage']:<6} {info['solution']:<40} proposed twice in one round: "
+                    f"evaluated once[/dim]")
         elif event == "promoted":
             c.print(f"[bold green]promoted[/bold green] run {info['run_id']} as version {info['version']}")
         elif event == "profiled":

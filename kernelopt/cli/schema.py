@@ -167,12 +167,14 @@ class TrackingConf:
 
 @dataclass
 class CampaignConf:
-    """One campaign: resume id, seed, name, and solutions to gate beside the seeds in the baseline round."""
+    """One campaign: resume id, seed, name, solutions to gate beside the seeds in the baseline round, and
+    whether finished gate/sweep runs of the same solution and settings in earlier campaigns are adopted."""
 
     resume: str | None = None
     seed: int = 0
     name: str | None = None
     include: list[str] = field(default_factory=list)
+    reuse_across_campaigns: bool = True
 
 
 @dataclass

@@ -7,6 +7,7 @@ a PostgreSQL database or a remote ``mlflow server``; nothing here imports MLflow
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from collections.abc import Iterable
@@ -19,6 +20,10 @@ from mlflow.exceptions import MlflowException
 
 from kernelopt.tracking import names
 from kernelopt.tracking.uris import resolve_artifact_root, resolve_tracking_uri, sqlite_path
+
+# MLflow draws a tqdm bar on stderr for every artefact download (a campaign reads a few per decision): dozens of
+# bars between the controller's lines. Off unless the user asked for them (set the variable to "true").
+os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
 
 MAX_PARAM_VALUE = 6000
 MAX_TAG_VALUE = 8000

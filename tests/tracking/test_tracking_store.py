@@ -68,6 +68,15 @@ def test_start_campaign_tags_params_and_config(store, tmp_path):
     assert run.info.status == "RUNNING"
 
 
+def test_artefact_reads_draw_no_progress_bars(store, capfd):
+    """MLflow's per-download tqdm bars (dozens per campaign, between the controller's lines) stay off."""
+    run_id = store.start_campaign(DEFINITION, CONFIG, {})
+    capfd.readouterr()
+    assert store.read_artifact_json(run_id, "config.json") == CONFIG
+    out, err = capfd.readouterr()
+    assert "Downloading artifacts" not in out + err
+
+
 def test_campaign_exists_end_and_resume(store):
     run_id = store.start_campaign(DEFINITION, {}, {})
     assert store.campaign_exists(run_id)
