@@ -193,6 +193,8 @@ def test_optimize_gates_included_solutions_beside_the_seeds(tmp_path: Path) -> N
               "controller.repeats=1", "operator.cpu_workload_limit=2", "operator.gate_size=1",
               f"tracking.uri=sqlite:///{db}", *TINY], tmp_path, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert re.search(r"^candidates .* 2/2 ", r.stdout, re.M), r.stdout[-3000:]  # the bar is the candidate budget
+    assert "Downloading artifacts" not in r.stdout + r.stderr  # MLflow's per-download bars stay off
     from kernelopt.cli.tasks import load_solution_arg
 
     want = load_solution_arg(point, None).name
@@ -232,3 +234,30 @@ def test_the_profile_table_shows_the_idle_share_of_the_official_span() -> None:
         row = next(line for line in text.splitlines() if "6e9056cc" in line)
         col = [c.strip() for c in re.split("[│┃]", header)].index("span idle %")
         assert re.split("[│┃]", row)[col].strip() == cell, row
+
+
+def test_the_campaign_bar_counts_gated_candidates_against_the_budget() -> None:
+    """`kernelopt optimize`'s bar: the decisions' gated count over `controller.max_candidates` (a resumed
+    campaign starts at its count), never past the budget; sweeps and repeats do not move it."""
+    import io
+
+    from rich.console import Console
+
+    from kernelopt.cli.optimize import LiveDisplay
+    from kernelopt.data.records import Decision, Evidence
+
+    display = LiveDisplay(Console(file=io.StringIO(), width=120), max_candidates=12)
+
+    def decide(action: str, gated: int) -> None:
+        d = Decision(action=action, reason="r", evidence=[Evidence(kind="counts", subject="c", value=gated)])
+        display("decision", decision=d, state=None)
+
+    (task,) = display.progress.tasks
+    assert task.total == 12 and task.completed == 0
+    decide("generate", 5)  # a resumed campaign: five gated before
+    assert task.completed == 5
+    decide("sweep", 5)
+    display("evaluating", stage="sweep", solutions=["s"])
+    assert task.completed == 5 and task.description == "sweep: s"
+    decide("stop", 14)  # a round may overshoot the budget by its last candidates
+    assert task.completed == 12

@@ -56,7 +56,9 @@ class LiveDisplay:
         self.console = console
         self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                                  TimeElapsedColumn(), console=console)
-        self.task = self.progress.add_task("evaluations", total=None)
+        # the bar is the controller's candidate budget: distinct solutions gated (the decisions' ``counts`` row,
+        # so a resumed campaign starts where it was); sweeps and repeats show in the description only
+        self.task = self.progress.add_task("candidates", total=max_candidates)
         self.max_candidates = max_candidates
 
     def __call__(self, event: str, **info: Any) -> None:
@@ -68,6 +70,9 @@ class LiveDisplay:
         elif event == "decision":
             d = info["decision"]
             c.print(f"[cyan]decide[/cyan] {d.action}: {d.reason}")
+            gated = next((e.value for e in d.evidence if e.kind == "counts"), None)
+            if gated is not None:
+                self.progress.update(self.task, completed=min(int(gated), self.max_candidates))
         elif event == "evaluating":
             self.progress.update(self.task, description=f"{info['stage']}: {', '.join(info['solutions'])[:60]}")
         elif event == "evaluated":
@@ -77,7 +82,6 @@ class LiveDisplay:
             colour = "green" if res.all_passed else "red"
             c.print(f"  {info['stage']:<6} {info['solution']:<40} [{colour}]{res.pass_count}/{len(res.results)} "
                     f"PASSED[/{colour}] mean {lat}")
-            self.progress.advance(self.task)
         elif event == "reused":
             c.print(f"  [dim]{info['stage']:<6} {info['solution']:<40} reused: run {info['source']} of an earlier "
                     f"campaign (adopted as {info['run_id']})[/dim]")
@@ -92,6 +96,9 @@ class LiveDisplay:
         elif event == "profiled":
             classes = ", ".join(f"{b}: {k}" for b, k in info["classes"].items()) or "no profile metrics"
             c.print(f"[cyan]profiled[/cyan] the baseline per band ({classes})")
+        elif event == "campaign_finished":
+            gated = info["outcome"].gated
+            self.progress.update(self.task, description="candidates", completed=min(gated, self.max_candidates))
         elif event == "profile_failed":
             c.print(f"[yellow]band profiling failed[/yellow] ({info['reason'][:200]}); roofline classes kept")
 
