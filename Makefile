@@ -49,4 +49,4 @@ gpu-test: $(STAMP)
 	$(BIN)/python -m pytest -q -m gpu tests
 
 clean:
-	rm -rf $(VENV) mlruns outputs multirun .pytest_cache
+	rm -rf $(VENV) mlruns outputs multirun reports .pytest_cache

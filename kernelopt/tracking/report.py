@@ -50,7 +50,9 @@ class ReportMixin(StateMixin):
     def leaderboard(self, target: str, *, by_solution: bool = False) -> list[dict[str, Any]]:
         """Candidates of a campaign (``target`` = campaign run id) or of every campaign of a definition
         (``target`` = definition name): all-passed ones first, those over more workloads (sweeps) before
-        those over fewer (gates), each by mean latency; then the rest by pass count.
+        those over fewer (gates), each by mean latency; then the rest by pass count. Over a definition, a
+        run adopted from an earlier campaign (``campaign.reuse_across_campaigns``) is one measurement with
+        its source: only the source is listed.
 
         Args:
             by_solution: keep only the best row per solution hash.
@@ -63,6 +65,8 @@ class ReportMixin(StateMixin):
                 raise ValueError(f"leaderboard: {target!r} is neither a campaign run id nor a definition "
                                  f"with an experiment in {self.tracking_uri}")
             runs = self.search([exp], f"tags.`{names.KIND}` = 'candidate' and attributes.status = 'FINISHED'")
+            listed = {r.info.run_id for r in runs}
+            runs = [r for r in runs if r.data.tags.get(names.ADOPTED_FROM) not in listed]
         rows = sorted((leaderboard_row(r) for r in runs), key=_sort_key)
         if by_solution:
             seen: set[str] = set()

@@ -50,6 +50,19 @@ def test_leaderboard_orders_passing_by_latency_then_failing(store):
         store.leaderboard("no_such_definition")
 
 
+def test_a_definitions_leaderboard_lists_an_adopted_run_once(store):
+    """Campaigns that adopt an earlier campaign's run (and adopt the adoption) measured it once: one row over
+    the definition, the source's; each campaign's own leaderboard keeps its copy."""
+    first, (orig,) = _campaign(store, "assisted", [[1.0, 1.0]])
+    second = store.start_campaign(DEFINITION, {}, {})
+    copy = store.adopt_candidate(second, orig)
+    third = store.start_campaign(DEFINITION, {}, {})
+    copy2 = store.adopt_candidate(third, copy)
+    assert [r["run_id"] for r in store.leaderboard(DEFINITION)] == [orig]
+    assert [r["run_id"] for r in store.leaderboard(second)] == [copy]
+    assert [r["run_id"] for r in store.leaderboard(third)] == [copy2]
+
+
 def test_leaderboard_ranks_gates_over_fewer_workloads_after_full_sweeps(store):
     """A gate's mean over one small workload is not comparable with a sweep's over all of them."""
     camp, ids = _campaign(store, "assisted", [[3.0, 3.0, 3.0], [2.0, 2.0, 2.5]])
