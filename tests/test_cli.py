@@ -130,9 +130,29 @@ def test_an_error_line_is_never_wrapped_nor_read_as_markup(tmp_path: Path) -> No
 
 def test_optimize_typo_fails_before_any_work(tmp_path: Path) -> None:
     r = _cli(["optimize", "controller.max_candidtes=3"], tmp_path)
-    assert r.returncode != 0
-    assert "max_candidtes" in r.stderr
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("kernelopt optimize: Could not override 'controller.max_candidtes': "
+                                "Key 'max_candidtes' not in 'ControllerConf'")
     assert not (tmp_path / "mlruns").exists()
+
+
+@pytest.mark.parametrize(("command", "override", "says"), [
+    ("optimize", "controller.max_candidates=abc", "'abc' of type 'str' could not be converted to Integer"),
+    ("evaluate", "operator=rmsnorm_h409", "Could not find 'operator/rmsnorm_h409'; Available options in "
+                                         "'operator': dsa_sparse_attention"),
+    ("prompt", "agent=nope", "Could not find 'agent/nope'; Available options in 'agent': agent_assisted, full_agent"),
+    ("optimize", "operator.workloads=nope", "str is not a ListConfig"),
+    ("evaluate", "solution=seeds/x@K=1", "mismatched input '=' expecting <EOF> (values holding '=', '@'"),
+    ("optimize", "controller.max_candidates=3,4", "Ambiguous value for argument 'controller.max_candidates=3,4'; "
+                                                 "1. To use it as a list"),
+])
+def test_bad_overrides_are_one_line_and_exit_code_2(capsys, command, override, says) -> None:
+    """Hydra's multi-line report of its internals (and exit code 1, what `evaluate` returns for a failed
+    workload) becomes one line naming the problem, before any work."""
+    assert main([command, override]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kernelopt {command}: ") and says in err and err.count("\n") == 1, err
+    assert "rmsnorm_schema" not in err and "Config search path" not in err
 
 
 @pytest.mark.slow

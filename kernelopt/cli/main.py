@@ -53,10 +53,15 @@ def run_hydra(command: str, overrides: list[str]) -> int:
     """Run a Hydra-decorated task with the real Hydra runtime (so -m / launchers work)."""
     import hydra
 
+    from kernelopt.cli.overrides import override_problem
     from kernelopt.cli.schema import register_schemas
 
     register_schemas()
-    task = _hydra_task(command)
+    task = _hydra_task(command)  # its module may register the command's own schema (prompt)
+    problem = override_problem(CONF_DIR, command, overrides)
+    if problem is not None:
+        print(f"kernelopt {command}: {problem}", file=sys.stderr)
+        return 2
     exit_code = {"code": 0}
 
     @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name=command)

@@ -1,0 +1,45 @@
+"""Hydra overrides checked before a command runs: a misspelt key, a value of the wrong type or an unknown
+config option is one line on stderr and exit code 2 (Hydra's own report is several lines of its internals
+and exit code 1, the code `kernelopt evaluate` uses for a failed workload)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MULTIRUN_FLAGS = ("-m", "--multirun")
+QUOTE_HINT = ("values holding '=', '@', ',' or spaces need quotes, e.g. "
+              "\"solution='operators/<def>/solutions/seeds/<seed>@K=V'\"")
+
+
+def override_problem(config_dir: Path, command: str, overrides: list[str]) -> str | None:
+    """What is wrong with ``overrides`` for the config ``command`` (one line), or ``None`` when they compose.
+
+    Multirun sweeps (``-m``) and Hydra's own flags are left to Hydra: sweep values (``a=1,2``) do not compose
+    as one config."""
+    if any(o in MULTIRUN_FLAGS or o.startswith("--") for o in overrides):
+        return None
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import HydraException, MissingConfigException, OverrideParseException
+    from omegaconf.errors import OmegaConfBaseException
+
+    try:
+        with initialize_config_dir(config_dir=str(config_dir), version_base="1.3"):
+            compose(config_name=command, overrides=list(overrides))
+    except MissingConfigException as exc:  # an unknown option of a config group: keep Hydra's list of options
+        text = str(exc).split("Config search path")[0]
+        options = [ln.strip() for ln in text.splitlines()[1:] if ln.strip()]
+        first = str(exc).splitlines()[0]
+        if len(options) < 2:
+            return first
+        names = [o for o in options[1:] if not o.endswith("_schema")]  # the structured configs' store entries
+        return f"{first}; {options[0].rstrip(':')}: {', '.join(names)}"
+    except OverrideParseException as exc:
+        return f"{str(exc).splitlines()[0]} ({QUOTE_HINT})"
+    except (HydraException, OmegaConfBaseException) as exc:
+        cause = exc.__cause__
+        if cause is None:  # Hydra's own message (e.g. an ambiguous value and how to write it): every line
+            text = str(exc).split("Config search path")[0]
+            return "; ".join(ln.strip() for ln in text.splitlines() if ln.strip())
+        lines = [str(exc).splitlines()[0], str(cause).splitlines()[0]]
+        return ": ".join(ln.strip().rstrip(".") for ln in lines if ln.strip())
+    return None
