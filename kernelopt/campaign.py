@@ -34,7 +34,9 @@ def _open(cfg: CampaignConfig, store: Store, generator: Generator, workloads: li
     """
     if cfg.resume:
         if not store.campaign_exists(cfg.resume):
-            raise ValueError(f"resume: campaign run '{cfg.resume}' does not exist in the tracking store")
+            where = getattr(store, "tracking_uri", None)
+            raise ValueError(f"resume: campaign run '{cfg.resume}' is not a campaign run of the tracking store"
+                             + (f" {where}" if where else "") + " (tracking.uri= names another store)")
         recorded = store.load_state(cfg.resume).definition
         if recorded != cfg.operator:
             raise ValueError(f"resume: campaign run '{cfg.resume}' is for '{recorded}', not '{cfg.operator}'")

@@ -174,7 +174,7 @@ def test_bad_configuration_fails_before_anything_is_written(tmp_path):
     with pytest.raises(UnknownOperatorError, match="known operators"):
         run_campaign(config().model_copy(update={"operator": "no_such_op"}), store=store, executor=None,
                      generator=gen)
-    with pytest.raises(ValueError, match="does not exist"):
+    with pytest.raises(ValueError, match="is not a campaign run of the tracking store sqlite:"):
         run_campaign(config(resume="0123456789abcdef"), store=store, executor=None, generator=gen)
     with pytest.raises(ValueError, match="gate_workloads"):
         run_campaign(config(gate_workloads=["not-a-uuid"]), store=store, executor=None, generator=gen)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import sqlite3
 import subprocess
 import sys
@@ -215,6 +216,10 @@ def test_optimize_gates_included_solutions_beside_the_seeds(tmp_path: Path) -> N
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert re.search(r"^candidates .* 2/2 ", r.stdout, re.MULTILINE), r.stdout[-3000:]  # the bar is the candidate budget
     assert "Downloading artifacts" not in r.stdout + r.stderr  # MLflow's per-download bars stay off
+    # the resume line it prints works as printed: same store and overrides, the campaign reopened
+    (line,) = [ln for ln in r.stdout.splitlines() if ln.startswith("resume with: kernelopt optimize ")]
+    again = _cli(shlex.split(line.removeprefix("resume with: kernelopt ")), tmp_path, timeout=900)
+    assert again.returncode == 0 and " resumed on rmsnorm_h4096" in again.stdout, again.stdout[-2000:] + again.stderr
     from kernelopt.cli.tasks import load_solution_arg
 
     want = load_solution_arg(point, None).name

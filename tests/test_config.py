@@ -129,6 +129,16 @@ def test_workload_sample_on_the_cpu_stays_within_the_smallest_workloads() -> Non
     assert len(gpu) == 3 and max(sizes[u] for u in gpu) == 64
 
 
+def test_cache_reference_timing_reaches_the_harness_settings() -> None:
+    """README: `harness.cache_reference_timing=false` turns the shared reference timings off."""
+    from kernelopt.cli.build import harness_settings
+
+    on = _compose("evaluate", ["solution=x"])
+    off = _compose("evaluate", ["solution=x", "harness.cache_reference_timing=false"])
+    assert harness_settings(on.harness, "rmsnorm_h4096", False).cache_reference_timing is True
+    assert harness_settings(off.harness, "rmsnorm_h4096", False).cache_reference_timing is False
+
+
 def test_official_settings_carry_the_definitions_tolerances() -> None:
     """What `kernelopt evaluate`, benchmarks/contest.py and controller_efficiency.py judge candidates by."""
     from kernelopt.cli.build import harness_settings

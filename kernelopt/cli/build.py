@@ -52,6 +52,7 @@ def harness_settings(harness_cfg: Any, operator: str, on_gpu: bool) -> HarnessSe
     values.update({
         "timeout_s": h.get("timeout_s", 300.0), "flush_l2": h.get("flush_l2", True),
         "time_reference": h.get("time_reference", True), "seed": h.get("seed", 0),
+        "cache_reference_timing": h.get("cache_reference_timing", True),
         "replay_check": h.get("replay_check", False), "precision_probe": h.get("precision_probe", False),
         "static_policy": h.get("static_policy", "library"),
         "timer": h.get("timer", "auto") if on_gpu else "cpu_wall",

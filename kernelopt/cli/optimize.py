@@ -103,6 +103,22 @@ class LiveDisplay:
             c.print(f"[yellow]band profiling failed[/yellow] ({info['reason'][:200]}); roofline classes kept")
 
 
+def resume_command(operator: str, campaign_run_id: str) -> str:
+    """The command that resumes this campaign: this run's own overrides (same store, budget, generator ...; under
+    Hydra) with ``campaign.resume``, the operator always named (a resume checks it)."""
+    import shlex
+
+    try:
+        from hydra.core.hydra_config import HydraConfig
+
+        given = list(HydraConfig.get().overrides.task)
+    except ValueError:  # not running under Hydra (a test calling the task)
+        given = []
+    keep = [o for o in given if not o.lstrip("+~").startswith(("campaign.resume=", "operator=", "operator.name="))]
+    args = [f"operator={operator}", *keep, f"campaign.resume={campaign_run_id}"]
+    return "kernelopt optimize " + " ".join(shlex.quote(a) for a in args)
+
+
 def leaderboard_table(rows: list[dict[str, Any]], limit: int = 10) -> Table:
     """The campaign's best candidates."""
     t = Table(title="leaderboard")
@@ -146,6 +162,6 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
                       + (f" — provisional: {champ.provisional}" if champ.provisional else ""))
     else:
         console.print(f"no champion registered for {ccfg.operator}")
-    console.print(f"resume with: kernelopt optimize operator={ccfg.operator} campaign.resume={outcome.campaign_run_id}")
+    console.print(f"resume with: {resume_command(ccfg.operator, outcome.campaign_run_id)}", soft_wrap=True)
     console.print(f"browse with: mlflow ui --backend-store-uri {store.tracking_uri}")
     return outcome

@@ -140,6 +140,8 @@ class HarnessConf:
     timer: TimerChoice = TimerChoice.auto
     flush_l2: bool = True
     time_reference: bool = True
+    # reference timings shared by the workers of one run (false: every worker times the reference itself)
+    cache_reference_timing: bool = True
     seed: int = 0
     # anti-cheat guards beyond the defaults (see kernelopt/harness/run_guards.py)
     replay_check: bool = False
