@@ -90,6 +90,22 @@ def test_dispatch_objective_reaches_the_rules_and_a_bad_one_is_refused() -> None
         campaign_config(_compose("optimize", ["controller.dispatch_objective=geomean"]), on_gpu=False)
 
 
+@pytest.mark.parametrize(("override", "says"), [
+    ("controller.max_candidates=0", "controller.max_candidates: Input should be greater than or equal to 1 (got 0)"),
+    ("operator.cpu_workload_limit=0", "operator.cpu_workload_limit: Input should be greater than or equal to 1"),
+    ("operator.gate_size=0", "operator.gate_size: Input should be greater than or equal to 1 (got 0)"),
+])
+def test_a_refused_value_is_named_by_the_key_the_user_typed(override, says) -> None:
+    """Not pydantic's multi-line dump naming its model (`1 validation error for Budget ...`)."""
+    from kernelopt.cli.optimize import campaign_config
+    from kernelopt.data import DataError
+
+    with pytest.raises(DataError) as err:
+        campaign_config(_compose("optimize", [override]), on_gpu=False)
+    assert str(err.value).startswith(says), str(err.value)
+    assert "\n" not in str(err.value)
+
+
 def test_reuse_across_campaigns_reaches_the_campaign_and_a_bad_value_is_refused() -> None:
     from kernelopt.cli.optimize import campaign_config
 

@@ -19,16 +19,20 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
     from kernelopt.campaign import CampaignConfig
     from kernelopt.cli.tasks import load_solution_arg
     from kernelopt.controller import Budget, Rules
+    from kernelopt.data import build_model
 
     c = cfg.controller
-    budget = Budget(max_candidates=c.max_candidates, max_rounds=c.max_rounds, wall_clock_s=c.wall_clock_s,
-                    patience=c.patience, candidates_per_round=c.candidates_per_round)
-    rules = Rules(gate_size=cfg.operator.gate_size, finalists=c.finalists, repeats=c.repeats,
-                  noise_floor_default=c.noise_floor_default, min_improvement=c.min_improvement,
-                  p95_tolerance=c.p95_tolerance, probe_candidates=c.probe_candidates,
-                  defer_lost_after=c.defer_lost_after, dispatch_objective=c.dispatch_objective,
-                  band_gate_with_representatives=c.band_gate_with_representatives,
-                  repair_directions=load_failure_table())
+    names = {str(k): f"controller.{k}" for k in c}  # a refused value is named by the key the user typed
+    names |= {"gate_size": "operator.gate_size", "workload_limit": "operator.cpu_workload_limit",
+              "workloads": "operator.workloads", "seed": "campaign.seed", "name": "campaign.name"}
+    budget = build_model(Budget, names, max_candidates=c.max_candidates, max_rounds=c.max_rounds,
+                         wall_clock_s=c.wall_clock_s, patience=c.patience, candidates_per_round=c.candidates_per_round)
+    rules = build_model(Rules, names, gate_size=cfg.operator.gate_size, finalists=c.finalists, repeats=c.repeats,
+                        noise_floor_default=c.noise_floor_default, min_improvement=c.min_improvement,
+                        p95_tolerance=c.p95_tolerance, probe_candidates=c.probe_candidates,
+                        defer_lost_after=c.defer_lost_after, dispatch_objective=c.dispatch_objective,
+                        band_gate_with_representatives=c.band_gate_with_representatives,
+                        repair_directions=load_failure_table())
     mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
     limit = None if on_gpu else cfg.operator.cpu_workload_limit
     record = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
@@ -41,12 +45,14 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
         # times out on the large ones: GDN decode batch 32/64 took > 300 s a workload); null lifts the limit
         pool = select_workloads(load_operator(cfg.operator.name).workloads, wanted, limit)
         wanted = [w.uuid for w in representative(pool, int(cfg.operator.workload_sample))]
-    return CampaignConfig(
-        operator=cfg.operator.name, harness=build.harness_settings(cfg.harness, cfg.operator.name, on_gpu),
+    return build_model(
+        CampaignConfig, names, operator=cfg.operator.name,
+        harness=build.harness_settings(cfg.harness, cfg.operator.name, on_gpu),
         budget=budget, rules=rules, mode=mode, resume=cfg.campaign.resume, seed=cfg.campaign.seed,
-        workloads=wanted, workload_limit=limit, profile_bands=bool(c.profile_bands),
-        name=cfg.campaign.name, reuse_across_campaigns=bool(cfg.campaign.reuse_across_campaigns), tags={"device": "gpu" if on_gpu else "cpu-interpreter"},
-        record={"hydra": record}, include=[load_solution_arg(str(p), cfg) for p in cfg.campaign.include or []])
+        workloads=wanted, workload_limit=limit, profile_bands=bool(c.profile_bands), name=cfg.campaign.name,
+        reuse_across_campaigns=bool(cfg.campaign.reuse_across_campaigns),
+        tags={"device": "gpu" if on_gpu else "cpu-interpreter"}, record={"hydra": record},
+        include=[load_solution_arg(str(p), cfg) for p in cfg.campaign.include or []])
 
 
 class LiveDisplay:

@@ -7,6 +7,7 @@ from kernelopt.data.definition import ConstAxis, Definition, DType, TensorSpec, 
 from kernelopt.data.loader import (
     DataError,
     TraceSet,
+    build_model,
     dump_jsonl,
     load_definition,
     load_solution,
@@ -37,6 +38,7 @@ from kernelopt.data.trace import (
 from kernelopt.data.workload import RandomInput, SafetensorsInput, ScalarInput, Workload
 
 __all__ = [
+    "build_model",
     "BuildSpec", "CampaignState", "CandidateRecord", "ChampionInfo", "ConstAxis", "Correctness", "DType", "DataError", "Decision",
     "Definition", "Environment", "EvalRequest", "EvalResult", "Evaluation", "EvaluationStatus",
     "Evidence", "HarnessSettings", "Language", "LatencyStats", "Performance", "RandomInput",

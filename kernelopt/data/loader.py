@@ -21,13 +21,28 @@ class DataError(ValueError):
     """A data file is malformed; the message names the file, line and field."""
 
 
-def _fmt(exc: ValidationError) -> str:
+def _fmt(exc: ValidationError, keys: dict[str, str] | None = None) -> str:
+    """The first five errors of ``exc`` on one line; ``keys`` renames top-level fields to what the user typed
+    (a config key) and adds the value given."""
     parts = []
     for err in exc.errors()[:5]:
         loc = ".".join(str(x) for x in err["loc"]) or "<root>"
-        parts.append(f"field '{loc}': {err['msg']}")
+        if keys is not None:
+            head = str(err["loc"][0]) if err["loc"] else ""
+            parts.append(f"{keys.get(head, loc)}: {err['msg']} (got {err.get('input')!r})")
+        else:
+            parts.append(f"field '{loc}': {err['msg']}")
     more = len(exc.errors()) - 5
     return "; ".join(parts) + (f"; (+{more} more)" if more > 0 else "")
+
+
+def build_model(model: type[M], keys: dict[str, str], **values: object) -> M:
+    """``model(**values)``; a refused value raises :class:`DataError` naming the config key it came from
+    (``keys``: field -> key, e.g. ``max_candidates`` -> ``controller.max_candidates``)."""
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        raise DataError(_fmt(exc, keys)) from None
 
 
 def parse_model(model: type[M], data: object, where: str) -> M:
