@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from rich.table import Table
 
 from kernelopt.cli.display import error_line, make_console, wrote
+from kernelopt.cli.paths import output_file
 
 
 def _tracking_args(p: argparse.ArgumentParser) -> None:
@@ -43,7 +45,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Export a registered solution as FlashInfer Solution JSON."""
     from kernelopt.tracking import TrackingStore
 
-    store = TrackingStore(args.tracking_uri)
+    if args.output is not None and not Path(args.output).is_dir():
+        output_file(args.output, "--output")
+    store = TrackingStore(args.tracking_uri, existing=True)
     path = store.export(args.operator, alias=args.alias, path=args.output)
     wrote(path)
     return 0
@@ -58,8 +62,6 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_dispatch(args: argparse.Namespace) -> int:
     """Compose a band dispatch of specialists over one var axis and write it as a Solution JSON."""
-    from pathlib import Path
-
     from kernelopt.cli.tasks import load_solution_arg
     from kernelopt.generators.dispatch import compose_dispatch
     from kernelopt.operators import load_operator
@@ -69,8 +71,12 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     for s, text in zip(specialists, args.band):
         if s.definition != op.definition.name:
             raise ValueError(f"{text}: solution '{s.name}' is for '{s.definition}', not '{op.name}'")
+    out = Path(args.output or ".")
+    if args.output is not None and not out.is_dir():
+        output_file(out, "--output")
     sol = compose_dispatch(op.definition, specialists, list(args.upper), args.axis)
-    out = Path(args.output or f"{sol.name}.json")
+    if out.is_dir():  # a folder (the default: the working directory) holds <name>.json, as export does
+        out = out / f"{sol.name}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(sol.model_dump_json(indent=1, exclude_none=True) + "\n")
     wrote(out, f": {sol.description}")
@@ -108,14 +114,14 @@ def run(command: str, argv: list[str]) -> int:
                             "(FOLDER@KEY=VALUE,... for another point of its space); repeat per band")
         p.add_argument("--upper", action="append", type=int, default=[], metavar="N",
                        help="inclusive upper edge of each band but the last (repeat, increasing)")
-        p.add_argument("--output", "-o", default=None, help="output JSON path (default <name>.json)")
+        p.add_argument("--output", "-o", default=None, help="output JSON path, or a folder for <name>.json (default: the working directory)")
         fn = cmd_dispatch
     else:  # pragma: no cover - main() filters commands
         raise SystemExit(f"unknown command {command}")
     args = p.parse_args(argv)
     try:
         return fn(args)
-    except (ValueError, KeyError, FileNotFoundError) as exc:
+    except (ValueError, KeyError, OSError) as exc:
         error_line(command, exc)
         return 2
 

@@ -11,11 +11,8 @@ def promote_run(run_id: str, *, tracking_uri: str | None = None, force: bool = F
     from kernelopt.tracking import TrackingStore
 
     console = make_console()
-    store = TrackingStore(tracking_uri)
-    run = store.client.get_run(run_id)
-    campaign = run.data.tags.get("kernelopt.campaign")
-    if not campaign:
-        raise ValueError(f"run {run_id} is not a kernelopt candidate run")
+    store = TrackingStore(tracking_uri, existing=True)
+    campaign = store.candidate_campaign(run_id)
     state = store.load_state(campaign)
     groups = group_by_solution(state.candidates)
     mine = next((g for g in groups if any(r.run_id == run_id for r in ([g.gate] if g.gate else []) + g.full)), None)

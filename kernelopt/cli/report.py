@@ -10,6 +10,7 @@ from rich.table import Table
 
 from kernelopt.cli.display import make_console
 from kernelopt.cli.optimize import leaderboard_table
+from kernelopt.cli.paths import output_dir
 
 
 def report(target: str, *, tracking_uri: str | None = None, out_dir: str = "reports",
@@ -18,7 +19,8 @@ def report(target: str, *, tracking_uri: str | None = None, out_dir: str = "repo
     from kernelopt.tracking import TrackingStore
 
     console = make_console()
-    store = TrackingStore(tracking_uri)
+    store = TrackingStore(tracking_uri, existing=True)
+    output_dir(out_dir, "--out")
     rows = store.leaderboard(target)
     console.print(leaderboard_table(rows, limit=20))
     campaign = target if store.campaign_exists(target) else None

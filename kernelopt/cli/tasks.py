@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig
+from omegaconf.errors import OmegaConfBaseException
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kernelopt.cli import build
 from kernelopt.cli.display import error_line, make_console, print_profiles, print_results
+from kernelopt.cli.paths import output_file
 from kernelopt.controller.workloads import select_workloads
 from kernelopt.data import DataError, EvalRequest, EvalResult, Solution, dump_jsonl, load_solution
 
@@ -114,7 +116,10 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     settings = build.harness_settings(cfg.harness, op.name, on_gpu)
     limit = cfg.limit if cfg.limit is not None else (None if on_gpu else cfg.operator.cpu_workload_limit)
     workloads = select_workloads(op.workloads, cfg.workloads, limit)
-    out = Path(cfg.output) if cfg.output else Path("traces") / solution.author / op.definition.op_type / f"{op.name}.jsonl"
+    out = output_file(cfg.output or Path("traces") / solution.author / op.definition.op_type / f"{op.name}.jsonl",
+                      "output")
+    if cfg.profile:
+        output_file(cfg.profile, "profile")
     if cfg.get("resume"):
         done = _evaluated_uuids(out, op.name, solution.name)
         todo = [w for w in workloads if w.uuid not in done]
@@ -161,7 +166,11 @@ def _run_task(command: str, task: Any, cfg: DictConfig) -> Any:
     """Run a task; bad input (data, config, unknown names) -> one red line on stderr, ``None``."""
     try:
         return task(cfg)
-    except (DataError, ValueError, KeyError) as exc:
+    except OmegaConfBaseException as exc:  # e.g. a mandatory key not given: its first line (the rest is internals)
+        key = getattr(exc, "full_key", None)
+        error_line(command, DataError(str(exc).splitlines()[0] + (f" (give {key}=...)" if key else "")))
+        return None
+    except (DataError, ValueError, KeyError, OSError) as exc:
         error_line(command, exc)
         return None
 

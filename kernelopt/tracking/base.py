@@ -92,8 +92,14 @@ class StoreBase:
             sqlite database, or the server's default for a remote store.
     """
 
-    def __init__(self, tracking_uri: str | None = None, artifact_root: str | None = None) -> None:
+    def __init__(self, tracking_uri: str | None = None, artifact_root: str | None = None, *,
+                 existing: bool = False) -> None:
+        """``existing``: the store must be there already (commands that only read it: a mistyped sqlite path
+        is an error, not a new empty database)."""
         self.tracking_uri = resolve_tracking_uri(tracking_uri)
+        db = sqlite_path(self.tracking_uri)
+        if existing and db is not None and not db.is_file():
+            raise ValueError(f"no tracking store at {db} (campaigns create one; --tracking-uri names another)")
         self.artifact_root = resolve_artifact_root(self.tracking_uri, artifact_root)
         self.client = _open_client(self.tracking_uri)
         self._experiments: dict[str, str] = {}
@@ -156,6 +162,21 @@ class StoreBase:
             raise ValueError(f"run {run_id!r} is not a kernelopt campaign run (tag {names.KIND} missing)")
         self._run_experiment[run_id] = run.info.experiment_id
         return run
+
+    def candidate_campaign(self, run_id: str) -> str:
+        """The campaign run id of candidate run ``run_id``; a clear error when ``run_id`` is not a candidate
+        run of this store."""
+        try:
+            run = self.client.get_run(run_id)
+        except MlflowException as exc:
+            if not_found(exc):
+                raise ValueError(f"run {run_id!r} not found in {self.tracking_uri} (--tracking-uri names "
+                                 "another store)") from None
+            raise
+        campaign = run.data.tags.get(names.CAMPAIGN)
+        if run.data.tags.get(names.KIND) != "candidate" or not campaign:
+            raise ValueError(f"run {run_id!r} is not a kernelopt candidate run")
+        return campaign
 
     # --- search ------------------------------------------------------------------------------
     def search(self, experiment_ids: list[str], filter_string: str, order_by: list[str] | None = None,

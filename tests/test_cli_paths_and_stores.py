@@ -1,0 +1,66 @@
+"""Bad output paths and stores for the CLI commands: one line, exit code 2, before any work, nothing created
+(a mistyped store path used to become a new empty database; a folder given for the traces file a traceback
+after the first workload was measured)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelopt.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = ROOT / "operators" / "rmsnorm_h4096" / "solutions" / "seeds" / "rmsnorm_rowwise"
+
+
+def _err(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize("argv", [["promote", "deadbeef"], ["report", "rmsnorm_h4096"], ["export", "rmsnorm_h4096"]])
+def test_read_only_commands_refuse_a_store_that_is_not_there(tmp_path, capsys, argv) -> None:
+    db = tmp_path / "typo.db"
+    assert main([*argv, "--tracking-uri", f"sqlite:///{db}"]) == 2
+    assert f"no tracking store at {db}" in _err(capsys)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_promote_names_what_the_run_id_is_not(tmp_path, capsys) -> None:
+    from kernelopt.tracking import TrackingStore
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    campaign = TrackingStore(uri).start_campaign("rmsnorm_h4096", {}, {})
+    capsys.readouterr()  # MLflow's log lines of creating the database
+    assert main(["promote", "0" * 32, "--tracking-uri", uri]) == 2
+    assert f"run '{'0' * 32}' not found in {uri}" in _err(capsys)
+    assert main(["promote", campaign, "--tracking-uri", uri]) == 2
+    assert "is not a kernelopt candidate run" in _err(capsys)
+    (tmp_path / "file").write_text("x")
+    assert main(["report", "rmsnorm_h4096", "--tracking-uri", uri, "--out", str(tmp_path / "file")]) == 2
+    assert f"--out {tmp_path / 'file'}: is a file; give a folder" in _err(capsys)
+
+
+def test_evaluate_checks_its_output_paths_before_measuring(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    base = [f"solution={SEED}", "operator.cpu_workload_limit=1", "harness=quick"]
+    assert main(["evaluate", *base, "output=folder"]) == 2
+    assert "output folder: is a folder; give a file path" in _err(capsys)
+    (tmp_path / "plain").write_text("x")  # a file where the profile's folder should be
+    assert main(["evaluate", *base, "profile=plain/sub/p.json"]) == 2
+    assert "profile plain/sub/p.json: cannot create the folder plain/sub (plain is a file)" in _err(capsys)
+    assert main(["evaluate"]) == 2
+    assert "Missing mandatory value: solution (give solution=...)" in _err(capsys)
+    assert not (tmp_path / "traces").exists()
+
+
+def test_dispatch_into_a_folder_writes_name_json_there(tmp_path, capsys) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["dispatch", "rmsnorm_h4096", "--axis", "batch_size", "--band", str(SEED),
+                 "--band", f"{SEED}@num_warps=4", "--upper", "8", "-o", str(out)]) == 0
+    (written,) = out.iterdir()
+    assert written.name.startswith("dispatch_batch_size_") and written.suffix == ".json"
