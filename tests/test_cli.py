@@ -63,6 +63,12 @@ def test_evaluate_writes_traces_and_sets_exit_code(tmp_path: Path) -> None:
                 f"output={tmp_path / 'bad.jsonl'}", *TINY], tmp_path)
     assert bad.returncode == 1
     assert "INCORRECT_NUMERICAL" in bad.stdout
+    raises = _cli(["evaluate", "operator=rmsnorm_h4096", f"solution={FIX / 'rmsnorm_py_raises'}", "limit=2",
+                   f"output={tmp_path / 'raises.jsonl'}", *TINY], tmp_path)
+    assert raises.returncode == 1
+    # why it failed is on screen, once per distinct reason (not only in the trace file)
+    assert raises.stdout.count("RUNTIME_ERROR: IndexError: kernel index out of range (deliberate)") == 1, raises.stdout
+    assert "timer=None" not in raises.stdout and "timer=?" not in raises.stdout
 
 
 def test_evaluate_appends_each_trace_as_it_is_measured_and_resume_goes_on_from_a_cut_run(tmp_path: Path) -> None:
@@ -271,7 +277,8 @@ def test_the_campaign_bar_counts_gated_candidates_against_the_budget() -> None:
     from kernelopt.cli.optimize import LiveDisplay
     from kernelopt.data.records import Decision, Evidence
 
-    display = LiveDisplay(Console(file=io.StringIO(), width=120), max_candidates=12)
+    screen = io.StringIO()
+    display = LiveDisplay(Console(file=screen, width=160), max_candidates=12)
 
     def decide(action: str, gated: int) -> None:
         d = Decision(action=action, reason="r", evidence=[Evidence(kind="counts", subject="c", value=gated)])
@@ -286,3 +293,9 @@ def test_the_campaign_bar_counts_gated_candidates_against_the_budget() -> None:
     assert task.completed == 5 and task.description == "sweep: s"
     decide("stop", 14)  # a round may overshoot the budget by its last candidates
     assert task.completed == 12
+    from kernelopt.data import EvalResult, EvaluationStatus, WorkloadResult
+
+    timeout = WorkloadResult(uuid="u1", axes={}, status=EvaluationStatus.TIMEOUT, log="started\nno answer in 10 s")
+    display("evaluated", stage="gate", solution="hangs", result=EvalResult(
+        definition="d", solution="hangs", solution_hash="h", results=[timeout]))
+    assert "0/1 PASSED mean - TIMEOUT: no answer in 10 s" in screen.getvalue()  # a hang is told from a crash

@@ -40,7 +40,7 @@ def _err(x: float | None) -> str:
 
 def results_table(title: str, rows: Iterable[WorkloadResult], timer: str | None) -> Table:
     """Per-workload table: status, latency, reference latency, speedup, max errors."""
-    t = Table(title=f"{title}  (timer={timer or '?'})")
+    t = Table(title=f"{title}  (timer={timer})" if timer else title)
     for col in ("workload", "axes", "status", "latency ms", "ref ms", "speedup", "max abs", "max rel"):
         t.add_column(col, justify="right" if col not in ("workload", "axes", "status") else "left")
     for r in rows:
@@ -58,14 +58,34 @@ def summary_line(result: EvalResult) -> str:
     """One line: pass count and mean latency."""
     mean = result.mean_latency_ms()
     lat = f", mean latency {mean:.4f} ms" if mean is not None else ""
-    return f"{result.pass_count}/{len(result.results)} PASSED{lat} (timer={result.timer})"
+    timer = f" (timer={result.timer})" if result.timer else ""  # none when nothing was timed (all failed)
+    return f"{result.pass_count}/{len(result.results)} PASSED{lat}{timer}"
+
+
+def failure_reasons(result: EvalResult, limit: int = 5) -> list[str]:
+    """``uuid STATUS: last log line`` of the workloads that did not pass, one per distinct reason (up to
+    ``limit``, then how many more): the status alone does not tell a missing module from a shape error."""
+    seen: dict[str, str] = {}
+    for r in result.results:
+        if r.passed:
+            continue
+        one = result.model_copy(update={"results": [r]}).failure_line(200)
+        if one is not None and one not in seen:
+            seen[one] = r.uuid[:8]
+    lines = [f"{u} {why}" for why, u in list(seen.items())[:limit]]
+    return lines + ([f"(+{len(seen) - limit} more reasons)"] if len(seen) > limit else [])
 
 
 def print_results(result: EvalResult, console: Console | None = None) -> None:
-    """Print the table and summary for one evaluation."""
+    """Print the table, the summary and why workloads failed for one evaluation (nothing to show: one line)."""
     c = console or make_console()
+    if not result.results:
+        c.print(f"{result.solution} on {result.definition}: no workload evaluated")
+        return
     c.print(results_table(f"{result.solution} on {result.definition}", result.results, result.timer))
     c.print(summary_line(result))
+    for line in failure_reasons(result):
+        c.print(f"  [red]{escape(line)}[/red]", soft_wrap=True)
 
 
 def print_profiles(profiles: dict[str, Any], console: Console, latencies: dict[str, float] | None = None) -> None:

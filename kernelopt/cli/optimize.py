@@ -6,6 +6,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -86,8 +87,9 @@ class LiveDisplay:
             mean = res.mean_latency_ms()
             lat = f"{mean:.4f} ms" if mean is not None else "-"
             colour = "green" if res.all_passed else "red"
+            why = res.failure_line(160)
             c.print(f"  {info['stage']:<6} {info['solution']:<40} [{colour}]{res.pass_count}/{len(res.results)} "
-                    f"PASSED[/{colour}] mean {lat}")
+                    f"PASSED[/{colour}] mean {lat}" + (f" [red]{escape(why)}[/red]" if why else ""))
         elif event == "reused":
             c.print(f"  [dim]{info['stage']:<6} {info['solution']:<40} reused: run {info['source']} of an earlier "
                     f"campaign (adopted as {info['run_id']})[/dim]")
