@@ -43,10 +43,21 @@ def test_operators_lists_the_library_with_counts(capsys) -> None:
                 "gdn_decode_qk4_v8_d128_k_last": 54, "gdn_prefill_qk4_v8_d128_k_last": 100,
                 "rmsnorm_h4096": 14, "fused_add_rmsnorm_h4096": 14, "gemm_n4096_k4096": 43}
     lines = out.splitlines()
-    for name, count in expected.items():
-        # rich may wrap long names; the count appears on the row that starts the operator's name
-        row = next(line for line in lines if name[:24] in line)
+    for name, count in expected.items():  # each name whole on the row with its count
+        row = next(line for line in lines if f" {name} " in line)
         assert f" {count} " in row, row
+
+
+def test_operators_on_a_narrow_console_lists_blocks_with_whole_names(capsys, monkeypatch) -> None:
+    from rich.console import Console
+
+    import kernelopt.cli.admin as admin
+
+    monkeypatch.setattr(admin, "make_console", lambda stderr=False: Console(width=80))
+    assert main(["operators"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    i = lines.index("moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048")
+    assert lines[i + 1].startswith("  op_type: moe; workloads: 19;")
 
 
 def test_evaluate_writes_traces_and_sets_exit_code(tmp_path: Path) -> None:

@@ -64,3 +64,10 @@ def test_dispatch_into_a_folder_writes_name_json_there(tmp_path, capsys) -> None
                  "--band", f"{SEED}@num_warps=4", "--upper", "8", "-o", str(out)]) == 0
     (written,) = out.iterdir()
     assert written.name.startswith("dispatch_batch_size_") and written.suffix == ".json"
+
+
+def test_export_of_an_unknown_operator_lists_the_known_ones(tmp_path, capsys) -> None:
+    assert main(["export", "nope", "--tracking-uri", f"sqlite:///{tmp_path / 'x.db'}"]) == 2
+    err = _err(capsys)
+    assert err.startswith("kernelopt export: unknown operator 'nope'") and "rmsnorm_h4096" in err
+    assert err.count("export:") == 1

@@ -18,19 +18,33 @@ def _tracking_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_operators(args: argparse.Namespace) -> int:
-    """List the operator library."""
+    """List the operator library: a table where the console is wide enough to show every name whole (names are
+    what users type), else one block per operator."""
     from kernelopt.operators import list_operators, load_operator
 
-    table = Table(title="kernelopt operator library")
-    for col in ("operator", "op_type", "workloads", "var axes", "seeds", "baselines"):
-        table.add_column(col)
+    cols = ("op_type", "workloads", "var axes", "seeds", "baselines")
+    rows = []
     for name in list_operators():
         op = load_operator(name)
         seeds = sorted(p.name for p in (op.path / "solutions" / "seeds").glob("*") if p.is_dir())
         base = sorted(p.stem for p in (op.path / "solutions" / "baselines").glob("*.json"))
-        table.add_row(name, op.definition.op_type, str(len(op.workloads)),
-                      ",".join(op.definition.var_axes), ",".join(seeds) or "-", ",".join(base) or "-")
-    make_console().print(table)
+        rows.append((name, op.definition.op_type, str(len(op.workloads)), ", ".join(op.definition.var_axes),
+                     ", ".join(seeds) or "-", ", ".join(base) or "-"))
+    console = make_console()
+    longest = max((len(r[0]) for r in rows), default=8)
+    if console.width < longest + 70:
+        console.print("[bold]kernelopt operator library[/bold]")
+        for name, *rest in rows:
+            console.print(f"[bold]{name}[/bold]", soft_wrap=True)
+            console.print("  " + "; ".join(f"{c}: {v}" for c, v in zip(cols, rest)))
+        return 0
+    table = Table(title="kernelopt operator library")
+    table.add_column("operator", no_wrap=True, min_width=longest)
+    for col in cols:
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
     return 0
 
 
@@ -45,6 +59,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Export a registered solution as FlashInfer Solution JSON."""
     from kernelopt.tracking import TrackingStore
 
+    from kernelopt.operators import load_operator
+
+    load_operator(args.operator)  # an unknown name: the known ones, not "no version with alias"
     if args.output is not None and not Path(args.output).is_dir():
         output_file(args.output, "--output")
     store = TrackingStore(args.tracking_uri, existing=True)

@@ -136,7 +136,8 @@ class RegistryMixin(StoreBase):
         """
         mv = self.version_by_alias(definition, alias)
         if mv is None:
-            raise ValueError(f"export: {names.model_name(definition)} has no version with alias {alias!r}")
+            raise ValueError(f"{names.model_name(definition)} has no version with alias {alias!r} in "
+                             f"{self.tracking_uri} (a campaign's promotion sets 'champion')")
         solution = self.download_solution(mv.run_id)
         data = solution.to_dict()
         data.pop("kernelopt", None)
