@@ -84,6 +84,12 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     from kernelopt.operators import load_operator
 
     op = load_operator(args.operator)
+    if args.axis not in op.definition.var_axes:
+        raise ValueError(f"--axis {args.axis}: not a var axis of {op.name} (its var axes: "
+                         f"{', '.join(op.definition.var_axes)}); a const axis has one value, nothing to split")
+    low = [u for u in args.upper if u < 1]
+    if low:
+        raise ValueError(f"--upper {low[0]}: band edges are sizes of {args.axis}, at least 1")
     specialists = [load_solution_arg(b, None) for b in args.band]
     for s, text in zip(specialists, args.band):
         if s.definition != op.definition.name:

@@ -60,7 +60,9 @@ def _check(definition: Definition, specialists: list[Solution]) -> bool:
                                 "specialists can be combined")
         styles.add(bool(s.spec.destination_passing_style))
     if len(styles) != 1:
-        raise DispatchError("specialists mix destination-passing and value-returning entry points")
+        which = ", ".join(f"{s.name} ({'destination-passing' if s.spec.destination_passing_style else 'returns'})"
+                          for s in specialists)
+        raise DispatchError(f"specialists mix destination-passing and value-returning entry points: {which}")
     return styles.pop()
 
 
