@@ -119,7 +119,7 @@ def test_campaign_end_to_end_then_resume_redoes_nothing(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_second_campaign_adopts_the_first_ones_runs_and_says_so_once_each(tmp_path):
+def test_a_second_campaign_adopts_the_first_ones_runs_and_says_so_once_each(tmp_path, capsys):
     """A new campaign with the same settings reuses the earlier one's gate and sweep runs: one ``reused`` event
     per adopted run (its solution, the earlier run, the adopted copy), no ``skipped`` echo of it, nothing gated
     or swept again (a repeat is never adopted)."""
@@ -140,6 +140,13 @@ def test_a_second_campaign_adopts_the_first_ones_runs_and_says_so_once_each(tmp_
         assert src.name == copy.name == i["solution"] and src.stage == copy.stage == i["stage"]
     assert not [e for e, _ in events if e in ("skipped", "duplicate")]
     assert not [i for e, i in events if e == "evaluated" and i["stage"] in ("gate", "sweep")]
+    # `kernelopt promote` of the champion: nothing to do (it used to gate the champion against itself and fail)
+    from kernelopt.cli.promote import promote_run
+
+    champ = store.get_champion(OP)
+    capsys.readouterr()
+    assert promote_run(champ.run_id, tracking_uri=store.tracking_uri) == 0
+    assert f"{champ.run_id} is already the champion of {OP} (version {champ.version})" in capsys.readouterr().out
 
 
 @pytest.mark.slow

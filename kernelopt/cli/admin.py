@@ -113,7 +113,8 @@ def run(command: str, argv: list[str]) -> int:
         fn = cmd_operators
     elif command == "promote":
         p.add_argument("run_id", help="candidate run id (a sweep or repeat run)")
-        p.add_argument("--force", action="store_true", help="skip the noise-floor gate (PASSED still required)")
+        p.add_argument("--force", action="store_true", help="skip the noise-floor and repeat gates (PASSED on every workload and a gain of "
+                            "min_improvement over the champion still required)")
         _tracking_args(p)
         fn = cmd_promote
     elif command == "export":

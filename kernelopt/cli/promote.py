@@ -18,13 +18,21 @@ def promote_run(run_id: str, *, tracking_uri: str | None = None, force: bool = F
     mine = next((g for g in groups if any(r.run_id == run_id for r in ([g.gate] if g.gate else []) + g.full)), None)
     if mine is None:
         raise ValueError(f"run {run_id} is not a FINISHED candidate of campaign {campaign}")
+    champ = store.get_champion(state.definition)
+    if champ is not None and champ.run_id in {r.run_id for r in ([mine.gate] if mine.gate else []) + mine.full}:
+        console.print(f"{champ.run_id} is already the champion of {state.definition} (version {champ.version}): "
+                      "nothing to do")
+        return 0
     rules = Rules()
     nf, _ = noise_floor(groups, rules.noise_floor_default)
     ok, evidence = gate(mine, state.champion, rules.model_copy(update={"repeats": 1}) if force else rules,
                         noise_floor=0.0 if force else nf)
     for ev in evidence:
         mark = "[green]ok[/green]" if ev.detail.get("ok", True) else "[red]fail[/red]"
-        console.print(f"{mark} {ev.kind}: {ev.value} {ev.detail}")
+        detail = ", ".join(f"{k} {v:.6g}" if isinstance(v, float) else f"{k} {v}"
+                           for k, v in ev.detail.items() if k != "ok")
+        value = f"{ev.value:.6g}" if isinstance(ev.value, float) else ev.value
+        console.print(f"{mark} {ev.kind}: {value}" + (f" ({detail})" if detail else ""), soft_wrap=True)
     if not ok:
         console.print("[red]not promoted: the gates did not pass[/red]")
         return 1
