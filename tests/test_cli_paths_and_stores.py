@@ -82,3 +82,16 @@ def test_dispatch_refuses_a_band_no_workload_can_reach(tmp_path, capsys, extra, 
     assert main(["dispatch", "rmsnorm_h4096", "--band", str(SEED), "--band", f"{SEED}@num_warps=4",
                  "-o", str(tmp_path / "d.json"), *extra]) == 2
     assert says in _err(capsys) and not (tmp_path / "d.json").exists()
+
+
+@pytest.mark.parametrize(("override", "says"), [
+    ("direction=nope", "direction 'nope': not a direction of rmsnorm_h4096's seeds (fewer_programs, "),
+    ("agent.skills=[nope]", "agent.skills: no skill group or skill named 'nope' (groups: general, "),
+    ("parent=" + str(ROOT / "operators" / "gemm_n4096_k4096" / "solutions" / "seeds" / "gemm_tiled"),
+     "is for 'gemm_n4096_k4096', not 'rmsnorm_h4096'"),
+])
+def test_prompt_previews_only_what_the_platform_could_send(capsys, override, says) -> None:
+    """A direction no seed declares, an unknown skill group, a parent of another operator: one line, exit 2
+    (they were accepted silently: 'Direction: **nope**', the skills quietly cut)."""
+    assert main(["prompt", override]) == 2
+    assert says in _err(capsys)

@@ -35,6 +35,26 @@ class PromptConfig:
 ConfigStore.instance().store(name="prompt_schema", node=PromptConfig)
 
 
+def check_prompt_inputs(op: Any, parent: Any, direction: str | None, skill_groups: list[str]) -> None:
+    """The preview is of a prompt the platform could send: a parent of this operator, a direction one of its
+    seeds declares, skill groups that exist (each a :class:`~kernelopt.data.DataError` naming the choices)."""
+    from kernelopt.data import DataError
+    from kernelopt.generators.seeds import load_seeds
+    from kernelopt.skills.loader import load_skills
+
+    if parent is not None and parent.definition != op.name:
+        raise DataError(f"parent '{parent.name}' is for '{parent.definition}', not '{op.name}'")
+    known = sorted({d for seed in load_seeds(op.name) for d in seed.direction_names})
+    if direction and direction not in known:
+        raise DataError(f"direction '{direction}': not a direction of {op.name}'s seeds ({', '.join(known)})")
+    skills = load_skills()
+    groups = {s.group for s in skills if s.group} | {s.name for s in skills}
+    unknown = [g for g in skill_groups if g not in groups]
+    if unknown:
+        raise DataError(f"agent.skills: no skill group or skill named {', '.join(map(repr, unknown))} "
+                        f"(groups: {', '.join(sorted({s.group for s in skills if s.group}))})")
+
+
 def assemble(cfg: Any):  # type: ignore[no-untyped-def]
     """The ``Prompt`` for the composed config."""
     from kernelopt.cli.tasks import load_solution_arg
@@ -46,6 +66,7 @@ def assemble(cfg: Any):  # type: ignore[no-untyped-def]
     op = load_operator(cfg.operator.name)
     mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
     parent = load_solution_arg(cfg.parent, cfg) if cfg.parent else None
+    check_prompt_inputs(op, parent, cfg.direction, list(cfg.agent.skills or []))
     evidence = []
     if cfg.bottleneck:
         evidence.append(Evidence(kind="bottleneck", subject=cfg.band or "all", value=cfg.bottleneck))

@@ -71,6 +71,6 @@ def test_kernelopt_prompt_command_prints_the_prompt(capsys: pytest.CaptureFixtur
     assert "# Task: a fast kernel for `rmsnorm_h4096`" in out and "mode=full_agent" in out
     assert "op_rmsnorm" not in out
     assert main(["prompt", "operator=gdn_decode_qk4_v8_d128_k_last", "agent=agent_assisted",
-                 "bottleneck=memory_bound", "direction=split_v"]) == 0
+                 "bottleneck=memory_bound", "direction=more_parallelism"]) == 0
     out = capsys.readouterr().out
-    assert "op_gdn_decode" in out and "Direction: **split_v**" in out and "memory_bound_tactics" in out
+    assert "op_gdn_decode" in out and "Direction: **more_parallelism**" in out and "memory_bound_tactics" in out
