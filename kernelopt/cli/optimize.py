@@ -73,10 +73,10 @@ class LiveDisplay:
         if event == "campaign_started":
             verb = "resumed" if info.get("resumed") else "started"
             c.print(f"campaign [bold]{info['run_id']}[/bold] {verb} on {info['operator']} "
-                    f"({info['workloads']} workloads)")
+                    f"({info['workloads']} workload{'s' if info['workloads'] != 1 else ''})")
         elif event == "decision":
             d = info["decision"]
-            c.print(f"[cyan]decide[/cyan] {d.action}: {d.reason}")
+            c.print(f"[cyan]decide[/cyan] {d.action}: {escape(d.reason)}", soft_wrap=True)  # whole, for grep
             gated = next((e.value for e in d.evidence if e.kind == "counts"), None)
             if gated is not None:
                 self.progress.update(self.task, completed=min(int(gated), self.max_candidates))
@@ -157,7 +157,8 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
         hardware=None if on_gpu else "CPU-interpreter"))
     where = "GPU" if on_gpu else "CPU (Triton interpreter, quick timing, smallest workloads)"
     console.print(f"kernelopt optimize: {ccfg.operator} on {where}; generator={generator.name}, "
-                  f"mode={ccfg.mode}, budget={ccfg.budget.max_candidates} candidates")
+                  f"mode={ccfg.mode}, budget={ccfg.budget.max_candidates} "
+                  f"candidate{'s' if ccfg.budget.max_candidates != 1 else ''}")
     display = LiveDisplay(console, ccfg.budget.max_candidates)
     with build.make_executor(cfg.executor, on_gpu) as ex, display.progress:
         outcome = run_campaign(ccfg, store=store, executor=ex, generator=generator, progress=display)
