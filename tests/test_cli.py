@@ -51,7 +51,7 @@ def test_operators_lists_the_library_with_counts(capsys) -> None:
 def test_operators_on_a_narrow_console_lists_blocks_with_whole_names(capsys, monkeypatch) -> None:
     from rich.console import Console
 
-    import kernelopt.cli.admin as admin
+    from kernelopt.cli import admin
 
     monkeypatch.setattr(admin, "make_console", lambda stderr=False: Console(width=80))
     assert main(["operators"]) == 0
@@ -156,13 +156,13 @@ def test_optimize_typo_fails_before_any_work(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("command", "override", "says"), [
     ("optimize", "controller.max_candidates=abc", "'abc' of type 'str' could not be converted to Integer"),
-    ("evaluate", "operator=rmsnorm_h409", "Could not find 'operator/rmsnorm_h409'; Available options in "
-                                         "'operator': dsa_sparse_attention"),
+    ("evaluate", "operator=rmsnorm_h409", ("Could not find 'operator/rmsnorm_h409'; Available options in "
+                                          "'operator': dsa_sparse_attention")),
     ("prompt", "agent=nope", "Could not find 'agent/nope'; Available options in 'agent': agent_assisted, full_agent"),
     ("optimize", "operator.workloads=nope", "str is not a ListConfig"),
     ("evaluate", "solution=seeds/x@K=1", "mismatched input '=' expecting <EOF> (values holding '=', '@'"),
-    ("optimize", "controller.max_candidates=3,4", "Ambiguous value for argument 'controller.max_candidates=3,4'; "
-                                                 "1. To use it as a list"),
+    ("optimize", "controller.max_candidates=3,4", ("Ambiguous value for argument 'controller.max_candidates=3,4'; "
+                                                  "1. To use it as a list")),
 ])
 def test_bad_overrides_are_one_line_and_exit_code_2(capsys, command, override, says) -> None:
     """Hydra's multi-line report of its internals (and exit code 1, what `evaluate` returns for a failed

@@ -74,8 +74,8 @@ def test_export_of_an_unknown_operator_lists_the_known_ones(tmp_path, capsys) ->
 
 
 @pytest.mark.parametrize(("extra", "says"), [
-    (["--axis", "hidden_size", "--upper", "8"], "--axis hidden_size: not a var axis of rmsnorm_h4096 (its var axes: "
-                                               "batch_size)"),
+    (["--axis", "hidden_size", "--upper", "8"], ("--axis hidden_size: not a var axis of rmsnorm_h4096 (its var "
+                                                "axes: batch_size)")),
     (["--axis", "batch_size", "--upper", "0"], "--upper 0: band edges are sizes of batch_size, at least 1"),
 ])
 def test_dispatch_refuses_a_band_no_workload_can_reach(tmp_path, capsys, extra, says) -> None:

@@ -57,9 +57,8 @@ def cmd_promote(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a registered solution as FlashInfer Solution JSON."""
-    from kernelopt.tracking import TrackingStore
-
     from kernelopt.operators import load_operator
+    from kernelopt.tracking import TrackingStore
 
     load_operator(args.operator)  # an unknown name: the known ones, not "no version with alias"
     if args.output is not None and not Path(args.output).is_dir():

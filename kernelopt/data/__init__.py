@@ -38,11 +38,10 @@ from kernelopt.data.trace import (
 from kernelopt.data.workload import RandomInput, SafetensorsInput, ScalarInput, Workload
 
 __all__ = [
-    "build_model",
     "BuildSpec", "CampaignState", "CandidateRecord", "ChampionInfo", "ConstAxis", "Correctness", "DType", "DataError", "Decision",
     "Definition", "Environment", "EvalRequest", "EvalResult", "Evaluation", "EvaluationStatus",
     "Evidence", "HarnessSettings", "Language", "LatencyStats", "Performance", "RandomInput",
     "SafetensorsInput", "ScalarInput", "Solution", "SourceFile", "TensorSpec", "Trace", "TraceSet",
-    "VarAxis", "Workload", "WorkloadResult", "dump_jsonl", "load_definition", "load_solution",
+    "VarAxis", "Workload", "WorkloadResult", "build_model", "dump_jsonl", "load_definition", "load_solution",
     "load_traces", "parse_model",
 ]

@@ -53,7 +53,7 @@ def test_leaderboard_orders_passing_by_latency_then_failing(store):
 def test_a_definitions_leaderboard_lists_an_adopted_run_once(store):
     """Campaigns that adopt an earlier campaign's run (and adopt the adoption) measured it once: one row over
     the definition, the source's; each campaign's own leaderboard keeps its copy."""
-    first, (orig,) = _campaign(store, "assisted", [[1.0, 1.0]])
+    _, (orig,) = _campaign(store, "assisted", [[1.0, 1.0]])
     second = store.start_campaign(DEFINITION, {}, {})
     copy = store.adopt_candidate(second, orig)
     third = store.start_campaign(DEFINITION, {}, {})
