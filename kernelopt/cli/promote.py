@@ -5,9 +5,29 @@ from __future__ import annotations
 from kernelopt.cli.display import make_console
 
 
+def campaign_rules(store, campaign: str, console):  # type: ignore[no-untyped-def]
+    """The gates' rules of the campaign that measured the run (its ``config.json``: repeats, noise floor,
+    minimum improvement ...), else the defaults, said on the console."""
+    from pydantic import ValidationError
+
+    from kernelopt.controller import Rules
+
+    recorded = (store.read_artifact_json(campaign, "config.json") or {}).get("rules")
+    try:
+        rules = Rules.model_validate(recorded) if recorded else None
+    except ValidationError:
+        rules = None
+    if rules is None:
+        console.print(f"gates: the default rules (campaign {campaign} recorded none)")
+        return Rules()
+    console.print(f"gates: campaign {campaign}'s rules (repeats {rules.repeats}, min_improvement "
+                  f"{rules.min_improvement}, p95_tolerance {rules.p95_tolerance})")
+    return rules
+
+
 def promote_run(run_id: str, *, tracking_uri: str | None = None, force: bool = False) -> int:
     """Gate a candidate's runs against the champion; register and alias it when it passes."""
-    from kernelopt.controller import Rules, gate, group_by_solution, noise_floor
+    from kernelopt.controller import gate, group_by_solution, noise_floor
     from kernelopt.tracking import TrackingStore
 
     console = make_console()
@@ -23,7 +43,7 @@ def promote_run(run_id: str, *, tracking_uri: str | None = None, force: bool = F
         console.print(f"{champ.run_id} is already the champion of {state.definition} (version {champ.version}): "
                       "nothing to do")
         return 0
-    rules = Rules()
+    rules = campaign_rules(store, campaign, console)
     nf, _ = noise_floor(groups, rules.noise_floor_default)
     ok, evidence = gate(mine, state.champion, rules.model_copy(update={"repeats": 1}) if force else rules,
                         noise_floor=0.0 if force else nf)
