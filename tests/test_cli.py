@@ -297,6 +297,10 @@ def test_the_campaign_bar_counts_gated_candidates_against_the_budget() -> None:
 
     (task,) = display.progress.tasks
     assert task.total == 12 and task.completed == 0
+    display.close()
+    assert screen.getvalue() == ""  # nothing drawn before the campaign starts (a refused resume draws no bar)
+    display("campaign_started", run_id="c", resumed=True, operator="op", workloads=1)
+    assert display.started and "campaign c resumed on op (1 workload)" in screen.getvalue()
     decide("generate", 5)  # a resumed campaign: five gated before
     assert task.completed == 5
     decide("sweep", 5)
@@ -310,3 +314,5 @@ def test_the_campaign_bar_counts_gated_candidates_against_the_budget() -> None:
     display("evaluated", stage="gate", solution="hangs", result=EvalResult(
         definition="d", solution="hangs", solution_hash="h", results=[timeout]))
     assert "0/1 PASSED mean - TIMEOUT: no answer in 10 s" in screen.getvalue()  # a hang is told from a crash
+    display.close()
+    assert not display.started and "12/12" in screen.getvalue()  # the bar's last state stays

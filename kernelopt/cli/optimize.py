@@ -67,10 +67,20 @@ class LiveDisplay:
         # so a resumed campaign starts where it was); sweeps and repeats show in the description only
         self.task = self.progress.add_task("candidates", total=max_candidates)
         self.max_candidates = max_candidates
+        self.started = False  # the bar shows from the campaign's start (a refused config draws none)
+
+    def close(self) -> None:
+        """Stop the bar (its last state stays on screen) if the campaign started."""
+        if self.started:
+            self.progress.stop()
+            self.started = False
 
     def __call__(self, event: str, **info: Any) -> None:
         c = self.progress.console
         if event == "campaign_started":
+            if not self.started:
+                self.progress.start()
+                self.started = True
             verb = "resumed" if info.get("resumed") else "started"
             c.print(f"campaign [bold]{info['run_id']}[/bold] {verb} on {info['operator']} "
                     f"({info['workloads']} workload{'s' if info['workloads'] != 1 else ''})")
@@ -160,8 +170,11 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
                   f"mode={ccfg.mode}, budget={ccfg.budget.max_candidates} "
                   f"candidate{'s' if ccfg.budget.max_candidates != 1 else ''}")
     display = LiveDisplay(console, ccfg.budget.max_candidates)
-    with build.make_executor(cfg.executor, on_gpu) as ex, display.progress:
-        outcome = run_campaign(ccfg, store=store, executor=ex, generator=generator, progress=display)
+    with build.make_executor(cfg.executor, on_gpu) as ex:
+        try:
+            outcome = run_campaign(ccfg, store=store, executor=ex, generator=generator, progress=display)
+        finally:
+            display.close()
     console.print(f"stopped: {outcome.stop_reason}")
     console.print(leaderboard_table(store.leaderboard(outcome.campaign_run_id)))
     champ = store.get_champion(ccfg.operator)
