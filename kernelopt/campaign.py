@@ -93,7 +93,8 @@ def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator:
         generator: Candidate generator.
         progress: Optional callback ``progress(event, **info)``; events: ``campaign_started``,
             ``decision``, ``proposed``, ``skipped`` (evaluated in this campaign already), ``reused`` (an
-            earlier campaign's run adopted), ``duplicate`` (proposed twice in one round), ``evaluating``,
+            earlier campaign's run adopted), ``duplicate`` (proposed twice in one round), ``over_count``
+            (proposals beyond the round's count, not gated), ``evaluating``,
             ``evaluated``, ``promoted``,
             ``analysis``, ``proposal_failed``, ``campaign_finished``.
 

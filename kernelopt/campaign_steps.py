@@ -178,8 +178,10 @@ class _Loop:
         in ``included`` (``campaign.include``) are recorded with generator ``include``."""
         jobs: list[tuple[Solution, dict[str, Any]]] = []
         seen: set[str] = set()
-        for sol in proposals:
-            if len(jobs) >= decision.count:
+        for i, sol in enumerate(proposals):
+            if len(jobs) >= decision.count:  # the round's size: the rest are said, not silently dropped
+                self.emit("over_count", stage="gate", count=decision.count,
+                          solutions=[s.name for s in proposals[i:]])
                 break
             if sol.definition != self.definition.name:
                 raise ValueError(f"generator '{generator}' proposed '{sol.name}' for definition "

@@ -150,6 +150,25 @@ def test_a_second_campaign_adopts_the_first_ones_runs_and_says_so_once_each(tmp_
 
 
 @pytest.mark.slow
+def test_proposals_beyond_the_rounds_count_are_said_not_dropped_silently(tmp_path):
+    """A baseline round of one candidate (`controller.max_candidates=1`) with a `campaign.include` beside the
+    seed: the included point is not gated, and an ``over_count`` event names it (it used to vanish)."""
+    from kernelopt.cli.tasks import load_solution_arg
+
+    seed_dir = Path(__file__).resolve().parents[1] / "operators" / OP / "solutions" / "seeds" / "rmsnorm_rowwise"
+    point = load_solution_arg(f"{seed_dir}@num_warps=4,variant=two_pass,BLOCK_H=1024", None)
+    events: list[tuple[str, dict]] = []
+    cfg = config(include=[point]).model_copy(update={"budget": Budget(max_candidates=1, max_rounds=1, patience=2,
+                                                                       candidates_per_round=1, wall_clock_s=900)})
+    with make_executor("cpu") as ex:
+        out = run_campaign(cfg, store=store_at(tmp_path), executor=ex, generator=OfflineGenerator(seed=0),
+                           progress=lambda event, **info: events.append((event, info)))
+    assert out.gated == 1
+    (over,) = [i for e, i in events if e == "over_count"]
+    assert over["count"] == 1 and over["solutions"] == [point.name]
+
+
+@pytest.mark.slow
 def test_clock_spent_before_the_repeat_leaves_a_provisional_champion(tmp_path, monkeypatch):
     """The campaign's clock runs out right after the first full sweep (the GDN prefill campaign of call AG on the
     H200): with no champion registered, that sweep is promoted, tagged provisional, and the campaign stops."""

@@ -106,6 +106,9 @@ class LiveDisplay:
         elif event == "skipped":
             c.print(f"  [dim]{info['stage']:<6} {info['solution']:<40} already evaluated in this campaign "
                     f"(run {info['existing']})[/dim]")
+        elif event == "over_count":
+            c.print(f"  [yellow]not gated: {', '.join(info['solutions'])} (the round gates {info['count']} "
+                    "candidate(s); the baseline round's size is controller.max_candidates)[/yellow]", soft_wrap=True)
         elif event == "duplicate":
             c.print(f"  [dim]{info['stage']:<6} {info['solution']:<40} proposed twice in one round: "
                     f"evaluated once[/dim]")
