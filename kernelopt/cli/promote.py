@@ -35,11 +35,11 @@ def promote_run(run_id: str, *, tracking_uri: str | None = None, force: bool = F
     campaign = store.candidate_campaign(run_id)
     state = store.load_state(campaign)
     groups = group_by_solution(state.candidates)
-    mine = next((g for g in groups if any(r.run_id == run_id for r in ([g.gate] if g.gate else []) + g.full)), None)
+    mine = next((g for g in groups if run_id in g.run_ids), None)
     if mine is None:
         raise ValueError(f"run {run_id} is not a FINISHED candidate of campaign {campaign}")
     champ = store.get_champion(state.definition)
-    if champ is not None and champ.run_id in {r.run_id for r in ([mine.gate] if mine.gate else []) + mine.full}:
+    if champ is not None and champ.run_id in mine.run_ids:
         console.print(f"{champ.run_id} is already the champion of {state.definition} (version {champ.version}): "
                       "nothing to do")
         return 0

@@ -128,7 +128,7 @@ def _provisional(groups: list[SolutionRuns], champion: ChampionInfo | None, rule
 
 
 def _is_champion(g: SolutionRuns, champion: ChampionInfo | None) -> bool:
-    return champion is not None and champion.run_id in {g.run_id, *(r.run_id for r in g.full)}
+    return champion is not None and champion.run_id in g.run_ids
 
 
 def _bar(g: SolutionRuns, swept: list[SolutionRuns]) -> float | None:

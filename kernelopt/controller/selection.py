@@ -36,6 +36,11 @@ class SolutionRuns:
         return (self.gate or self.full[0]).run_id
 
     @property
+    def run_ids(self) -> set[str]:
+        """Every run of the solution: its gate run and its full runs."""
+        return {r.run_id for r in ([self.gate] if self.gate else []) + self.full}
+
+    @property
     def name(self) -> str:
         """Solution name."""
         return (self.gate or self.full[0]).name
