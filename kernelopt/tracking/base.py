@@ -150,14 +150,18 @@ class StoreBase:
             raise
         return run.data.tags.get(names.KIND) == "campaign" and run.info.lifecycle_stage == "active"
 
-    def campaign_run(self, run_id: str) -> Run:
-        """The campaign run; a clear error when ``run_id`` is not one."""
+    def _get_run(self, run_id: str, what: str, hint: str = "") -> Run:
+        """The run; ``ValueError("<what> '<id>' not found in <store><hint>")`` when the store has none."""
         try:
-            run = self.client.get_run(run_id)
+            return self.client.get_run(run_id)
         except MlflowException as exc:
             if not_found(exc):
-                raise ValueError(f"campaign run {run_id!r} not found in {self.tracking_uri}") from None
+                raise ValueError(f"{what} {run_id!r} not found in {self.tracking_uri}{hint}") from None
             raise
+
+    def campaign_run(self, run_id: str) -> Run:
+        """The campaign run; a clear error when ``run_id`` is not one."""
+        run = self._get_run(run_id, "campaign run")
         if run.data.tags.get(names.KIND) != "campaign":
             raise ValueError(f"run {run_id!r} is not a kernelopt campaign run (tag {names.KIND} missing)")
         self._run_experiment[run_id] = run.info.experiment_id
@@ -166,13 +170,7 @@ class StoreBase:
     def candidate_campaign(self, run_id: str) -> str:
         """The campaign run id of candidate run ``run_id``; a clear error when ``run_id`` is not a candidate
         run of this store."""
-        try:
-            run = self.client.get_run(run_id)
-        except MlflowException as exc:
-            if not_found(exc):
-                raise ValueError(f"run {run_id!r} not found in {self.tracking_uri} (--tracking-uri names "
-                                 "another store)") from None
-            raise
+        run = self._get_run(run_id, "run", " (--tracking-uri names another store)")
         campaign = run.data.tags.get(names.CAMPAIGN)
         if run.data.tags.get(names.KIND) != "candidate" or not campaign:
             raise ValueError(f"run {run_id!r} is not a kernelopt candidate run")
