@@ -231,7 +231,8 @@ def test_optimize_gates_included_solutions_beside_the_seeds(tmp_path: Path) -> N
               "controller.repeats=1", "operator.cpu_workload_limit=2", "operator.gate_size=1",
               f"tracking.uri=sqlite:///{db}", *TINY], tmp_path, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert re.search(r"^candidates .* 2/2 ", r.stdout, re.MULTILINE), r.stdout[-3000:]  # the bar is the candidate budget
+    # the bar is the candidate budget
+    assert re.search(r"^candidates .* 2/2 ", r.stdout, re.MULTILINE), r.stdout[-3000:]
     assert "Downloading artifacts" not in r.stdout + r.stderr  # MLflow's per-download bars stay off
     # the resume line it prints works as printed: same store and overrides, the campaign reopened
     (line,) = [ln for ln in r.stdout.splitlines() if ln.startswith("resume with: kernelopt optimize ")]

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.table import Table
 
 from kernelopt.cli.display import error_line, make_console, wrote
-from kernelopt.cli.paths import output_file
+from kernelopt.cli.paths import output_file_or_folder
 
 
 def _tracking_args(p: argparse.ArgumentParser) -> None:
@@ -61,8 +61,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from kernelopt.tracking import TrackingStore
 
     load_operator(args.operator)  # an unknown name: the known ones, not "no version with alias"
-    if args.output is not None and not Path(args.output).is_dir():
-        output_file(args.output, "--output")
+    output_file_or_folder(args.output, "--output")
     store = TrackingStore(args.tracking_uri, existing=True)
     path = store.export(args.operator, alias=args.alias, path=args.output)
     wrote(path)
@@ -93,9 +92,7 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     for s, text in zip(specialists, args.band):
         if s.definition != op.definition.name:
             raise ValueError(f"{text}: solution '{s.name}' is for '{s.definition}', not '{op.name}'")
-    out = Path(args.output or ".")
-    if args.output is not None and not out.is_dir():
-        output_file(out, "--output")
+    out = output_file_or_folder(args.output, "--output") or Path.cwd()
     sol = compose_dispatch(op.definition, specialists, list(args.upper), args.axis)
     if out.is_dir():  # a folder (the default: the working directory) holds <name>.json, as export does
         out = out / f"{sol.name}.json"
@@ -112,7 +109,8 @@ def run(command: str, argv: list[str]) -> int:
         fn = cmd_operators
     elif command == "promote":
         p.add_argument("run_id", help="candidate run id (a sweep or repeat run)")
-        p.add_argument("--force", action="store_true", help="skip the noise-floor and repeat gates (PASSED on every workload and a gain of "
+        p.add_argument("--force", action="store_true",
+                       help="skip the noise-floor and repeat gates (PASSED on every workload and a gain of "
                             "min_improvement over the champion still required)")
         _tracking_args(p)
         fn = cmd_promote
@@ -137,7 +135,8 @@ def run(command: str, argv: list[str]) -> int:
                             "(FOLDER@KEY=VALUE,... for another point of its space); repeat per band")
         p.add_argument("--upper", action="append", type=int, default=[], metavar="N",
                        help="inclusive upper edge of each band but the last (repeat, increasing)")
-        p.add_argument("--output", "-o", default=None, help="output JSON path, or a folder for <name>.json (default: the working directory)")
+        p.add_argument("--output", "-o", default=None,
+                       help="output JSON path, or a folder for <name>.json (default: the working directory)")
         fn = cmd_dispatch
     else:  # pragma: no cover - main() filters commands
         raise SystemExit(f"unknown command {command}")

@@ -41,3 +41,11 @@ def output_dir(path: str | Path, what: str) -> Path:
         raise DataError(f"{what} {p}: is a file; give a folder")
     _folder(p, what, p)
     return p
+
+
+def output_file_or_folder(path: str | Path | None, what: str) -> Path | None:
+    """``path`` where a command writes ``<name>.json`` into a folder or to the file given (``None``: not given):
+    a folder as it is, a file as :func:`output_file` checks it."""
+    if path is None or Path(path).is_dir():
+        return None if path is None else Path(path)
+    return output_file(path, what)
