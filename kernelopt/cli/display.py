@@ -69,8 +69,8 @@ def failure_reasons(result: EvalResult, limit: int = 5) -> list[str]:
     for r in result.results:
         if r.passed:
             continue
-        one = result.model_copy(update={"results": [r]}).failure_line(200)
-        if one is not None and one not in seen:
+        one = r.failure_line(result.build_log, 200)
+        if one not in seen:
             seen[one] = r.uuid[:8]
     lines = [f"{u} {why}" for why, u in list(seen.items())[:limit]]
     return lines + ([f"(+{len(seen) - limit} more reasons)"] if len(seen) > limit else [])

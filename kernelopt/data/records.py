@@ -106,6 +106,12 @@ class WorkloadResult(Record):
         """True when the status is PASSED."""
         return self.status == EvaluationStatus.PASSED
 
+    def failure_line(self, build_log: str = "", limit: int = 300) -> str:
+        """``STATUS: last log line`` (the build log's when the workload's own is empty)."""
+        status = getattr(self.status, "value", self.status)
+        lines = [ln.strip() for ln in (self.log or build_log).splitlines() if ln.strip()]
+        return f"{status}: {lines[-1] if lines else ''}"[:limit]
+
 
 class EvalRequest(Record):
     """Work for a harness worker: one solution over some workloads."""
@@ -142,11 +148,7 @@ class EvalResult(Record):
         """``STATUS: last log line`` of the first workload that did not pass (``None`` when all passed): what
         the controller's repair table (``skills/failures.md``) matches."""
         bad = next((r for r in self.results if not r.passed), None)
-        if bad is None:
-            return None
-        status = getattr(bad.status, "value", bad.status)
-        lines = [ln.strip() for ln in (bad.log or self.build_log or "").splitlines() if ln.strip()]
-        return f"{status}: {lines[-1] if lines else ''}"[:limit]
+        return None if bad is None else bad.failure_line(self.build_log or "", limit)
 
     @property
     def pass_count(self) -> int:
