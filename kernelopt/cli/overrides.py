@@ -11,6 +11,11 @@ QUOTE_HINT = ("values holding '=', '@', ',' or spaces need quotes, e.g. "
               "\"solution='operators/<def>/solutions/seeds/<seed>@K=V'\"")
 
 
+def _lines(exc: BaseException) -> list[str]:
+    """The message's non-blank lines, stripped, before Hydra's config search path listing."""
+    return [ln.strip() for ln in str(exc).split("Config search path")[0].splitlines() if ln.strip()]
+
+
 def override_problem(config_dir: Path, command: str, overrides: list[str]) -> str | None:
     """What is wrong with ``overrides`` for the config ``command`` (one line), or ``None`` when they compose.
 
@@ -26,9 +31,7 @@ def override_problem(config_dir: Path, command: str, overrides: list[str]) -> st
         with initialize_config_dir(config_dir=str(config_dir), version_base="1.3"):
             compose(config_name=command, overrides=list(overrides))
     except MissingConfigException as exc:  # an unknown option of a config group: keep Hydra's list of options
-        text = str(exc).split("Config search path")[0]
-        options = [ln.strip() for ln in text.splitlines()[1:] if ln.strip()]
-        first = str(exc).splitlines()[0]
+        first, *options = _lines(exc)
         if len(options) < 2:
             return first
         names = [o for o in options[1:] if not o.endswith("_schema")]  # the structured configs' store entries
@@ -38,8 +41,7 @@ def override_problem(config_dir: Path, command: str, overrides: list[str]) -> st
     except (HydraException, OmegaConfBaseException) as exc:
         cause = exc.__cause__
         if cause is None:  # Hydra's own message (e.g. an ambiguous value and how to write it): every line
-            text = str(exc).split("Config search path")[0]
-            return "; ".join(ln.strip() for ln in text.splitlines() if ln.strip())
+            return "; ".join(_lines(exc))
         lines = [str(exc).splitlines()[0], str(cause).splitlines()[0]]
         return ": ".join(ln.strip().rstrip(".") for ln in lines if ln.strip())
     return None
