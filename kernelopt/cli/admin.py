@@ -77,7 +77,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_dispatch(args: argparse.Namespace) -> int:
     """Compose a band dispatch of specialists over one var axis and write it as a Solution JSON."""
-    from kernelopt.cli.tasks import load_solution_arg
+    from kernelopt.cli.tasks import load_solution_arg, require_operator
     from kernelopt.generators.dispatch import compose_dispatch
     from kernelopt.operators import load_operator
 
@@ -88,10 +88,7 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     low = [u for u in args.upper if u < 1]
     if low:
         raise ValueError(f"--upper {low[0]}: band edges are sizes of {args.axis}, at least 1")
-    specialists = [load_solution_arg(b, None) for b in args.band]
-    for s, text in zip(specialists, args.band):
-        if s.definition != op.definition.name:
-            raise ValueError(f"{text}: solution '{s.name}' is for '{s.definition}', not '{op.name}'")
+    specialists = [require_operator(load_solution_arg(b, None), op.name, f"{b}: solution") for b in args.band]
     out = output_file_or_folder(args.output, "--output") or Path.cwd()
     sol = compose_dispatch(op.definition, specialists, list(args.upper), args.axis)
     if out.is_dir():  # a folder (the default: the working directory) holds <name>.json, as export does

@@ -38,12 +38,13 @@ ConfigStore.instance().store(name="prompt_schema", node=PromptConfig)
 def check_prompt_inputs(op: Any, parent: Any, direction: str | None, skill_groups: list[str]) -> None:
     """The preview is of a prompt the platform could send: a parent of this operator, a direction one of its
     seeds declares, skill groups that exist (each a :class:`~kernelopt.data.DataError` naming the choices)."""
+    from kernelopt.cli.tasks import require_operator
     from kernelopt.data import DataError
     from kernelopt.generators.seeds import load_seeds
     from kernelopt.skills.loader import load_skills
 
-    if parent is not None and parent.definition != op.name:
-        raise DataError(f"parent '{parent.name}' is for '{parent.definition}', not '{op.name}'")
+    if parent is not None:
+        require_operator(parent, op.name, "parent")
     known = sorted({d for seed in load_seeds(op.name) for d in seed.direction_names})
     if direction and direction not in known:
         raise DataError(f"direction '{direction}': not a direction of {op.name}'s seeds ({', '.join(known)})")

@@ -92,6 +92,14 @@ def load_solution_arg(path: str, cfg: Any) -> Solution:
     raise DataError(f"{p}: folder holds neither solution.json nor seed.json")
 
 
+def require_operator(sol: Solution, operator: str, label: str = "solution") -> Solution:
+    """``sol`` when it is a solution of ``operator``; else ``DataError("<label> '<name>' is for '<def>', not
+    '<operator>'")`` (evaluate, dispatch and prompt take solutions from the command line)."""
+    if sol.definition != operator:
+        raise DataError(f"{label} '{sol.name}' is for '{sol.definition}', not '{operator}'")
+    return sol
+
+
 def _evaluated_uuids(path: Path, definition: str, solution: str) -> set[str]:
     """UUIDs of the workloads ``path`` (a trace JSONL file, may be missing) already holds an evaluation of
     ``solution`` on ``definition`` for."""
@@ -109,9 +117,7 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
 
     console = console or make_console()
     op = load_operator(cfg.operator.name)
-    solution = load_solution_arg(cfg.solution, cfg)
-    if solution.definition != op.definition.name:
-        raise DataError(f"solution '{solution.name}' is for '{solution.definition}', not '{op.name}'")
+    solution = require_operator(load_solution_arg(cfg.solution, cfg), op.name)
     on_gpu = build.gpu_available()
     settings = build.harness_settings(cfg.harness, op.name, on_gpu)
     limit = cfg.limit if cfg.limit is not None else (None if on_gpu else cfg.operator.cpu_workload_limit)
