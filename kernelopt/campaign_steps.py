@@ -161,15 +161,17 @@ class _Loop:
             mode=self.cfg.mode, history=state.candidates, skills=self.cfg.skills, seed=self.cfg.seed,
             decision=decision)
         proposals = self.generator.propose(ctx)
+        # the user's campaign.include first: a round's size never cuts what was asked for by name (call HB on the
+        # H200: 16 MoE seeds before the included retained kernel, a 12-candidate round, the kernel never gated)
         included = list(self.cfg.include) if decision.direction == "baseline" else []
-        self.emit("proposed", count=len(proposals) + len(included), names=[s.name for s in proposals + included])
+        self.emit("proposed", count=len(proposals) + len(included), names=[s.name for s in included + proposals])
         log = take_log(self.generator)
         for h, arts in log.artifacts.items():
             self.llm_logs[h] = {"artifacts": arts, "metrics": log.metrics.get(h) or {}}
         for failure in log.failures:
             self.emit("proposal_failed", reason=failure.reason)
         archive_failures(self.store, self.run_id, log.failures)
-        self.gate_new(state, decision, proposals + included, generator=self.generator.name,
+        self.gate_new(state, decision, included + proposals, generator=self.generator.name,
                       included={s.hash() for s in included})
 
     def gate_new(self, state: CampaignState, decision: Decision, proposals: list[Solution], generator: str,

@@ -152,7 +152,8 @@ def test_a_second_campaign_adopts_the_first_ones_runs_and_says_so_once_each(tmp_
 @pytest.mark.slow
 def test_proposals_beyond_the_rounds_count_are_said_not_dropped_silently(tmp_path):
     """A baseline round of one candidate (`controller.max_candidates=1`) with a `campaign.include` beside the
-    seed: the included point is not gated, and an ``over_count`` event names it (it used to vanish)."""
+    seeds: the included point is gated (first: the user named it), and an ``over_count`` event names the seed left
+    out (proposals beyond the count used to vanish; before that, the include came last and was the one cut)."""
     from kernelopt.cli.tasks import load_solution_arg
 
     seed_dir = Path(__file__).resolve().parents[1] / "operators" / OP / "solutions" / "seeds" / "rmsnorm_rowwise"
@@ -164,8 +165,10 @@ def test_proposals_beyond_the_rounds_count_are_said_not_dropped_silently(tmp_pat
         out = run_campaign(cfg, store=store_at(tmp_path), executor=ex, generator=OfflineGenerator(seed=0),
                            progress=lambda event, **info: events.append((event, info)))
     assert out.gated == 1
+    (gated,) = [i for e, i in events if e == "evaluated" and i.get("stage") == "gate"]
+    assert gated["solution"] == point.name
     (over,) = [i for e, i in events if e == "over_count"]
-    assert over["count"] == 1 and over["solutions"] == [point.name]
+    assert over["count"] == 1 and point.name not in over["solutions"] and over["solutions"]
 
 
 @pytest.mark.slow
