@@ -9,6 +9,8 @@
 # 2026-12-03 call DJ (GDN decode's dispatch of call DL; the wheels as one xz archive, scripts/pack_site.sh: the
 # checkout plus .whl_idx no longer fit the device tool's 64 MiB):
 #   WHEELS=.whl_camp CALL=dj END_BY=540 CAMP_S=180 bash scripts/gpu_campaigns_retained.sh gdn_decode
+# 2026-12-05 calls HA / HC, one operator a call (a second one gets only what the first left):
+#   WHEELS=.whl_camp CALL=ha END_BY=560 CAMP_S=300 bash scripts/gpu_campaigns_retained.sh gdn_prefill
 # (call AK's GDN prefill campaign ran past its clock in the band-profiling step, ~45 s of torch + ncu children per
 # workload; profiling now gets at most a quarter of the clock left, kernelopt/campaign_steps.py). Carry .whl.
 set -u
