@@ -95,8 +95,8 @@ def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator:
             ``decision``, ``proposed``, ``skipped`` (evaluated in this campaign already), ``reused`` (an
             earlier campaign's run adopted), ``duplicate`` (proposed twice in one round), ``over_count``
             (proposals beyond the round's count, not gated), ``evaluating``,
-            ``evaluated``, ``promoted``,
-            ``analysis``, ``proposal_failed``, ``campaign_finished``.
+            ``evaluated``, ``promoted``, ``analysis``, ``profiled`` / ``profile_skipped`` (the clock cannot
+            afford the band profiles) / ``profile_failed``, ``proposal_failed``, ``campaign_finished``.
 
     Returns:
         The outcome: champion, promotions, counts and the stop reason.

@@ -263,7 +263,7 @@ class _Loop:
         if per_child < PROFILE_MIN_S:
             why = (f"band profiling skipped: {max(clock_left_s, 0.0):.0f} s of the wall clock left, "
                    f"{PROFILE_CLOCK_SHARE:g} of it is {per_child:.1f} s per profiler run (< {PROFILE_MIN_S:g} s)")
-            self.emit("profile_failed", reason=why)
+            self.emit("profile_skipped", reason=why)
             return {**analysis, "notes": [*analysis.get("notes", []), why]}
         try:
             sol = self.store.download_solution(baseline_run)

@@ -315,5 +315,8 @@ def test_the_campaign_bar_counts_gated_candidates_against_the_budget() -> None:
     display("evaluated", stage="gate", solution="hangs", result=EvalResult(
         definition="d", solution="hangs", solution_hash="h", results=[timeout]))
     assert "0/1 PASSED mean - TIMEOUT: no answer in 10 s" in screen.getvalue()  # a hang is told from a crash
+    display("profile_skipped", reason="band profiling skipped: 87 s of the wall clock left")
+    assert "band profiling skipped: 87 s of the wall clock left; roofline classes kept" in screen.getvalue()
+    assert "failed" not in screen.getvalue()  # a skip is not said as a failure (call HA printed 'failed (... skipped)')
     display.close()
     assert not display.started and "12/12" in screen.getvalue()  # the bar's last state stays

@@ -122,6 +122,8 @@ class LiveDisplay:
             self.progress.update(self.task, description="candidates", completed=min(gated, self.max_candidates))
         elif event == "profile_failed":
             c.print(f"[yellow]band profiling failed[/yellow] ({info['reason'][:200]}); roofline classes kept")
+        elif event == "profile_skipped":  # the clock cannot afford the profiler children: not a failure
+            c.print(f"[dim]{info['reason']}; roofline classes kept[/dim]", soft_wrap=True)
 
 
 def resume_command(operator: str, campaign_run_id: str) -> str:
