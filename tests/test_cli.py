@@ -226,8 +226,15 @@ def test_optimize_gates_included_solutions_beside_the_seeds(tmp_path: Path) -> N
     definition is one clear error before any work."""
     db = tmp_path / "store" / "mlflow.db"
     db.parent.mkdir()
+    from kernelopt.cli.tasks import load_solution_arg
+
     point = f"{SEED}@num_warps=4,variant=two_pass,BLOCK_H=1024"
-    r = _cli(["optimize", f"campaign.include=['{point}']", "controller=smoke", "controller.max_candidates=2",
+    # the point as a Solution file, included by an unquoted absolute path: '[/tmp/...]' reads as a rich closing
+    # tag, and the printed resume line must keep it (call HB's lost '[operators/...]' as an unknown tag)
+    point_file = tmp_path / "point.json"
+    point_file.write_text(load_solution_arg(point, None).model_dump_json())
+    include = f"campaign.include=[{point_file}]"
+    r = _cli(["optimize", include, "controller=smoke", "controller.max_candidates=2",
               "controller.repeats=1", "operator.cpu_workload_limit=2", "operator.gate_size=1",
               f"tracking.uri=sqlite:///{db}", *TINY], tmp_path, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -236,9 +243,9 @@ def test_optimize_gates_included_solutions_beside_the_seeds(tmp_path: Path) -> N
     assert "Downloading artifacts" not in r.stdout + r.stderr  # MLflow's per-download bars stay off
     # the resume line it prints works as printed: same store and overrides, the campaign reopened
     (line,) = [ln for ln in r.stdout.splitlines() if ln.startswith("resume with: kernelopt optimize ")]
+    assert include in shlex.split(line), line
     again = _cli(shlex.split(line.removeprefix("resume with: kernelopt ")), tmp_path, timeout=900)
     assert again.returncode == 0 and " resumed on rmsnorm_h4096" in again.stdout, again.stdout[-2000:] + again.stderr
-    from kernelopt.cli.tasks import load_solution_arg
 
     want = load_solution_arg(point, None).name
     con = sqlite3.connect(db)

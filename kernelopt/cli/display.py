@@ -80,7 +80,7 @@ def print_results(result: EvalResult, console: Console | None = None) -> None:
     """Print the table, the summary and why workloads failed for one evaluation (nothing to show: one line)."""
     c = console or make_console()
     if not result.results:
-        c.print(f"{result.solution} on {result.definition}: no workload evaluated")
+        c.print(f"{result.solution} on {result.definition}: no workload evaluated", markup=False)
         return
     c.print(results_table(f"{result.solution} on {result.definition}", result.results, result.timer))
     c.print(summary_line(result))

@@ -82,7 +82,7 @@ class LiveDisplay:
                 self.progress.start()
                 self.started = True
             verb = "resumed" if info.get("resumed") else "started"
-            c.print(f"campaign [bold]{info['run_id']}[/bold] {verb} on {info['operator']} "
+            c.print(f"campaign [bold]{info['run_id']}[/bold] {verb} on {escape(info['operator'])} "
                     f"({info['workloads']} workload{'s' if info['workloads'] != 1 else ''})")
         elif event == "decision":
             d = info["decision"]
@@ -91,39 +91,40 @@ class LiveDisplay:
             if gated is not None:
                 self.progress.update(self.task, completed=min(int(gated), self.max_candidates))
         elif event == "evaluating":
-            self.progress.update(self.task, description=f"{info['stage']}: {', '.join(info['solutions'])[:60]}")
+            self.progress.update(self.task,
+                                 description=escape(f"{info['stage']}: {', '.join(info['solutions'])[:60]}"))
         elif event == "evaluated":
             res = info["result"]
             mean = res.mean_latency_ms()
             lat = f"{mean:.4f} ms" if mean is not None else "-"
             colour = "green" if res.all_passed else "red"
             why = res.failure_line(160)
-            c.print(f"  {info['stage']:<6} {info['solution']:<40} [{colour}]{res.pass_count}/{len(res.results)} "
+            c.print(f"  {info['stage']:<6} {escape(info['solution']):<40} [{colour}]{res.pass_count}/{len(res.results)} "
                     f"PASSED[/{colour}] mean {lat}" + (f" [red]{escape(why)}[/red]" if why else ""))
         elif event == "reused":
-            c.print(f"  [dim]{info['stage']:<6} {info['solution']:<40} reused: run {info['source']} of an earlier "
+            c.print(f"  [dim]{info['stage']:<6} {escape(info['solution']):<40} reused: run {info['source']} of an earlier "
                     f"campaign (adopted as {info['run_id']})[/dim]")
         elif event == "skipped":
-            c.print(f"  [dim]{info['stage']:<6} {info['solution']:<40} already evaluated in this campaign "
+            c.print(f"  [dim]{info['stage']:<6} {escape(info['solution']):<40} already evaluated in this campaign "
                     f"(run {info['existing']})[/dim]")
         elif event == "over_count":
-            c.print(f"  [yellow]not gated: {', '.join(info['solutions'])} (the round gates {info['count']} "
+            c.print(f"  [yellow]not gated: {escape(', '.join(info['solutions']))} (the round gates {info['count']} "
                     "candidate(s); the baseline round's size is controller.max_candidates)[/yellow]", soft_wrap=True)
         elif event == "duplicate":
-            c.print(f"  [dim]{info['stage']:<6} {info['solution']:<40} proposed twice in one round: "
+            c.print(f"  [dim]{info['stage']:<6} {escape(info['solution']):<40} proposed twice in one round: "
                     f"evaluated once[/dim]")
         elif event == "promoted":
             c.print(f"[bold green]promoted[/bold green] run {info['run_id']} as version {info['version']}")
         elif event == "profiled":
             classes = ", ".join(f"{b}: {k}" for b, k in info["classes"].items()) or "no profile metrics"
-            c.print(f"[cyan]profiled[/cyan] the baseline per band ({classes})")
+            c.print(f"[cyan]profiled[/cyan] the baseline per band ({escape(classes)})")
         elif event == "campaign_finished":
             gated = info["outcome"].gated
             self.progress.update(self.task, description="candidates", completed=min(gated, self.max_candidates))
         elif event == "profile_failed":
-            c.print(f"[yellow]band profiling failed[/yellow] ({info['reason'][:200]}); roofline classes kept")
+            c.print(f"[yellow]band profiling failed[/yellow] ({escape(info['reason'][:200])}); roofline classes kept")
         elif event == "profile_skipped":  # the clock cannot afford the profiler children: not a failure
-            c.print(f"[dim]{info['reason']}; roofline classes kept[/dim]", soft_wrap=True)
+            c.print(f"[dim]{escape(info['reason'])}; roofline classes kept[/dim]", soft_wrap=True)
 
 
 def resume_command(operator: str, campaign_run_id: str) -> str:
@@ -180,15 +181,18 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
             outcome = run_campaign(ccfg, store=store, executor=ex, generator=generator, progress=display)
         finally:
             display.close()
-    console.print(f"stopped: {outcome.stop_reason}")
+    # the lines below hold paths, overrides and reasons, e.g. campaign.include=[...]: printed as they are, not as
+    # rich markup (call HB's resume line lost its '[operators/...]' as an unknown tag)
+    console.print(f"stopped: {outcome.stop_reason}", markup=False)
     console.print(leaderboard_table(store.leaderboard(outcome.campaign_run_id)))
     champ = store.get_champion(ccfg.operator)
     if champ is not None:
         console.print(f"champion of {ccfg.operator}: run {champ.run_id} (registry version {champ.version}), "
                       f"mean {champ.mean_latency_ms:.4f} ms"
-                      + (f" — provisional: {champ.provisional}" if champ.provisional else ""))
+                      + (f" — provisional: {champ.provisional}" if champ.provisional else ""), markup=False)
     else:
         console.print(f"no champion registered for {ccfg.operator}")
-    console.print(f"resume with: {resume_command(ccfg.operator, outcome.campaign_run_id)}", soft_wrap=True)
-    console.print(f"browse with: mlflow ui --backend-store-uri {store.tracking_uri}")
+    console.print(f"resume with: {resume_command(ccfg.operator, outcome.campaign_run_id)}", soft_wrap=True,
+                  markup=False, highlight=False)
+    console.print(f"browse with: mlflow ui --backend-store-uri {store.tracking_uri}", markup=False, highlight=False)
     return outcome

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.markup import escape
+
 from kernelopt.cli.display import make_console
 
 
@@ -52,7 +54,8 @@ def promote_run(run_id: str, *, tracking_uri: str | None = None, force: bool = F
         detail = ", ".join(f"{k} {v:.6g}" if isinstance(v, float) else f"{k} {v}"
                            for k, v in ev.detail.items() if k != "ok")
         value = f"{ev.value:.6g}" if isinstance(ev.value, float) else ev.value
-        console.print(f"{mark} {ev.kind}: {value}" + (f" ({detail})" if detail else ""), soft_wrap=True)
+        console.print(f"{mark} {ev.kind}: {escape(str(value))}" + (f" ({escape(detail)})" if detail else ""),
+                      soft_wrap=True)
     if not ok:
         console.print("[red]not promoted: the gates did not pass[/red]")
         return 1

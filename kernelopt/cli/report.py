@@ -42,7 +42,7 @@ def report(target: str, *, tracking_uri: str | None = None, out_dir: str = "repo
         path.write_text(json.dumps(rows, indent=2))
         files["compare"] = path
     for name, path in files.items():
-        console.print(f"{name}: {path}")
+        console.print(f"{name}: {path}", markup=False)
     return 0
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kernelopt.cli import build
@@ -129,8 +130,8 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     if cfg.get("resume"):
         done = _evaluated_uuids(out, op.name, solution.name)
         todo = [w for w in workloads if w.uuid not in done]
-        console.print(f"resume: {len(workloads) - len(todo)} of {len(workloads)} workload(s) already in {out} "
-                      f"for '{solution.name}'; evaluating {len(todo)}")
+        console.print(f"resume: {len(workloads) - len(todo)} of {len(workloads)} workload(s) already in {escape(str(out))} "
+                      f"for '{escape(solution.name)}'; evaluating {len(todo)}")
         workloads = todo
     results = []
     env: dict[str, Any] = {}
@@ -157,14 +158,14 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     merged = EvalResult(definition=op.name, solution=solution.name, solution_hash=solution.hash(),
                         results=results, environment=env, timer=timer, build_log=build_log or "")
     print_results(merged, console)
-    console.print(f"traces of {len(results)} workload(s) appended to [bold]{out}[/bold]")
+    console.print(f"traces of {len(results)} workload(s) appended to [bold]{escape(str(out))}[/bold]")
     if cfg.profile:
         path = Path(cfg.profile)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"solution": solution.name, "definition": op.name, "workloads": profiles},
                                    indent=1, default=str))
         print_profiles(profiles, console, {r.uuid: r.latency.mean_ms for r in results if r.latency is not None})
-        console.print(f"profiles of {len(profiles)} passed workload(s) written to [bold]{path}[/bold]")
+        console.print(f"profiles of {len(profiles)} passed workload(s) written to [bold]{escape(str(path))}[/bold]")
     return merged
 
 
