@@ -32,6 +32,8 @@ def leaderboard_row(run: Run) -> dict[str, Any]:
         "start_time": rec.start_time, "failure": rec.failure,
     }
     row.update({k: rec.params.get(k) for k in _ROW_PARAMS})
+    if row["generator"] == "include":  # a campaign.include solution, gated in the baseline round: not a seed's default
+        row["direction"] = "include"
     return row
 
 

@@ -112,3 +112,16 @@ def test_write_report_without_champion_or_out_dir(store):
         "report/leaderboard.json", "report/progress.png"}
     with pytest.raises(ValueError, match="1 labels for 2 campaigns"):
         store.write_report(camp, compare=[camp], labels=["only-one"])
+
+
+def test_an_included_solution_reads_include_not_baseline_on_the_leaderboard(store):
+    """A `campaign.include` solution is gated in the baseline round (direction `baseline`, generator `include`): its
+    rows say `include`, so the retained kernel a campaign promoted (calls HA / HC) is not read as a seed's default."""
+    camp = store.start_campaign(DEFINITION, {}, {})
+    seed, kept = make_solution("seed-default", block=16), make_solution("retained", block=32)
+    store.log_candidate(camp, seed, make_result(seed, [2.0, 2.0]), stage="gate",
+                        params={**params(), "direction": "baseline"})
+    store.log_candidate(camp, kept, make_result(kept, [1.0, 1.0]), stage="gate",
+                        params={**params(), "direction": "baseline", "generator": "include"})
+    board = {r["name"]: r for r in store.leaderboard(camp)}
+    assert board["retained"]["direction"] == "include" and board["seed-default"]["direction"] == "baseline"
