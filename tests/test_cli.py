@@ -327,3 +327,11 @@ def test_the_campaign_bar_counts_gated_candidates_against_the_budget() -> None:
     assert "failed" not in screen.getvalue()  # a skip is not said as a failure (call HA printed 'failed (... skipped)')
     display.close()
     assert not display.started and "12/12" in screen.getvalue()  # the bar's last state stays
+
+
+def test_small_speedups_keep_their_digits() -> None:
+    """The CPU interpreter is slower than the PyTorch reference: `make run`'s leaderboard read '0.00x'."""
+    from kernelopt.cli.display import speedup_text
+
+    assert speedup_text(0.00417) == "0.0042x" and speedup_text(12.345) == "12.35x" and speedup_text(None) == "-"
+    assert speedup_text(0.1) == "0.10x"

@@ -34,6 +34,14 @@ def _ms(x: float | None) -> str:
     return "-" if x is None else f"{x:.4f}"
 
 
+def speedup_text(x: float | None) -> str:
+    """A speedup as ``12.34x``; under 0.1 with two significant digits (``0.0042x``: the CPU interpreter against
+    the PyTorch reference read ``0.00x``, as if nothing had been measured)."""
+    if x is None:
+        return "-"
+    return f"{x:.2f}x" if x >= 0.1 else f"{x:.2g}x"
+
+
 def _err(x: float | None) -> str:
     return "-" if x is None else f"{x:.2e}"
 
@@ -49,7 +57,7 @@ def results_table(title: str, rows: Iterable[WorkloadResult], timer: str | None)
                   f"[{colour}]{r.status.value}[/{colour}]",
                   _ms(r.latency.mean_ms if r.latency else None),
                   _ms(r.reference_latency.mean_ms if r.reference_latency else None),
-                  "-" if r.speedup is None else f"{r.speedup:.2f}x",
+                  speedup_text(r.speedup),
                   _err(r.max_abs_error), _err(r.max_rel_error))
     return t
 

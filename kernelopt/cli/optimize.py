@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kernelopt.cli import build
-from kernelopt.cli.display import make_console
+from kernelopt.cli.display import make_console, speedup_text
 
 
 def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
@@ -152,7 +152,7 @@ def leaderboard_table(rows: list[dict[str, Any]], limit: int = 10) -> Table:
         t.add_row(str(r["rank"]), str(r["name"]), str(r["stage"]), f"{r['pass_count']}/{r['workload_count']}",
                   "-" if r["mean_latency_ms"] is None else f"{r['mean_latency_ms']:.4f}",
                   "-" if r["p95_latency_ms"] is None else f"{r['p95_latency_ms']:.4f}",
-                  "-" if r["speedup_vs_reference"] is None else f"{r['speedup_vs_reference']:.2f}x",
+                  speedup_text(r["speedup_vs_reference"]),
                   str(r.get("direction") or "-"))
     return t
 
