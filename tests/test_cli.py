@@ -335,3 +335,19 @@ def test_small_speedups_keep_their_digits() -> None:
 
     assert speedup_text(0.00417) == "0.0042x" and speedup_text(12.345) == "12.35x" and speedup_text(None) == "-"
     assert speedup_text(0.1) == "0.10x"
+
+
+def test_a_hydra_commands_help_lists_its_own_groups_and_config(capsys) -> None:
+    """`kernelopt optimize --help` (and `-h`, and evaluate's / prompt's): usage, the groups a user can pick (not the
+    structured configs' `*_schema` entries Hydra's help listed, headed "Main is powered by Hydra."), the config
+    as the other overrides compose it; a bad override is still one line and exit 2."""
+    assert main(["optimize", "--help", "controller.max_candidates=20"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: kernelopt optimize ") and "Main is powered by Hydra" not in out
+    assert "  controller: default, smoke\n" in out and "_schema" not in out
+    assert "max_candidates: 20\n" in out  # the config as given
+    assert main(["evaluate", "-h"]) == 0
+    out = capsys.readouterr().out
+    assert "  harness: auto, official, quick\n" in out and "  controller:" not in out  # evaluate's own groups
+    assert main(["prompt", "-h", "agent=nope"]) == 2
+    assert "Could not find 'agent/nope'" in capsys.readouterr().err

@@ -53,12 +53,17 @@ def run_hydra(command: str, overrides: list[str]) -> int:
     """Run a Hydra-decorated task with the real Hydra runtime (so -m / launchers work)."""
     import hydra
 
+    from kernelopt.cli.hydra_help import command_help, help_asked
     from kernelopt.cli.overrides import override_problem
     from kernelopt.cli.schema import register_schemas
 
     register_schemas()
     task = _hydra_task(command)  # its module may register the command's own schema (prompt)
-    problem = override_problem(CONF_DIR, command, overrides)
+    wants_help, given = help_asked(overrides)
+    problem = override_problem(CONF_DIR, command, given)
+    if problem is None and wants_help:
+        print(command_help(CONF_DIR, command, HYDRA_COMMANDS[command], given))
+        return 0
     if problem is not None:
         print(f"kernelopt {command}: {problem}", file=sys.stderr)
         return 2
