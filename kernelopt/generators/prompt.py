@@ -29,10 +29,25 @@ MAX_VALUES_PER_AXIS = 24
 
 SYSTEM = (
     "You are an expert GPU kernel engineer. You write correct, fast kernels (Triton preferred, "
-    "CUDA allowed) for one operator definition, targeting an NVIDIA H200 (Hopper, sm_90). An "
+    "CUDA allowed) for one operator definition, targeting {target}. An "
     "automated harness builds your code, checks it against the reference on every workload and "
     "times it; only correct kernels count, and lower mean latency wins."
 )
+#: What the system line says a hardware tag targets (the tags also select skills); no tag: the H200.
+TARGETS = {
+    "h200": "an NVIDIA H200 (Hopper, sm_90)",
+    "h100": "an NVIDIA H100 (Hopper, sm_90)",
+    "hopper": "an NVIDIA Hopper GPU (sm_90)",
+    "b200": "an NVIDIA B200 (Blackwell, sm_100)",
+    "cpu-interpreter": "an NVIDIA H200 (Hopper, sm_90); this run builds, checks and times candidates on the CPU "
+                       "through the Triton interpreter (TRITON_INTERPRET=1)",
+}
+
+
+def system_text(hardware: str | None) -> str:
+    """The system line for ``hardware`` (a tag of :data:`TARGETS`; another tag is named as given)."""
+    target = TARGETS.get((hardware or "h200").lower(), f"the hardware tagged '{hardware}'")
+    return SYSTEM.format(target=target)
 
 OUTPUT_CONTRACT = """## Output format
 Reply with the complete solution source, nothing elided:
@@ -164,7 +179,7 @@ def reference_kernels(ctx: GenerationContext) -> dict[str, str]:
     return files
 
 
-def build_prompt(ctx: GenerationContext, *, skills: list | None = None, hardware: str = "h200",
+def build_prompt(ctx: GenerationContext, *, skills: list | None = None, hardware: str | None = "h200",
                  skill_groups: list[str] | None = None, notes: list[str] | None = None) -> Prompt:
     """The request for one candidate in ``ctx.mode`` (see the module docstring).
 
@@ -215,5 +230,5 @@ def build_prompt(ctx: GenerationContext, *, skills: list | None = None, hardware
         files["SKILLS.md"] = skill_text
         parts.append("## Skills\n" + skill_text)
     parts.append(OUTPUT_CONTRACT)
-    return Prompt(system=SYSTEM, user="\n\n".join(parts) + "\n", files=files, mode=ctx.mode,
+    return Prompt(system=system_text(hardware), user="\n\n".join(parts) + "\n", files=files, mode=ctx.mode,
                   skill_names=[s.name for s in chosen])

@@ -74,3 +74,14 @@ def test_kernelopt_prompt_command_prints_the_prompt(capsys: pytest.CaptureFixtur
                  "bottleneck=memory_bound", "direction=more_parallelism"]) == 0
     out = capsys.readouterr().out
     assert "op_gdn_decode" in out and "Direction: **more_parallelism**" in out and "memory_bound_tactics" in out
+
+
+def test_the_system_line_names_the_hardware_tag_it_was_built_for():
+    """`kernelopt prompt hardware=b200` said "targeting an NVIDIA H200" (the tag only chose skills); a CPU campaign's
+    prompt says candidates are checked and timed through the Triton interpreter."""
+    assert "an NVIDIA H200 (Hopper, sm_90)" in build_prompt(ctx("full_agent")).system
+    assert "an NVIDIA B200 (Blackwell, sm_100)" in build_prompt(ctx("full_agent"), hardware="b200").system
+    cpu = build_prompt(ctx("full_agent"), hardware="CPU-interpreter").system
+    assert "Triton interpreter (TRITON_INTERPRET=1)" in cpu
+    assert "NVIDIA H200" in build_prompt(ctx("full_agent"), hardware=None).system
+    assert "the hardware tagged 'mi300'" in build_prompt(ctx("full_agent"), hardware="mi300").system
