@@ -44,8 +44,9 @@ class CampaignConfig(BaseModel):
         profile_bands: With ``evidence`` on a device with ceilings (a GPU), profile the baseline on one
             workload per band and classify those bands from the profiles (``source: "profile"``).
         include: Solutions gated beside the generator's proposals in the baseline round, ahead of them (e.g. a
-            hand-made dispatch or an earlier retained kernel), so the controller may sweep, repeat and promote them through
-            the same registry gates and generate from them (their parameters, if any, are a seed point's).
+            hand-made dispatch or an earlier retained kernel), so the controller may sweep, repeat and promote
+            them through the same registry gates and generate from them (their parameters, if any, are a seed
+            point's).
     """
 
     model_config = ConfigDict(extra="forbid")

@@ -31,13 +31,13 @@ def config_groups(config_dir: Path) -> dict[str, list[str]]:
 
 def command_help(config_dir: Path, command: str, summary: str, overrides: list[str]) -> str:
     """The help text: usage, the command's groups and their options, the config composed with ``overrides`` (the
-    help flags left out; the caller has checked that the rest compose)."""
+    help flags left out, see :func:`help_asked`; the caller has checked that they compose)."""
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException
     from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
-    _, given = help_asked(overrides)
+    given = list(overrides)
     with initialize_config_dir(config_dir=str(config_dir), version_base="1.3"):
         try:
             cfg = compose(config_name=command, overrides=given)

@@ -99,11 +99,12 @@ class LiveDisplay:
             lat = f"{mean:.4f} ms" if mean is not None else "-"
             colour = "green" if res.all_passed else "red"
             why = res.failure_line(160)
-            c.print(f"  {info['stage']:<6} {escape(info['solution']):<40} [{colour}]{res.pass_count}/{len(res.results)} "
-                    f"PASSED[/{colour}] mean {lat}" + (f" [red]{escape(why)}[/red]" if why else ""))
+            c.print(f"  {info['stage']:<6} {escape(info['solution']):<40} "
+                    f"[{colour}]{res.pass_count}/{len(res.results)} PASSED[/{colour}] mean {lat}"
+                    + (f" [red]{escape(why)}[/red]" if why else ""))
         elif event == "reused":
-            c.print(f"  [dim]{info['stage']:<6} {escape(info['solution']):<40} reused: run {info['source']} of an earlier "
-                    f"campaign (adopted as {info['run_id']})[/dim]")
+            c.print(f"  [dim]{info['stage']:<6} {escape(info['solution']):<40} reused: run {info['source']} of an "
+                    f"earlier campaign (adopted as {info['run_id']})[/dim]")
         elif event == "skipped":
             c.print(f"  [dim]{info['stage']:<6} {escape(info['solution']):<40} already evaluated in this campaign "
                     f"(run {info['existing']})[/dim]")

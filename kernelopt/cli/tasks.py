@@ -130,8 +130,8 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     if cfg.get("resume"):
         done = _evaluated_uuids(out, op.name, solution.name)
         todo = [w for w in workloads if w.uuid not in done]
-        console.print(f"resume: {len(workloads) - len(todo)} of {len(workloads)} workload(s) already in {escape(str(out))} "
-                      f"for '{escape(solution.name)}'; evaluating {len(todo)}")
+        console.print(f"resume: {len(workloads) - len(todo)} of {len(workloads)} workload(s) already in "
+                      f"{escape(str(out))} for '{escape(solution.name)}'; evaluating {len(todo)}")
         workloads = todo
     results = []
     env: dict[str, Any] = {}

@@ -49,6 +49,7 @@ def system_text(hardware: str | None) -> str:
     target = TARGETS.get((hardware or "h200").lower(), f"the hardware tagged '{hardware}'")
     return SYSTEM.format(target=target)
 
+
 OUTPUT_CONTRACT = """## Output format
 Reply with the complete solution source, nothing elided:
 - Single file: one fenced ```python block. It becomes `kernel.py`; the entry point is
