@@ -219,6 +219,14 @@ sweep_unless_kept() {
   # shellcheck disable=SC2059  # the pattern is the format
   contest_sweep "$1" "$(printf "$4" "$2")" "$5" "$6"
 }
+# prefill_pick_sweep UUIDS KEPT NAME...: the GDN prefill dispatches KEPT (the retained one) and NAME... (files
+# $PRE_DISPATCH/<name>.json) side by side on UUIDS (side_by_side_again: KEPT first and again last), then the pick's
+# contest sweep (name prefill_<pick>_<CALL>, traces $P/contest_scratch_<CALL>) unless it is KEPT (calls FB, GC, HD)
+prefill_pick_sweep() {
+  local uuids=$1 kept=$2 best; shift 2
+  best=$(side_by_side_again "$PRE" "prefill_${CALL}_" .jsonl "$uuids" "$PRE_DISPATCH/%s.json" "$kept" "$@")
+  sweep_unless_kept "$PRE" "$best" "$kept" "$PRE_DISPATCH/%s.json" "prefill_${best}_${CALL}" "$P/contest_scratch_${CALL}"
+}
 # prefill_points TOKENS:SEQS...: the GDN prefill workloads with those (total_seq_len, num_seqs), comma-separated uuids
 prefill_points() { python3 - "$@" <<'PY'
 import json, sys

@@ -11,9 +11,7 @@ source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   uuids=$(prefill_points 5709:2 2107:1 2284:3 3028:5 3999:13 8192:20 8192:57 8192:37)
-  best=$(side_by_side_again "$PRE" "prefill_${CALL}_" .jsonl "$uuids" "$PRE_DISPATCH/%s.json" recurrent_wy3b_401 \
-    recurrent_wy3b_s2_seqs16_bv32_401 recurrent_wy3b_s2_seqs16_c32bv32_401)
-  sweep_unless_kept "$PRE" "$best" recurrent_wy3b_401 "$PRE_DISPATCH/%s.json" "prefill_${best}_${CALL}" \
-    "$P/contest_scratch_${CALL}"
+  prefill_pick_sweep "$uuids" recurrent_wy3b_401 recurrent_wy3b_s2_seqs16_bv32_401 \
+    recurrent_wy3b_s2_seqs16_c32bv32_401
 ) &
 finish_session $!

@@ -12,9 +12,6 @@ keep_call_results "benchmarks/results/contest_*_gb.md"
   contest_sweep "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" prefill_recurrent_wy3hh_1376_s2bv32_gb \
     "$P/contest_scratch_gb"
   uuids=$(prefill_points 8192:20 8192:25 8192:32 8192:35 8192:39 8192:43 8192:48 8192:57)
-  best=$(side_by_side_again "$PRE" "prefill_${CALL}_" .jsonl "$uuids" "$PRE_DISPATCH/%s.json" \
-    recurrent_wy3hh_1376_s2bv32 recurrent_wy3hh2_1376_s2bv32)
-  sweep_unless_kept "$PRE" "$best" recurrent_wy3hh_1376_s2bv32 "$PRE_DISPATCH/%s.json" "prefill_${best}_${CALL}" \
-    "$P/contest_scratch_${CALL}"
+  prefill_pick_sweep "$uuids" recurrent_wy3hh_1376_s2bv32 recurrent_wy3hh2_1376_s2bv32
 ) &
 finish_session $!

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Device call HD (2026-12-05): call GA's question with the prep kernel of call GB in every leaf. Does GDN prefill's mid
+# Device call HD (2026-12-05): call GA's question (its script, prepared 2026-12-04 and never run, is replaced by this
+# one) with the prep kernel of call GB in every leaf. Does GDN prefill's mid
 # band (402-1,376 tokens) gain from the pipelined state walk (s2 bv32 leaves, as the long band)? The retained dispatch
 # (recurrent_wy3hh_1376_s2bv32: the halves prep, the old state walk up to 1,376 tokens) against
 # recurrent_wy3hh_s2_seqs16_bv32_401 (the same leaves as the retained one's long band from 402 tokens on; composed with
@@ -13,9 +14,6 @@ source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   uuids=$(prefill_points 461:2 525:1 574:2 661:3 832:4 959:4 973:3 983:2)
-  best=$(side_by_side_again "$PRE" "prefill_${CALL}_" .jsonl "$uuids" "$PRE_DISPATCH/%s.json" \
-    recurrent_wy3hh_1376_s2bv32 recurrent_wy3hh_s2_seqs16_bv32_401)
-  sweep_unless_kept "$PRE" "$best" recurrent_wy3hh_1376_s2bv32 "$PRE_DISPATCH/%s.json" "prefill_${best}_${CALL}" \
-    "$P/contest_scratch_${CALL}"
+  prefill_pick_sweep "$uuids" recurrent_wy3hh_1376_s2bv32 recurrent_wy3hh_s2_seqs16_bv32_401
 ) &
 finish_session $!

@@ -133,6 +133,11 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
     swept = (tmp_path / "log").read_text()[len(before):]
     assert "benchmarks/contest.py --operators op" in swept and "--solution op=sol_quick.json" in swept
     assert "--name name --traces scratch --resume" in swept
+    # prefill_pick_sweep: side_by_side_again over GDN prefill's dispatch files, the kept one first, then
+    # sweep_unless_kept of the pick (both stand-ins printing their arguments)
+    out = helper("side_by_side_again() { echo \"$@\" >&2; echo quick; }; sweep_unless_kept() { echo \"$@\"; }; "
+                 "PRE=pre; PRE_DISPATCH=d; CALL=zz; prefill_pick_sweep u1,u2 slow quick short")
+    assert out == f"pre quick slow d/%s.json prefill_quick_zz {tmp_path}/contest_scratch_zz"
     # indexer_side_by_side_sweep: the names' traces (here they exist), the first again last (started here and
     # failing: the pick stands), the pick logged; no sweep when the pick is the first, else the pick's contest
     # sweep and the replay of the near-tie workloads (stand-ins printing their arguments)
