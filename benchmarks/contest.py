@@ -157,8 +157,11 @@ def probe_package(name: str) -> dict[str, Any]:
     return {"importable": False, "error": f"{name} not importable: {lines[-1] if lines else proc.returncode}"}
 
 
-def probe_externals(operators: list[str]) -> dict[str, dict[str, Any]]:
-    """The import probe of every external package that serves one of ``operators``."""
+def probe_externals(operators: list[str], baselines: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The import probe of every external package that serves one of ``operators``; none when no baseline is
+    wanted (``--no-baselines``: the retained kernel alone, no external rows)."""
+    if baselines == []:
+        return {}
     return {pkg: probe_package(pkg) for pkg, (defs, _) in EXTERNAL.items()
             if defs is None or any(o in defs for o in operators)}
 
@@ -526,7 +529,7 @@ def run(args: argparse.Namespace, kind: str, payload: dict[str, Any], save: Any)
     if args.from_traces is not None:
         rebuild(args, ops, cands, payload, save)
         return
-    payload["external"] = probes = probe_externals(list(ops))
+    payload["external"] = probes = probe_externals(list(ops), args.baselines)
     for pkg, probe in probes.items():
         print(f"{pkg}: {probe.get('version') or probe.get('error')}", file=sys.stderr)
     all_runs: dict[str, dict[str, dict[str, Any]]] = {}
@@ -565,7 +568,7 @@ def rebuild(args: argparse.Namespace, ops: dict[str, Operator], cands: dict[str,
             payload: dict[str, Any], save: Any) -> None:
     """``--from-traces``: the comparison from saved traces, no evaluation (the external rows keep the
     probes of this interpreter)."""
-    payload["external"] = probes = probe_externals(list(ops))
+    payload["external"] = probes = probe_externals(list(ops), args.baselines)
     payload.update(from_traces=rel_path(args.from_traces), executor="none (figures from saved traces)",
                    preset="as recorded in the traces", budget_s=None)
     all_runs = {}

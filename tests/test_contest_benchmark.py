@@ -219,6 +219,15 @@ def test_resume_without_traces_is_a_usage_error(capsys: pytest.CaptureFixture[st
     assert "--resume needs --traces" in capsys.readouterr().err
 
 
+def test_no_baselines_probes_no_external_package() -> None:
+    """`--no-baselines` (the retained kernel alone): no external rows (call HD's table listed 'flashinfer not
+    importable' under a retained-only sweep); named or default baselines keep them."""
+    mod = _contest()
+    assert mod.probe_externals([RMSNORM], []) == {}
+    assert set(mod.probe_externals([RMSNORM], ["reference"])) == {"flashinfer"}
+    assert set(mod.probe_externals([RMSNORM])) == {"flashinfer"}
+
+
 def test_no_baselines_selects_none_and_conflicts_with_named_ones(capsys: pytest.CaptureFixture[str]) -> None:
     mod = _contest()
     assert mod.main(["--operators", RMSNORM, "--executor", "cpu", "--no-baselines", "--no-retained"]) == 2
