@@ -351,3 +351,29 @@ def test_a_hydra_commands_help_lists_its_own_groups_and_config(capsys) -> None:
     assert "  harness: auto, official, quick\n" in out and "  controller:" not in out  # evaluate's own groups
     assert main(["prompt", "-h", "agent=nope"]) == 2
     assert "Could not find 'agent/nope'" in capsys.readouterr().err
+
+
+def test_a_generator_that_cannot_run_here_is_refused_before_any_work(tmp_path: Path) -> None:
+    """No API key / no agent executable: one line naming what to set, exit 2, no campaign (it used to run, print
+    'baseline generation was tried 2 times and no candidate was evaluated', and exit 0)."""
+    env_cut = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    r = subprocess.run([sys.executable, "-m", "kernelopt.cli.main", "optimize", "generator=openai",
+                        f"tracking.uri=sqlite:///{tmp_path}/m.db"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300, env={**env_cut, "CUDA_VISIBLE_DEVICES": ""}, check=False)
+    assert r.returncode == 2 and "set OPENAI_API_KEY in the environment" in r.stderr, r.stdout + r.stderr
+    assert "campaign" not in r.stdout
+    r = _cli(["optimize", "generator=claude_code", "generator.command=no-such-agent-xyz"], tmp_path)
+    assert r.returncode == 2 and "executable 'no-such-agent-xyz' not found" in r.stderr, r.stdout + r.stderr
+
+
+def test_the_campaign_display_says_why_a_generator_gave_no_candidate() -> None:
+    import io
+
+    from rich.console import Console
+
+    from kernelopt.cli.optimize import LiveDisplay
+
+    screen = io.StringIO()
+    display = LiveDisplay(Console(file=screen, width=160), max_candidates=2)
+    display("proposal_failed", reason="openai: RateLimitError: [429] slow down")
+    assert "no candidate from the generator: openai: RateLimitError: [429] slow down" in screen.getvalue()

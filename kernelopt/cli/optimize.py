@@ -124,6 +124,9 @@ class LiveDisplay:
             self.progress.update(self.task, description="candidates", completed=min(gated, self.max_candidates))
         elif event == "profile_failed":
             c.print(f"[yellow]band profiling failed[/yellow] ({escape(info['reason'][:200])}); roofline classes kept")
+        elif event == "proposal_failed":  # a generator's request or reply that gave no candidate: why
+            c.print(f"  [yellow]no candidate from the generator:[/yellow] {escape(str(info['reason'])[:300])}",
+                    soft_wrap=True)
         elif event == "profile_skipped":  # the clock cannot afford the profiler children: not a failure
             c.print(f"[dim]{escape(info['reason'])}; roofline classes kept[/dim]", soft_wrap=True)
 
@@ -172,6 +175,12 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
     generator = make_generator(cfg.generator.name, **generator_options(
         cfg.generator.name, cfg.generator, cfg.campaign.seed, list(cfg.agent.skills or []),
         hardware=None if on_gpu else "CPU-interpreter"))
+    preflight = getattr(generator, "preflight", None)
+    if preflight is not None:
+        try:
+            preflight()
+        except RuntimeError as exc:  # e.g. no API key, no agent executable: before any work, one line, exit 2
+            raise ValueError(str(exc)) from None
     where = "GPU" if on_gpu else "CPU (Triton interpreter, quick timing, smallest workloads)"
     console.print(f"kernelopt optimize: {ccfg.operator} on {where}; generator={generator.name}, "
                   f"mode={ccfg.mode}, budget={ccfg.budget.max_candidates} "

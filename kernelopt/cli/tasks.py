@@ -192,10 +192,14 @@ def evaluate_main(cfg: DictConfig) -> int:
 
 
 def optimize_main(cfg: DictConfig) -> int:
-    """Hydra entry of `kernelopt optimize`: exit code 2 on bad input."""
+    """Hydra entry of `kernelopt optimize`: exit code 2 on bad input, 1 when the campaign ended without gating a
+    single candidate (e.g. every generator request failed), else 0."""
     from kernelopt.cli.optimize import optimize_task
 
-    return 0 if _run_task("optimize", optimize_task, cfg) is not None else 2
+    outcome = _run_task("optimize", optimize_task, cfg)
+    if outcome is None:
+        return 2
+    return 1 if outcome.gated == 0 else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -54,6 +54,10 @@ class CLIAgentGenerator(LLMGenerator):
         """(final text, input tokens, output tokens, cost) from the agent's stdout."""
         raise NotImplementedError
 
+    def preflight(self) -> None:
+        """The agent's executable is found (see :meth:`executable`)."""
+        self.executable()
+
     def executable(self) -> str:
         """Resolved path of the agent executable.
 

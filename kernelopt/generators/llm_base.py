@@ -206,6 +206,18 @@ class LLMGenerator:
         extra = {"generator": self.name, "model": completion.model or self.model, "usage": self.usage(completion)}
         return parse_response(completion.text, ctx, generator=self.name, extra=extra)
 
+    def preflight(self) -> None:
+        """What a campaign checks before its first round, no request sent: the SDK client builds (its package, its
+        API key in the environment); a CLI agent overrides it with its executable. A missing key used to surface
+        only as 'baseline generation was tried 2 times and no candidate was evaluated'.
+
+        Raises:
+            RuntimeError: the backend cannot run here (the message says what to set).
+        """
+        client = getattr(self, "_client", None)
+        if client is not None:
+            client()
+
     def propose(self, ctx: GenerationContext) -> list[Solution]:
         """One request per wanted candidate; failures are recorded (``take_log``), never raised."""
         prompt = build_prompt(ctx, hardware=self.hardware, skill_groups=self.skill_groups, notes=self.notes)

@@ -88,3 +88,18 @@ def test_workspace_layout_and_candidate_packing(tmp_path: Path):
     out = write_candidate_json(ws / "solution", "rmsnorm_h4096", ws / ".candidate.json")
     obj = json.loads(out.read_text())
     assert obj["spec"]["entry_point"] == "kernel.py::run" and obj["definition"] == "rmsnorm_h4096"
+
+
+def test_optimize_exits_1_and_says_why_when_no_candidate_was_gated(agents: Path, monkeypatch: pytest.MonkeyPatch):
+    """Every request of the campaign failed (the fake codex exits 3): each failure is printed and the exit code is 1
+    (it was 0, with only 'baseline generation was tried 2 times and no candidate was evaluated' on screen)."""
+    import os
+    import subprocess
+
+    monkeypatch.setenv("FAKE_AGENT_BEHAVIOUR", "fail")
+    r = subprocess.run([sys.executable, "-m", "kernelopt.cli.main", "optimize", "generator=codex",
+                        "controller.max_candidates=1", f"tracking.uri=sqlite:///{agents}/m.db", "executor=cpu"],
+                       cwd=agents, capture_output=True, text=True, timeout=600, check=False,
+                       env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
+    assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "no candidate from the generator: " in r.stdout and "exit status 3" in r.stdout, r.stdout[-3000:]
