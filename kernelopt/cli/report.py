@@ -25,8 +25,11 @@ def report(target: str, *, tracking_uri: str | None = None, out_dir: str = "repo
     console.print(leaderboard_table(rows, limit=20))
     campaign = target if store.campaign_exists(target) else None
     if campaign is None:
-        campaigns = store.list_campaigns(target)
-        campaign = campaigns[0] if campaigns else None
+        campaigns = store.list_campaigns(target)  # oldest first
+        campaign = campaigns[-1] if campaigns else None
+        if campaign is not None:  # the table above is the operator's; the files below are one campaign's
+            console.print(f"files of {target}'s latest campaign {campaign} (of {len(campaigns)}; `kernelopt report "
+                          "<campaign run id>` for another):", markup=False)
     if campaign is None:
         console.print("no campaign to plot")
         return 0

@@ -125,3 +125,14 @@ def test_an_included_solution_reads_include_not_baseline_on_the_leaderboard(stor
                         params={**params(), "direction": "baseline", "generator": "include"})
     board = {r["name"]: r for r in store.leaderboard(camp)}
     assert board["retained"]["direction"] == "include" and board["seed-default"]["direction"] == "baseline"
+
+
+def test_report_of_an_operator_writes_its_latest_campaigns_files(store, tmp_path, capsys):
+    """`kernelopt report <operator>`: the files are the latest campaign's, said on screen (it wrote the oldest's)."""
+    from kernelopt.cli.report import report
+
+    first, _ = _campaign(store, "assisted", [[2.0, 2.0]])
+    latest, _ = _campaign(store, "full", [[1.0, 1.0]])
+    assert report(DEFINITION, tracking_uri=store.tracking_uri, out_dir=str(tmp_path / "r")) == 0
+    assert (tmp_path / "r" / latest).is_dir() and not (tmp_path / "r" / first).exists()
+    assert f"latest campaign {latest} (of 2;" in capsys.readouterr().out
