@@ -118,19 +118,19 @@ class _Loop:
             return None
         return self.store.adopt_candidate(self.run_id, other), other
 
-    def already_evaluated(self, sol: Solution, stage: str) -> bool:
-        """True (and one progress event said) when ``sol`` needs no evaluation at ``stage``: this campaign
-        has it (``skipped``), or an earlier campaign's run was adopted (``reused``)."""
+    def already_evaluated(self, sol: Solution, stage: str) -> str:
+        """Why ``sol`` needs no evaluation at ``stage`` (one progress event said), ``""`` when it does: this
+        campaign has it (``"skipped"``), or an earlier campaign's run was adopted into it (``"reused"``)."""
         h = sol.hash()
         existing = self.store.find_evaluated(self.run_id, h, self.key, stage)
         if existing:
             self.emit("skipped", stage=stage, solution=sol.name, existing=existing)
-            return True
+            return "skipped"
         reused = self.reuse(h, stage)
         if reused:
             self.emit("reused", stage=stage, solution=sol.name, run_id=reused[0], source=reused[1])
-            return True
-        return False
+            return "reused"
+        return ""
 
     def compose(self, decision: Decision) -> list[Solution]:
         """The dispatch candidate of a ``dispatch`` decision (platform code, not the generator): the
@@ -180,8 +180,9 @@ class _Loop:
         in ``included`` (``campaign.include``) are recorded with generator ``include``."""
         jobs: list[tuple[Solution, dict[str, Any]]] = []
         seen: set[str] = set()
+        adopted = 0  # earlier campaigns' runs adopted into this round: they count towards its size (the budget)
         for i, sol in enumerate(proposals):
-            if len(jobs) >= decision.count:  # the round's size: the rest are said, not silently dropped
+            if len(jobs) + adopted >= decision.count:  # the round's size: the rest are said, not silently dropped
                 self.emit("over_count", stage="gate", count=decision.count,
                           solutions=[s.name for s in proposals[i:]])
                 break
@@ -193,7 +194,9 @@ class _Loop:
                 self.emit("duplicate", stage="gate", solution=sol.name)
                 continue
             seen.add(h)
-            if self.already_evaluated(sol, "gate"):
+            done = self.already_evaluated(sol, "gate")
+            if done:
+                adopted += done == "reused"
                 continue
             jobs.append((sol, {
                 "settings_key": self.key, "generator": "include" if h in included else generator,

@@ -172,6 +172,32 @@ def test_proposals_beyond_the_rounds_count_are_said_not_dropped_silently(tmp_pat
 
 
 @pytest.mark.slow
+def test_runs_adopted_from_an_earlier_campaign_count_towards_the_rounds_size(tmp_path):
+    """A baseline round of 2 whose first include was gated by an earlier campaign (adopted, not evaluated again):
+    the adopted run takes one of the round's 2 places (it used to take none, and the round gated 3: 'candidate
+    budget spent (3 >= 2)' under a 2/2 bar)."""
+    from kernelopt.cli.tasks import load_solution_arg
+
+    seed_dir = Path(__file__).resolve().parents[1] / "operators" / OP / "solutions" / "seeds" / "rmsnorm_rowwise"
+    a = load_solution_arg(f"{seed_dir}@num_warps=4,variant=two_pass,BLOCK_H=1024", None)
+    b = load_solution_arg(f"{seed_dir}@num_warps=2,variant=two_pass,BLOCK_H=1024", None)
+    budget = Budget(max_candidates=2, max_rounds=1, patience=2, candidates_per_round=1, wall_clock_s=900)
+    store = store_at(tmp_path)
+    events: list[tuple[str, dict]] = []
+    with make_executor("cpu") as ex:
+        run_campaign(config(include=[a]).model_copy(update={"budget": budget}), store=store, executor=ex,
+                     generator=OfflineGenerator(seed=0))
+        out = run_campaign(config(include=[a, b]).model_copy(update={"budget": budget}), store=store, executor=ex,
+                           generator=OfflineGenerator(seed=0),
+                           progress=lambda event, **info: events.append((event, info)))
+    assert out.gated == 2
+    assert [i["solution"] for e, i in events if e == "reused" and i["stage"] == "gate"] == [a.name]
+    assert [i["solution"] for e, i in events if e == "evaluated" and i["stage"] == "gate"] == [b.name]
+    (over,) = [i for e, i in events if e == "over_count"]
+    assert a.name not in over["solutions"] and b.name not in over["solutions"] and over["solutions"]
+
+
+@pytest.mark.slow
 def test_clock_spent_before_the_repeat_leaves_a_provisional_champion(tmp_path, monkeypatch):
     """The campaign's clock runs out right after the first full sweep (the GDN prefill campaign of call AG on the
     H200): with no champion registered, that sweep is promoted, tagged provisional, and the campaign stops."""
