@@ -349,6 +349,10 @@ def test_a_hydra_commands_help_lists_its_own_groups_and_config(capsys) -> None:
     assert main(["evaluate", "-h"]) == 0
     out = capsys.readouterr().out
     assert "  harness: auto, official, quick\n" in out and "  controller:" not in out  # evaluate's own groups
+    assert "e.g. harness.timeout_s=600:" in out  # an example key evaluate has
+    assert main(["evaluate", "harness.timeout_s=600", "-h"]) == 0
+    assert main(["optimize", "-c", "job"]) == 0  # Hydra's short flags are Hydra's (was an override parse error)
+    capsys.readouterr()
     assert main(["prompt", "-h", "agent=nope"]) == 2
     assert "Could not find 'agent/nope'" in capsys.readouterr().err
 

@@ -46,9 +46,11 @@ def command_help(config_dir: Path, command: str, summary: str, overrides: list[s
     groups = "\n".join(f"  {g}: {', '.join(opts)}" for g, opts in config_groups(config_dir).items()
                        if g.split("/")[0] in cfg)  # the command's own groups (evaluate has no controller)
     shown = f" (with {' '.join(given)})" if given else ""
+    example = ("controller.max_candidates=20" if "controller" in cfg else  # a key the command has
+               "harness.timeout_s=600" if "harness" in cfg else "operator=gemm_n4096_k4096")
     return (f"usage: kernelopt {command} [KEY=VALUE ...] [GROUP=OPTION ...] [-m KEY=A,B ...]\n\n{summary}\n\n"
             f"config groups (GROUP=OPTION):\n{groups}\n\n"
-            f"config{shown}; override any key, e.g. controller.max_candidates=20:\n\n"
+            f"config{shown}; override any key, e.g. {example}:\n\n"
             f"{OmegaConf.to_yaml(cfg, resolve=False)}\n"
             "-m / --multirun sweeps values (a=1,2); --cfg job prints the composed config; --hydra-help lists Hydra's "
             "own flags")

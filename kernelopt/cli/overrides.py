@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-MULTIRUN_FLAGS = ("-m", "--multirun")
 QUOTE_HINT = ("values holding '=', '@', ',' or spaces need quotes, e.g. "
               "\"solution='operators/<def>/solutions/seeds/<seed>@K=V'\"")
 
@@ -21,7 +20,7 @@ def override_problem(config_dir: Path, command: str, overrides: list[str]) -> st
 
     Multirun sweeps (``-m``) and Hydra's own flags are left to Hydra: sweep values (``a=1,2``) do not compose
     as one config."""
-    if any(o in MULTIRUN_FLAGS or o.startswith("--") for o in overrides):
+    if any(o.startswith("-") for o in overrides):  # -m, --cfg, -c job, -sc install=bash ...: Hydra's own
         return None
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException, MissingConfigException, OverrideParseException
