@@ -165,3 +165,13 @@ def test_official_settings_carry_the_definitions_tolerances() -> None:
     gemm = harness_settings({"preset": "official"}, "gemm_n4096_k4096", True)
     assert (gemm.atol, gemm.rtol, gemm.required_matched_ratio) == (1e-2, 1e-2, 1.0)
     assert harness_settings({"preset": "official", "atol": 0.5}, MOE, True).atol == 0.5
+
+
+def test_a_refused_harness_value_names_its_key() -> None:
+    """`harness.timeout_s=-3`: one line naming the key (was pydantic's multi-line 'validation error for
+    HarnessSettings' with its documentation link)."""
+    from kernelopt.cli.build import harness_settings
+    from kernelopt.data import DataError
+
+    with pytest.raises(DataError, match=r"^harness\.timeout_s: Input should be greater than 0 \(got -3\)$"):
+        harness_settings({"timeout_s": -3}, "rmsnorm_h4096", False)

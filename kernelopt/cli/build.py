@@ -57,7 +57,9 @@ def harness_settings(harness_cfg: Any, operator: str, on_gpu: bool) -> HarnessSe
         "static_policy": h.get("static_policy", "library"),
         "timer": h.get("timer", "auto") if on_gpu else "cpu_wall",
     })
-    return HarnessSettings(**values)
+    from kernelopt.data import build_model
+
+    return build_model(HarnessSettings, {k: f"harness.{k}" for k in values}, **values)  # a refused value: its key
 
 
 def executor_kind(executor_cfg: Any, on_gpu: bool) -> str:
