@@ -87,6 +87,7 @@ def test_dispatch_refuses_a_band_no_workload_can_reach(tmp_path, capsys, extra, 
 @pytest.mark.parametrize(("override", "says"), [
     ("direction=nope", "direction 'nope': not a direction of rmsnorm_h4096's seeds (fewer_programs, "),
     ("agent.skills=[nope]", "agent.skills: no skill group or skill named 'nope' (groups: general, "),
+    ("bottleneck=memroy_bound", "bottleneck 'memroy_bound': not a bottleneck class (memory_bound, "),
     ("parent=" + str(ROOT / "operators" / "gemm_n4096_k4096" / "solutions" / "seeds" / "gemm_tiled"),
      "is for 'gemm_n4096_k4096', not 'rmsnorm_h4096'"),
 ])

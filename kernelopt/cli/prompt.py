@@ -35,9 +35,12 @@ class PromptConfig:
 ConfigStore.instance().store(name="prompt_schema", node=PromptConfig)
 
 
-def check_prompt_inputs(op: Any, parent: Any, direction: str | None, skill_groups: list[str]) -> None:
+def check_prompt_inputs(op: Any, parent: Any, direction: str | None, skill_groups: list[str],
+                        bottleneck: str | None = None) -> None:
     """The preview is of a prompt the platform could send: a parent of this operator, a direction one of its
-    seeds declares, skill groups that exist (each a :class:`~kernelopt.data.DataError` naming the choices)."""
+    seeds declares, skill groups that exist, a bottleneck class the classifier gives (each a
+    :class:`~kernelopt.data.DataError` naming the choices)."""
+    from kernelopt.analysis.bottleneck import CLASSES
     from kernelopt.cli.tasks import require_operator
     from kernelopt.data import DataError
     from kernelopt.generators.seeds import load_seeds
@@ -48,6 +51,8 @@ def check_prompt_inputs(op: Any, parent: Any, direction: str | None, skill_group
     known = sorted({d for seed in load_seeds(op.name) for d in seed.direction_names})
     if direction and direction not in known:
         raise DataError(f"direction '{direction}': not a direction of {op.name}'s seeds ({', '.join(known)})")
+    if bottleneck and bottleneck not in CLASSES:  # a misspelt class silently matched no skill's precondition
+        raise DataError(f"bottleneck '{bottleneck}': not a bottleneck class ({', '.join(CLASSES)})")
     skills = load_skills()
     groups = {s.group for s in skills if s.group} | {s.name for s in skills}
     unknown = [g for g in skill_groups if g not in groups]
@@ -67,7 +72,7 @@ def assemble(cfg: Any):  # type: ignore[no-untyped-def]
     op = load_operator(cfg.operator.name)
     mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
     parent = load_solution_arg(cfg.parent, cfg) if cfg.parent else None
-    check_prompt_inputs(op, parent, cfg.direction, list(cfg.agent.skills or []))
+    check_prompt_inputs(op, parent, cfg.direction, list(cfg.agent.skills or []), cfg.bottleneck)
     evidence = []
     if cfg.bottleneck:
         evidence.append(Evidence(kind="bottleneck", subject=cfg.band or "all", value=cfg.bottleneck))
