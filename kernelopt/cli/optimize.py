@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from omegaconf import OmegaConf
@@ -11,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kernelopt.cli import build
-from kernelopt.cli.display import make_console, speedup_text
+from kernelopt.cli.display import command_name, make_console, speedup_text
 
 
 def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
@@ -134,8 +135,6 @@ class LiveDisplay:
 def resume_command(operator: str, campaign_run_id: str) -> str:
     """The command that resumes this campaign: this run's own overrides (same store, budget, generator ...; under
     Hydra) with ``campaign.resume``, the operator always named (a resume checks it)."""
-    import shlex
-
     try:
         from hydra.core.hydra_config import HydraConfig
 
@@ -144,7 +143,7 @@ def resume_command(operator: str, campaign_run_id: str) -> str:
         given = []
     keep = [o for o in given if not o.lstrip("+~").startswith(("campaign.resume=", "operator=", "operator.name="))]
     args = [f"operator={operator}", *keep, f"campaign.resume={campaign_run_id}"]
-    return "kernelopt optimize " + " ".join(shlex.quote(a) for a in args)
+    return f"{shlex.quote(command_name('kernelopt'))} optimize " + " ".join(shlex.quote(a) for a in args)
 
 
 def leaderboard_table(rows: list[dict[str, Any]], limit: int = 10) -> Table:
@@ -204,5 +203,6 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
         console.print(f"no champion registered for {ccfg.operator}")
     console.print(f"resume with: {resume_command(ccfg.operator, outcome.campaign_run_id)}", soft_wrap=True,
                   markup=False, highlight=False)
-    console.print(f"browse with: mlflow ui --backend-store-uri {store.tracking_uri}", markup=False, highlight=False)
+    console.print(f"browse with: {shlex.quote(command_name('mlflow'))} ui --backend-store-uri {store.tracking_uri}",
+                  markup=False, highlight=False)
     return outcome
