@@ -128,7 +128,13 @@ def _provisional(groups: list[SolutionRuns], champion: ChampionInfo | None, rule
 
 
 def _is_champion(g: SolutionRuns, champion: ChampionInfo | None) -> bool:
-    return champion is not None and champion.run_id in g.run_ids
+    """``g`` is the registered champion: its run, or the same solution measured again (a resumed campaign's runs
+    of it registered the same kernel as a new version); a provisional champion's solution may still be promoted
+    with the full runs it lacked."""
+    if champion is None:
+        return False
+    same = champion.solution_hash is not None and champion.solution_hash == g.solution_hash
+    return champion.run_id in g.run_ids or (same and champion.provisional is None)
 
 
 def _bar(g: SolutionRuns, swept: list[SolutionRuns]) -> float | None:

@@ -262,6 +262,7 @@ class ChampionInfo(Record):
     per_workload_ms: dict[str, float] = Field(default_factory=dict)
     noise_floor: float | None = None  # relative (e.g. 0.02 = 2 %)
     provisional: str | None = None  # set when promoted at a wall-clock stop with fewer full runs than required
+    solution_hash: str | None = None  # the champion's solution (its later runs, e.g. of a resumed campaign, are it)
 
 
 class CampaignState(Record):

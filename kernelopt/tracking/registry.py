@@ -106,7 +106,8 @@ class RegistryMixin(StoreBase):
         mv = self.version_by_alias(definition)
         if mv is None:
             return None
-        metrics = self.client.get_run(mv.run_id).data.metrics
+        run = self.client.get_run(mv.run_id)
+        metrics = run.data.metrics
         tags = dict(mv.tags or {})
         mean = _float(tags, names.MEAN_MS)
         mean = metrics.get(names.MEAN_MS) if mean is None else mean
@@ -118,7 +119,7 @@ class RegistryMixin(StoreBase):
             run_id=mv.run_id, version=str(mv.version), mean_latency_ms=mean,
             p95_latency_ms=metrics.get(names.P95_MS) if p95 is None else p95,
             per_workload_ms=names.per_workload(metrics), noise_floor=_float(tags, "noise_floor"),
-            provisional=tags.get("provisional"),
+            provisional=tags.get("provisional"), solution_hash=run.data.tags.get(names.SOLUTION_HASH) or None,
         )
 
     def download_solution(self, run_id: str) -> Solution:

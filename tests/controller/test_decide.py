@@ -266,3 +266,16 @@ def test_a_probe_counts_as_its_share_of_a_round():
     assert d.action == "stop" and "patience" in d.reason
     full = gen().model_copy(update={"count": 3})
     assert decide(_settled(baseline(), promote(), full), b, RULES).action == "stop"
+
+
+def test_the_champions_solution_measured_again_is_not_promoted_again():
+    """A resumed campaign's new sweep and repeat of the champion's own solution (other run ids, same hash) are the
+    champion: no new registry version of the same kernel (the audit's version 2 -> 3, one solution); a provisional
+    champion's solution may still be promoted with the full runs it lacked."""
+    runs = (rec("g1", "a", "gate", 1.0), rec("s1", "a", "sweep", 1.5), rec("r1", "a", "repeat", 1.5))
+    same = ChampionInfo(run_id="older_sweep", mean_latency_ms=2.0, solution_hash="hash_a")
+    assert decide(state(*runs, decisions=[baseline()], champion=same), BUDGET, RULES).action != "promote"
+    other = ChampionInfo(run_id="older_sweep", mean_latency_ms=2.0, solution_hash="hash_z")
+    assert decide(state(*runs, decisions=[baseline()], champion=other), BUDGET, RULES).action == "promote"
+    cut = same.model_copy(update={"provisional": "1 full run(s) < 2 required"})
+    assert decide(state(*runs, decisions=[baseline()], champion=cut), BUDGET, RULES).action == "promote"
