@@ -54,6 +54,9 @@ def passed(path: Path) -> tuple[dict[str, float], str, str]:
             raise SystemExit(str(exc)) from None
         if t.evaluation is None:
             raise SystemExit(f"{where}: no evaluation")
+        if name not in ("?", t.solution):  # e.g. `kernelopt evaluate`'s default file, appended by every solution
+            raise SystemExit(f"{path}:{n}: solution {t.solution!r} after {name!r}: a trace file per solution (one "
+                             "solution's sweep), e.g. `kernelopt evaluate ... output=<file>`")
         name, hardware = t.solution or name, t.evaluation.environment.hardware
         if t.evaluation.status == EvaluationStatus.PASSED and t.evaluation.performance is not None:
             lat[t.workload.uuid] = t.evaluation.performance.latency_ms

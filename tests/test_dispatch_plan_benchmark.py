@@ -62,6 +62,10 @@ def test_bad_input_is_explained(tmp_path: Path) -> None:
     bad.write_text('{"evaluation": {}}\n')
     with pytest.raises(SystemExit, match="bad.jsonl:1: not a FlashInfer trace record"):
         dispatch_plan.main(["--operator", OP, "--traces", f"one={one}", f"bad={bad}"])
+    mixed = tmp_path / "mixed.jsonl"  # two solutions in one file (the audit's kernelopt-offline default file)
+    mixed.write_text(one.read_text() + _write(tmp_path / "two.jsonl", "two", lambda b: 0.002).read_text())
+    with pytest.raises(SystemExit, match=r"mixed.jsonl:\d+: solution 'two' after 'one': a trace file per solution"):
+        dispatch_plan.main(["--operator", OP, "--traces", f"one={one}", f"mixed={mixed}"])
     none = _write(tmp_path / "none.jsonl", "none", lambda b: None)
     with pytest.raises(SystemExit, match="no workload passed in every trace file"):
         dispatch_plan.main(["--operator", OP, "--traces", f"one={one}", f"none={none}"])
