@@ -66,6 +66,12 @@ from kernelopt.data.records import CampaignState, ChampionInfo, Decision, Eviden
 BASELINE = "baseline"
 
 
+#: How the stop rules count rounds, said with them: the decisions' "round N" labels number generate steps, and a
+#: one-candidate probe is one step but a fraction of a round (`make run` printed "round 9", then "patience exceeded:
+#: 3 round(s)").
+ROUND_NOTE = "a round is {k} candidates: a probe of fewer counts that fraction of one"
+
+
 def _rounds(decisions: list[Decision], round_size: int) -> tuple[int, float, float, int]:
     """(generations after the baseline, their round equivalents, round equivalents since the last
     promotion, baseline tries). A generation asking for ``k`` candidates counts ``min(1, k / round_size)``
@@ -297,9 +303,11 @@ def _decide(state: CampaignState, budget: Budget, rules: Rules, b: _Basics) -> D
     if gated >= budget.max_candidates:
         return stop(f"candidate budget spent ({gated} >= {budget.max_candidates})")
     if b.rounds >= budget.max_rounds - 1e-9:
-        return stop(f"round budget spent ({b.rounds:.3g} >= {budget.max_rounds})")
+        return stop(f"round budget spent ({b.rounds:.3g} >= {budget.max_rounds}; "
+                    f"{ROUND_NOTE.format(k=budget.candidates_per_round)})")
     if since >= budget.patience - 1e-9:
-        return stop(f"patience exceeded: {since:.3g} round(s) without a promotion (patience {budget.patience})")
+        return stop(f"patience exceeded: {since:.3g} round(s) without a promotion (patience {budget.patience}; "
+                    f"{ROUND_NOTE.format(k=budget.candidates_per_round)})")
 
     if state.analysis and best is not None:
         plan = plan_dispatch(groups, state.analysis, list(state.all_workloads), nf, rules, state.decisions)

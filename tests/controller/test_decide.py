@@ -279,3 +279,13 @@ def test_the_champions_solution_measured_again_is_not_promoted_again():
     assert decide(state(*runs, decisions=[baseline()], champion=other), BUDGET, RULES).action == "promote"
     cut = same.model_copy(update={"provisional": "1 full run(s) < 2 required"})
     assert decide(state(*runs, decisions=[baseline()], champion=cut), BUDGET, RULES).action == "promote"
+
+
+def test_the_round_stops_say_how_rounds_are_counted():
+    """The decisions number generate steps ("round 9"), the stop rules count rounds of candidates_per_round
+    candidates: the stop line says so."""
+    from ctl_states import gen as generation
+
+    probes = [generation() for _ in range(6)]  # six generate steps
+    d = decide(state(rec("g1", "a", "gate", None, passed=1), decisions=[baseline(), *probes]), BUDGET, RULES)
+    assert d.action == "stop" and "a round is 3 candidates: a probe of fewer counts that fraction of one" in d.reason
