@@ -59,7 +59,7 @@ def gate(candidate: SolutionRuns, champion: ChampionInfo | None, rules: Rules,
     runs = ([candidate.gate] if candidate.gate is not None else []) + candidate.full
     failed = [r.run_id for r in runs if not r.all_passed]
     ev.append(Evidence(kind="pass_count", subject=subj, value=sum(r.pass_count for r in runs),
-                       detail={"workloads": sum(r.workload_count for r in runs),
+                       detail={"evaluations": sum(r.workload_count for r in runs),  # workloads x runs (gate too)
                                "runs": len(runs), "failed_runs": failed, "ok": not failed}))
     ok &= not failed and candidate.full_mean is not None
 

@@ -37,6 +37,8 @@ def test_no_champion_needs_repeats_and_all_passed():
 def test_a_failed_workload_in_any_run_fails_the_gate():
     ok, ev = gate(finalist(2.0, None), None, Rules(repeats=2))
     assert not ok and verdict(ev, "pass_count").detail["failed_runs"] == ["f1"]
+    # passes over the workload evaluations of every run (gate and full): not a count of distinct workloads
+    assert "evaluations" in verdict(ev, "pass_count").detail and "workloads" not in verdict(ev, "pass_count").detail
     ok, ev = gate(finalist(2.0, 2.0, gate_passed=False), None, Rules(repeats=2))
     assert not ok and verdict(ev, "pass_count").detail["failed_runs"] == ["g"]
 
