@@ -108,6 +108,11 @@ def test_evaluate_appends_each_trace_as_it_is_measured_and_resume_goes_on_from_a
     assert len(traces) == 4 and len({t["workload"]["uuid"] for t in traces}) == 4
     r = _cli([*args, "limit=4", "resume=true"], tmp_path)
     assert r.returncode == 0 and len(out.read_text().splitlines()) == 4, r.stdout + r.stderr
+    # without resume, traces already there are appended again, and the run says so (the default file collected
+    # duplicates silently)
+    r = _cli([*args, "limit=1"], tmp_path)
+    assert r.returncode == 0 and len(out.read_text().splitlines()) == 5, r.stdout + r.stderr
+    assert "note: 1 of these workload(s) already have traces of " in " ".join(r.stdout.split()), r.stdout
 
 
 def test_evaluate_profile_writes_per_workload_profiles(tmp_path: Path) -> None:
@@ -203,7 +208,8 @@ def test_a_seed_point_is_the_seed_at_those_parameters_over_its_defaults() -> Non
     assert sol.hash() != load_solution_arg(str(SEED), None).hash()
     for bad, msg in [(f"{SEED}@num_warps=3", "outside its space"), (f"{SEED}@nope=1", "no parameter"),
                      (f"{SEED}@num_warps", "is not KEY=VALUE"),
-                     (f"{FIX}/rmsnorm_py_value@num_warps=4", "apply to a seed folder")]:
+                     (f"{FIX}/rmsnorm_py_value@num_warps=4", "apply to a seed folder"),
+                     (f"{SEED}_typo@num_warps=4", "seed folder not found")]:
         with pytest.raises(DataError, match=msg):
             load_solution_arg(bad, None)
 

@@ -57,6 +57,8 @@ def load_solution_arg(path: str, cfg: Any) -> Solution:
     holding ``solution.json`` (whose ``sources`` may be omitted: the folder's files are used)."""
     path, params = seed_point(path)
     p = Path(path)
+    if params and not p.exists():
+        raise DataError(f"{p}: seed folder not found (a seed point is PATH@KEY=VALUE,... with PATH a seed folder)")
     if params and not (p / "seed.json").is_file():
         raise DataError(f"{p}: '@KEY=VALUE' parameters apply to a seed folder (one with seed.json) only")
     if p.is_file():
@@ -133,6 +135,15 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
         console.print(f"resume: {len(workloads) - len(todo)} of {len(workloads)} workload(s) already in "
                       f"{escape(str(out))} for '{escape(solution.name)}'; evaluating {len(todo)}")
         workloads = todo
+    elif out.exists():  # the default file collects every run: say when this one repeats traces already there
+        try:
+            again = len({w.uuid for w in workloads} & _evaluated_uuids(out, op.name, solution.name))
+        except DataError:  # a file we cannot read is only appended to, as before
+            again = 0
+        if again:
+            console.print(f"[yellow]note:[/yellow] {again} of these workload(s) already have traces of "
+                          f"'{escape(solution.name)}' in {escape(str(out))}: appending again (resume=true skips "
+                          "them; output=<file> writes elsewhere)", soft_wrap=True)
     results = []
     env: dict[str, Any] = {}
     profiles: dict[str, Any] = {}
