@@ -125,6 +125,7 @@ def test_evaluate_profile_writes_per_workload_profiles(tmp_path: Path) -> None:
     assert data["definition"] == "rmsnorm_h4096" and len(data["workloads"]) == 2
     assert all(p["torch"]["host_ops"] for p in data["workloads"].values())
     assert "profiles" in r.stdout and "written to" in r.stdout
+    assert "(no device kernels)" in r.stdout and "0.0 /" not in r.stdout  # no device time figure on a CPU: '-'
 
 
 def test_evaluate_bad_input_is_one_clear_error_and_writes_nothing(tmp_path: Path) -> None:

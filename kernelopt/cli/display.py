@@ -140,7 +140,9 @@ def print_profiles(profiles: dict[str, Any], console: Console, latencies: dict[s
         gap = table.get("host_gap_pct")
         idle = bottleneck_metrics(prof, (latencies or {}).get(uuid)).get("span_idle_pct")
         cold = table.get("cold_device_us_per_call")
-        device = f"{table.get('device_us_per_call', 0):.1f} / " + ("-" if cold is None else f"{cold:.1f}")
+        warm = table.get("device_us_per_call") if kernels else None  # no device kernel (a CPU run): no figure
+        cold = cold if kernels else None
+        device = ("-" if warm is None else f"{warm:.1f}") + " / " + ("-" if cold is None else f"{cold:.1f}")
         t.add_row(uuid[:8], top, f"{table.get('kernels_per_call', 0):g}", device,
                   "-" if gap is None else f"{gap:.0f}", "-" if idle is None else f"{idle:.0f}", ncu_cell)
     console.print(t)
