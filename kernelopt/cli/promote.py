@@ -29,7 +29,7 @@ def campaign_rules(store, campaign: str, console):  # type: ignore[no-untyped-de
 
 def promote_run(run_id: str, *, tracking_uri: str | None = None, force: bool = False) -> int:
     """Gate a candidate's runs against the champion; register and alias it when it passes."""
-    from kernelopt.controller import gate, group_by_solution, noise_floor
+    from kernelopt.controller import gate, group_by_solution, is_champion, noise_floor
     from kernelopt.tracking import TrackingStore
 
     console = make_console()
@@ -41,8 +41,9 @@ def promote_run(run_id: str, *, tracking_uri: str | None = None, force: bool = F
     if mine is None:
         raise ValueError(f"run {run_id} is not a FINISHED candidate of campaign {campaign}")
     champ = store.get_champion(state.definition)
-    if champ is not None and champ.run_id in mine.run_ids:
-        console.print(f"{champ.run_id} is already the champion of {state.definition} (version {champ.version}): "
+    if champ is not None and is_champion(mine, champ):  # the controller's rule: its run, or the same kernel again
+        who = champ.run_id if champ.run_id in mine.run_ids else f"{run_id} (the solution of run {champ.run_id})"
+        console.print(f"{who} is already the champion of {state.definition} (version {champ.version}): "
                       "nothing to do")
         return 0
     rules = campaign_rules(store, campaign, console)

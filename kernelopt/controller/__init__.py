@@ -4,6 +4,6 @@ from kernelopt.controller.budget import Budget, Rules
 from kernelopt.controller.decide import decide
 from kernelopt.controller.noise import noise_floor
 from kernelopt.controller.promotion import gate
-from kernelopt.controller.selection import SolutionRuns, group_by_solution
+from kernelopt.controller.selection import SolutionRuns, group_by_solution, is_champion
 
-__all__ = ["Budget", "Rules", "SolutionRuns", "decide", "gate", "group_by_solution", "noise_floor"]
+__all__ = ["Budget", "Rules", "SolutionRuns", "decide", "gate", "group_by_solution", "is_champion", "noise_floor"]

@@ -58,7 +58,14 @@ from kernelopt.controller.evidence import (
 from kernelopt.controller.noise import noise_floor
 from kernelopt.controller.promotion import champion_mean, gate
 from kernelopt.controller.search import choose_next
-from kernelopt.controller.selection import SolutionRuns, best_full, best_gate, group_by_solution, rank_key
+from kernelopt.controller.selection import (
+    SolutionRuns,
+    best_full,
+    best_gate,
+    group_by_solution,
+    is_champion,
+    rank_key,
+)
 from kernelopt.controller.specialise import DISPATCH, describe_nested, plan_dispatch
 from kernelopt.controller.timing import admit
 from kernelopt.data.records import CampaignState, ChampionInfo, Decision, Evidence
@@ -104,7 +111,7 @@ def _promote(groups: list[SolutionRuns], champion: ChampionInfo | None, rules: R
     """Step 5: ``promote`` the best fully passed solution when it clears
     :func:`kernelopt.controller.promotion.gate` (``None`` otherwise); ``prefix`` starts the reason."""
     best = best_full(groups)
-    if best is None or _is_champion(best, champion):
+    if best is None or is_champion(best, champion):
         return None
     ok, gate_ev = gate(best, champion, rules, noise_floor=nf)
     if not ok:
@@ -131,16 +138,6 @@ def _provisional(groups: list[SolutionRuns], champion: ChampionInfo | None, rule
     return Decision(action="promote", candidate_run_ids=[r.run_id for r in best.full], evidence=base + gate_ev + [note],
                     reason=f"{spent} with no champion: promote {best.name} provisionally, mean {best.full_mean:.6g} ms "
                            f"over {len(best.full)} full run(s) (< {rules.repeats} required), all PASSED")
-
-
-def _is_champion(g: SolutionRuns, champion: ChampionInfo | None) -> bool:
-    """``g`` is the registered champion: its run, or the same solution measured again (a resumed campaign's runs
-    of it registered the same kernel as a new version); a provisional champion's solution may still be promoted
-    with the full runs it lacked."""
-    if champion is None:
-        return False
-    same = champion.solution_hash is not None and champion.solution_hash == g.solution_hash
-    return champion.run_id in g.run_ids or (same and champion.provisional is None)
 
 
 def _bar(g: SolutionRuns, swept: list[SolutionRuns]) -> float | None:
@@ -170,7 +167,7 @@ def _repeat_targets(groups: list[SolutionRuns], rules: Rules, nf: float,
     reach = best.full_mean * (1 + nf)  # type: ignore[operator]
     out = []
     for g in groups:
-        if not g.full_passed or len(g.full) >= rules.repeats or _is_champion(g, champion):
+        if not g.full_passed or len(g.full) >= rules.repeats or is_champion(g, champion):
             continue
         if g.full_mean > reach:  # type: ignore[operator]
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from kernelopt.data.records import CandidateRecord
+from kernelopt.data.records import CandidateRecord, ChampionInfo
 
 #: Run statuses of evaluations that never completed (a killed process leaves RUNNING behind).
 INCOMPLETE_STATUSES = frozenset({"RUNNING", "SCHEDULED", "KILLED"})
@@ -14,6 +14,16 @@ INCOMPLETE_STATUSES = frozenset({"RUNNING", "SCHEDULED", "KILLED"})
 def completed(records: list[CandidateRecord]) -> list[CandidateRecord]:
     """Records of evaluations that completed (whatever their verdict)."""
     return [r for r in records if r.status.upper() not in INCOMPLETE_STATUSES]
+
+
+def is_champion(g: SolutionRuns, champion: ChampionInfo | None) -> bool:
+    """``g`` is the registered champion: its run, or the same solution measured again (a resumed or later
+    campaign's runs of it registered the same kernel as a new version); a provisional champion's solution may
+    still be promoted with the full runs it lacked. The controller's rule and ``kernelopt promote``'s."""
+    if champion is None:
+        return False
+    same = champion.solution_hash is not None and champion.solution_hash == g.solution_hash
+    return champion.run_id in g.run_ids or (same and champion.provisional is None)
 
 
 @dataclass
