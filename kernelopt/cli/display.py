@@ -42,25 +42,6 @@ def speedup_text(x: float | None) -> str:
     return f"{x:.2f}x" if x >= 0.1 else f"{x:.2g}x"
 
 
-def command_name(name: str) -> str:
-    """How to run the console script ``name`` from here: its bare name when it is on ``PATH``, else its path beside
-    this interpreter (e.g. ``.venv/bin/kernelopt``, relative when under the working directory; a printed 'resume
-    with: kernelopt ...' did not run where the virtual environment is not activated)."""
-    import shutil
-    import sys
-    from pathlib import Path
-
-    if shutil.which(name):
-        return name
-    beside = Path(sys.executable).parent / name
-    if not beside.exists():
-        return name
-    try:
-        return str(beside.relative_to(Path.cwd()))
-    except ValueError:
-        return str(beside)
-
-
 def _err(x: float | None) -> str:
     return "-" if x is None else f"{x:.2e}"
 

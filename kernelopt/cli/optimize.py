@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import shlex
+import shutil
+import sys
+from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf
@@ -12,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kernelopt.cli import build
-from kernelopt.cli.display import command_name, make_console, speedup_text
+from kernelopt.cli.display import make_console, speedup_text
 
 
 def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
@@ -130,6 +133,21 @@ class LiveDisplay:
                     soft_wrap=True)
         elif event == "profile_skipped":  # the clock cannot afford the profiler children: not a failure
             c.print(f"[dim]{escape(info['reason'])}; roofline classes kept[/dim]", soft_wrap=True)
+
+
+def command_name(name: str) -> str:
+    """How to run the console script ``name`` from here: its bare name when it is on ``PATH``, else its path beside
+    this interpreter (e.g. ``.venv/bin/kernelopt``, relative when under the working directory; a printed 'resume
+    with: kernelopt ...' did not run where the virtual environment is not activated)."""
+    if shutil.which(name):
+        return name
+    beside = Path(sys.executable).parent / name
+    if not beside.exists():
+        return name
+    try:
+        return str(beside.relative_to(Path.cwd()))
+    except ValueError:
+        return str(beside)
 
 
 def resume_command(operator: str, campaign_run_id: str) -> str:
