@@ -129,21 +129,21 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
                       "output")
     if cfg.profile:
         output_file(cfg.profile, "profile")
-    if cfg.get("resume"):
+    try:
         done = _evaluated_uuids(out, op.name, solution.name)
-        todo = [w for w in workloads if w.uuid not in done]
-        console.print(f"resume: {len(workloads) - len(todo)} of {len(workloads)} workload(s) already in "
-                      f"{escape(str(out))} for '{escape(solution.name)}'; evaluating {len(todo)}")
-        workloads = todo
-    elif out.exists():  # the default file collects every run: say when this one repeats traces already there
-        try:
-            again = len({w.uuid for w in workloads} & _evaluated_uuids(out, op.name, solution.name))
-        except DataError:  # a file we cannot read is only appended to, as before
-            again = 0
-        if again:
-            console.print(f"[yellow]note:[/yellow] {again} of these workload(s) already have traces of "
-                          f"'{escape(solution.name)}' in {escape(str(out))}: appending again (resume=true skips "
-                          "them; output=<file> writes elsewhere)", soft_wrap=True)
+    except DataError:
+        if cfg.get("resume"):
+            raise
+        done = set()  # a file we cannot read is only appended to
+    again = [w for w in workloads if w.uuid in done]
+    if cfg.get("resume"):
+        console.print(f"resume: {len(again)} of {len(workloads)} workload(s) already in "
+                      f"{escape(str(out))} for '{escape(solution.name)}'; evaluating {len(workloads) - len(again)}")
+        workloads = [w for w in workloads if w.uuid not in done]
+    elif again:  # the default file collects every run: say when this one repeats traces already there
+        console.print(f"[yellow]note:[/yellow] {len(again)} of these workload(s) already have traces of "
+                      f"'{escape(solution.name)}' in {escape(str(out))}: appending again (resume=true skips "
+                      "them; output=<file> writes elsewhere)", soft_wrap=True)
     results = []
     env: dict[str, Any] = {}
     profiles: dict[str, Any] = {}
