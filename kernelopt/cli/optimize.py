@@ -60,6 +60,11 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
         include=[load_solution_arg(str(p), cfg) for p in cfg.campaign.include or []])
 
 
+def _row(info: dict[str, Any]) -> str:
+    """The stage and solution columns of a candidate's line (the solution's name as text, not markup)."""
+    return f"{info['stage']:<6} {escape(info['solution']):<40}"
+
+
 class LiveDisplay:
     """Turns campaign progress events into a rich progress bar and log lines."""
 
@@ -103,20 +108,20 @@ class LiveDisplay:
             lat = f"{mean:.4f} ms" if mean is not None else "-"
             colour = "green" if res.all_passed else "red"
             why = res.failure_line(160)
-            c.print(f"  {info['stage']:<6} {escape(info['solution']):<40} "
+            c.print(f"  {_row(info)} "
                     f"[{colour}]{res.pass_count}/{len(res.results)} PASSED[/{colour}] mean {lat}"
                     + (f" [red]{escape(why)}[/red]" if why else ""))
         elif event == "reused":
-            c.print(f"  [dim]{info['stage']:<6} {escape(info['solution']):<40} reused: run {info['source']} of an "
+            c.print(f"  [dim]{_row(info)} reused: run {info['source']} of an "
                     f"earlier campaign (adopted as {info['run_id']})[/dim]")
         elif event == "skipped":
-            c.print(f"  [dim]{info['stage']:<6} {escape(info['solution']):<40} already evaluated in this campaign "
+            c.print(f"  [dim]{_row(info)} already evaluated in this campaign "
                     f"(run {info['existing']})[/dim]")
         elif event == "over_count":
             c.print(f"  [yellow]not gated: {escape(', '.join(info['solutions']))} (the round gates {info['count']} "
                     "candidate(s); the baseline round's size is controller.max_candidates)[/yellow]", soft_wrap=True)
         elif event == "duplicate":
-            c.print(f"  [dim]{info['stage']:<6} {escape(info['solution']):<40} proposed twice in one round: "
+            c.print(f"  [dim]{_row(info)} proposed twice in one round: "
                     f"evaluated once[/dim]")
         elif event == "promoted":
             c.print(f"[bold green]promoted[/bold green] run {info['run_id']} as version {info['version']}")
