@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.cli.main import main
+from kernelopt.cli.main import CONF_DIR, main
+from kernelopt.cli.overrides import override_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "tests" / "fixtures" / "solutions"
@@ -169,6 +170,9 @@ def test_optimize_typo_fails_before_any_work(tmp_path: Path) -> None:
     ("evaluate", "solution=seeds/x@K=1", "mismatched input '=' expecting <EOF> (values holding '=', '@'"),
     ("optimize", "controller.max_candidates=3,4", ("Ambiguous value for argument 'controller.max_candidates=3,4'; "
                                                   "1. To use it as a list")),
+    # Hydra's '+' adds a key no code reads: it composed and was silently ignored
+    ("optimize", "+controller.max_candidtes=3", "has no key 'controller.max_candidtes', so nothing would read it"),
+    ("evaluate", "++limits=2", "kernelopt evaluate has no key 'limits'"),
 ])
 def test_bad_overrides_are_one_line_and_exit_code_2(capsys, command, override, says) -> None:
     """Hydra's multi-line report of its internals (and exit code 1, what `evaluate` returns for a failed
@@ -177,6 +181,13 @@ def test_bad_overrides_are_one_line_and_exit_code_2(capsys, command, override, s
     err = capsys.readouterr().err
     assert err.startswith(f"kernelopt {command}: ") and says in err and err.count("\n") == 1, err
     assert "rmsnorm_schema" not in err and "Config search path" not in err
+
+
+def test_added_keys_are_checked_in_a_multirun_too_and_real_ones_pass(capsys) -> None:
+    assert main(["optimize", "-m", "agent=full_agent,agent_assisted", "+foo=1,2"]) == 2
+    assert "optimize has no key 'foo'" in capsys.readouterr().err
+    problem = override_problem(CONF_DIR, "optimize", ["++controller.max_candidates=3", "+hydra.job.env_set.A=1"])
+    assert problem is None
 
 
 @pytest.mark.slow

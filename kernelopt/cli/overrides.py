@@ -19,9 +19,9 @@ def override_problem(config_dir: Path, command: str, overrides: list[str]) -> st
     """What is wrong with ``overrides`` for the config ``command`` (one line), or ``None`` when they compose.
 
     Multirun sweeps (``-m``) and Hydra's own flags are left to Hydra: sweep values (``a=1,2``) do not compose
-    as one config."""
+    as one config (only a ``+key`` the command lacks is refused there too)."""
     if any(o.startswith("-") for o in overrides):  # -m, --cfg, -c job, -sc install=bash ...: Hydra's own
-        return None
+        return _added_key_problem(config_dir, command, overrides)
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException, MissingConfigException, OverrideParseException
     from omegaconf.errors import OmegaConfBaseException
@@ -43,4 +43,30 @@ def override_problem(config_dir: Path, command: str, overrides: list[str]) -> st
             return "; ".join(_lines(exc))
         lines = [str(exc).splitlines()[0], str(cause).splitlines()[0]]
         return ": ".join(ln.strip().rstrip(".") for ln in lines if ln.strip())
+    return _added_key_problem(config_dir, command, overrides)
+
+
+def _added_key_problem(config_dir: Path, command: str, overrides: list[str]) -> str | None:
+    """Hydra's ``+key=value`` adds a key the command's schema lacks; nothing would read it, so refuse it
+    (a group selection such as ``+experiment=mode_ablation`` and Hydra's own ``hydra.*`` keys pass)."""
+    from hydra.core.config_store import ConfigStore
+    from omegaconf import DictConfig
+
+    try:
+        schema = ConfigStore.instance().load(f"{command}_schema.yaml").node
+    except Exception:  # noqa: BLE001 - a command without a registered schema: nothing to check against
+        return None
+    for override in overrides:
+        if not override.startswith("+") or "=" not in override:
+            continue
+        key = override.lstrip("+").split("=", 1)[0].strip()
+        parts = key.replace("/", ".").split(".")
+        if parts[0] == "hydra" or "/" in key or (config_dir / key).is_dir():
+            continue
+        node = schema
+        for part in parts:
+            if not isinstance(node, DictConfig) or part not in node:
+                return (f"{override}: kernelopt {command} has no key '{key}', so nothing would read it "
+                        f"(`kernelopt {command} --help` lists its keys)")
+            node = node._get_node(part)
     return None
