@@ -175,3 +175,14 @@ def test_a_refused_harness_value_names_its_key() -> None:
 
     with pytest.raises(DataError, match=r"^harness\.timeout_s: Input should be greater than 0 \(got -3\)$"):
         harness_settings({"timeout_s": -3}, "rmsnorm_h4096", False)
+
+
+@pytest.mark.parametrize("timer", ["cupti", "cuda_event"])
+def test_a_gpu_timer_asked_for_on_the_cpu_is_refused(timer) -> None:
+    """It became cpu_wall without a word (the figures then read `timer=cpu_wall`); `auto` still picks cpu_wall."""
+    from kernelopt.cli.build import harness_settings
+
+    with pytest.raises(ValueError, match=rf"^harness\.timer={timer} needs a CUDA GPU; none is visible"):
+        harness_settings({"timer": timer}, "rmsnorm_h4096", False)
+    assert harness_settings({"timer": "auto"}, "rmsnorm_h4096", False).timer == "cpu_wall"
+    assert harness_settings({"timer": timer}, "rmsnorm_h4096", True).timer == timer

@@ -41,6 +41,10 @@ def harness_settings(harness_cfg: Any, operator: str, on_gpu: bool) -> HarnessSe
     preset = h.get("preset", "auto")
     if preset == "auto":
         preset = "official" if on_gpu else "quick"
+    timer = h.get("timer") or "auto"
+    if not on_gpu and timer not in ("auto", "cpu_wall"):  # it used to become cpu_wall without a word
+        raise ValueError(f"harness.timer={timer} needs a CUDA GPU; none is visible "
+                         "(harness.timer=auto times with cpu_wall on the CPU)")
     values: dict[str, Any] = dict(PRESETS[preset])
     op = operator_settings(operator)
     if preset == "quick":  # keep the quick counts; take only the operator's tolerances
@@ -55,7 +59,7 @@ def harness_settings(harness_cfg: Any, operator: str, on_gpu: bool) -> HarnessSe
         "cache_reference_timing": h.get("cache_reference_timing", True),
         "replay_check": h.get("replay_check", False), "precision_probe": h.get("precision_probe", False),
         "static_policy": h.get("static_policy", "library"),
-        "timer": h.get("timer", "auto") if on_gpu else "cpu_wall",
+        "timer": timer if on_gpu else "cpu_wall",
     })
     from kernelopt.data import build_model
 
