@@ -99,6 +99,16 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    """Print the shell completion script (the commands, and each Hydra command's keys and options)."""
+    from kernelopt.cli.completion import completion_script
+    from kernelopt.cli.main import ADMIN_COMMANDS, HYDRA_COMMANDS
+
+    print(completion_script(args.shell, "kernelopt", list(HYDRA_COMMANDS), [*HYDRA_COMMANDS, *ADMIN_COMMANDS]),
+          end="")
+    return 0
+
+
 def run(command: str, argv: list[str]) -> int:
     """Parse ``argv`` for ``command`` and run it."""
     p = argparse.ArgumentParser(prog=f"kernelopt {command}")
@@ -135,6 +145,10 @@ def run(command: str, argv: list[str]) -> int:
         p.add_argument("--output", "-o", default=None,
                        help="output JSON path, or a folder for <name>.json (default: the working directory)")
         fn = cmd_dispatch
+    elif command == "completion":
+        p.add_argument("shell", nargs="?", default="bash", choices=["bash"],
+                       help="bash (zsh: after `autoload -U bashcompinit && bashcompinit`)")
+        fn = cmd_completion
     else:  # pragma: no cover - main() filters commands
         raise SystemExit(f"unknown command {command}")
     args = p.parse_args(argv)

@@ -19,7 +19,11 @@ ADMIN_COMMANDS: dict[str, str] = {
     "export": "export a registered kernel (alias champion) as FlashInfer Solution JSON",
     "report": "print a campaign leaderboard and write PNG plots",
     "dispatch": "compose specialists into one band-dispatch Solution JSON (--axis, --band, --upper)",
+    "completion": "print the bash completion script (eval \"$(kernelopt completion bash)\")",
 }
+
+COMPLETION_NOTE = ('Shell completion for kernelopt\'s commands: eval "$(kernelopt completion bash)" (the -sc lines '
+                   "above complete a one-word program, kernelopt-<command>, which is not installed)")
 
 USAGE = """usage: kernelopt <command> [args]
 
@@ -81,6 +85,8 @@ def run_hydra(command: str, overrides: list[str]) -> int:
         _entry()
     finally:
         sys.argv = saved
+        if "--hydra-help" in overrides:  # its -sc lines name a one-word program, kernelopt-<command>
+            print(COMPLETION_NOTE)
     return exit_code["code"]
 
 
