@@ -83,12 +83,7 @@ def plot_speedups(workloads: Sequence[str], series: dict[str, Sequence[float | N
         xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(workloads))]
         ax.bar(xs, [v if v is not None else 0.0 for v in values], width=width, label=label)
     ax.axhline(1.0, color="black", lw=1, ls="--")
-    ax.set_yscale("log")
-    from matplotlib.ticker import FuncFormatter
-
-    fmt = FuncFormatter(lambda v, _pos: f"{v:g}x")
-    ax.yaxis.set_major_formatter(fmt)
-    ax.yaxis.set_minor_formatter(fmt)
+    _speedup_axis(ax, [v for values in series.values() for v in values])
     ax.set_xticks(range(len(workloads)))
     ax.set_xticklabels([w[:8] for w in workloads], rotation=60, ha="right", fontsize=7)
     ax.set_ylabel("speedup of champion (x)")
@@ -97,6 +92,18 @@ def plot_speedups(workloads: Sequence[str], series: dict[str, Sequence[float | N
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
     return _save(fig, path)
+
+
+def _speedup_axis(ax, values: Sequence[float | None]) -> None:
+    """A log y axis labelled ``<v>x``: every minor tick labelled only when the bars (and the 1x line) span less
+    than a decade; over several decades the 2x..9x labels of each decade overlapped into a smear."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.set_yscale("log")
+    fmt = FuncFormatter(lambda v, _pos: f"{v:g}x")
+    shown = [v for v in values if v is not None and math.isfinite(v) and v > 0] + [1.0]
+    ax.yaxis.set_major_formatter(fmt)
+    ax.yaxis.set_minor_formatter(fmt if max(shown) / min(shown) < 10 else NullFormatter())
 
 
 def plot_campaigns(curves: dict[str, Sequence[float | None]], path: str | Path, title: str = "") -> Path:

@@ -30,6 +30,20 @@ def test_best_so_far():
     assert plots.best_so_far([None, 3.0, 4.0, None, 2.0, 2.5]) == [None, 3.0, 3.0, 3.0, 2.0, 2.0]
 
 
+@pytest.mark.parametrize(("values", "minor_labels"), [([0.5, 3.0, None], True), ([0.0042, 48.0, 5600.0], False)])
+def test_speedup_axis_labels_minor_ticks_only_within_a_decade(values, minor_labels):
+    """Over several decades (a CPU campaign's 0.0042x beside a GPU's 5,600x) each decade's 2x..9x labels
+    overlapped into a smear on speedups.png."""
+    from matplotlib.figure import Figure
+
+    ax = Figure().add_subplot(1, 1, 1)
+    ax.bar(range(len(values)), [v or 0.0 for v in values])
+    plots._speedup_axis(ax, values)
+    minor = [t for t in ax.yaxis.get_minor_formatter().format_ticks(ax.yaxis.get_minorticklocs()) if t]
+    assert bool(minor) is minor_labels, minor
+    assert ax.yaxis.get_major_formatter()(10.0, 0) == "10x"
+
+
 def test_leaderboard_orders_passing_by_latency_then_failing(store):
     camp, ids = _campaign(store, "assisted", [[3.0, 3.0], [1.0, None], [2.0, 2.0], [None, None], [1.0, 1.0]])
     board = store.leaderboard(camp)
