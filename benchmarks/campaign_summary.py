@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import md_table, write_results
 from kernelopt.campaign_types import ANALYSIS_ARTIFACT
+from kernelopt.cli.display import speedup_text
 from kernelopt.tracking import TrackingStore
 
 
@@ -26,11 +27,14 @@ def main() -> int:
     p.add_argument("--command", default="", help="the command that ran the campaign (recorded)")
     p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
     a = p.parse_args()
-    store = TrackingStore(a.tracking_uri)
-    campaigns = store.list_campaigns(a.operator)
+    try:  # a mistyped store path is refused, not created empty
+        store = TrackingStore(a.tracking_uri, existing=True)
+    except (ValueError, FileNotFoundError) as exc:
+        raise SystemExit(f"campaign_summary.py: {exc}") from None
+    campaigns = store.list_campaigns(a.operator)  # oldest first
     if not campaigns:
         raise SystemExit(f"no campaign for {a.operator}")
-    cid = campaigns[0]
+    cid = campaigns[-1]  # the latest (it took the oldest of a store holding several)
     board = store.leaderboard(cid)
     champ = store.get_champion(a.operator)
     decisions = store.load_decisions(cid)
@@ -70,20 +74,21 @@ def main() -> int:
     if champ is not None:
         run = store.client.get_run(champ.run_id)
         m = run.data.metrics
-        rows = []
+        rows, speedups = [], []
         for uuid, ms in sorted(champ.per_workload_ms.items(), key=lambda kv: kv[1]):
             ref = m.get(f"ref_ms.{uuid}")
+            if ref is not None:  # the mean is of these ratios, not of the table's rounded text
+                speedups.append(ref / ms)
             rows.append([uuid[:8], f"{ms:.5f}", "-" if ref is None else f"{ref:.5f}",
-                         "-" if ref is None else f"{ref / ms:.1f}"])
-        speedups = [float(r[3]) for r in rows if r[3] != "-"]
+                         speedup_text(None if ref is None else ref / ms)])
         payload["champion_mean_speedup_vs_reference"] = statistics.fmean(speedups) if speedups else None
         md.append(f"\n## Champion: run `{champ.run_id}` (registry version {champ.version}), "
                   f"mean {champ.mean_latency_ms:.5f} ms\n")
         if champ.provisional:
             md.append(f"Provisional: promoted when the wall clock ran out, {champ.provisional}.\n")
         if speedups:
-            md.append(f"Mean per-workload speedup vs the PyTorch reference: {statistics.fmean(speedups):.1f}x "
-                      f"(min {min(speedups):.1f}x, max {max(speedups):.1f}x)\n")
+            md.append(f"Mean per-workload speedup vs the PyTorch reference: {speedup_text(statistics.fmean(speedups))} "
+                      f"(min {speedup_text(min(speedups))}, max {speedup_text(max(speedups))})\n")
         md.append(md_table(["workload", "champion ms", "reference ms", "speedup"], rows))
     write_results(a.name, payload, "\n".join(md), out_dir=a.out)
     print("\n".join(md))

@@ -22,7 +22,7 @@ def _err(capsys) -> str:
 
 @pytest.mark.parametrize("argv", [["promote", "deadbeef"], ["report", "rmsnorm_h4096"], ["export", "rmsnorm_h4096"]])
 def test_read_only_commands_refuse_a_store_that_is_not_there(tmp_path, capsys, argv) -> None:
-    db = tmp_path / "typo.db"
+    db = tmp_path / "typo" / "mlflow.db"  # the mistyped folder is not made either
     assert main([*argv, "--tracking-uri", f"sqlite:///{db}"]) == 2
     assert f"no tracking store at {db}" in _err(capsys)
     assert list(tmp_path.iterdir()) == []

@@ -96,7 +96,7 @@ class StoreBase:
                  existing: bool = False) -> None:
         """``existing``: the store must be there already (commands that only read it: a mistyped sqlite path
         is an error, not a new empty database)."""
-        self.tracking_uri = resolve_tracking_uri(tracking_uri)
+        self.tracking_uri = resolve_tracking_uri(tracking_uri, make_folder=not existing)
         db = sqlite_path(self.tracking_uri)
         if existing and db is not None and not db.is_file():
             raise ValueError(f"no tracking store at {db} (campaigns create one; --tracking-uri names another)")

@@ -18,11 +18,12 @@ def default_artifact_root(cwd: str | Path | None = None) -> str:
     return (Path(cwd or os.getcwd()).resolve() / "mlruns" / "artifacts").as_uri()
 
 
-def resolve_tracking_uri(uri: str | None) -> str:
+def resolve_tracking_uri(uri: str | None, *, make_folder: bool = True) -> str:
     """Turn ``None`` into the default store and a bare ``*.db`` path into a sqlite URI.
 
     Any URI with a scheme (``sqlite://``, ``http(s)://``, ``postgresql://``, ``databricks``) is returned
-    as given. The directory of a sqlite database is created.
+    as given. The directory of a sqlite database is created (unless ``make_folder`` is false: a command that
+    only reads a store leaves no folder behind for a mistyped path).
 
     Raises:
         ValueError: for a bare path that is not a ``.db`` file.
@@ -38,7 +39,7 @@ def resolve_tracking_uri(uri: str | None) -> str:
             )
         uri = f"sqlite:///{Path(uri).resolve()}"
     db = sqlite_path(uri)
-    if db is not None:
+    if db is not None and make_folder:
         db.parent.mkdir(parents=True, exist_ok=True)
     return uri
 
