@@ -464,6 +464,30 @@ def _fmt(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
 
+def result_stem(args: argparse.Namespace, changed: dict[str, Any], within: float) -> Path:
+    """The result files' path without suffix: named after the mode (and table, budget, changed rules, margin)."""
+    stem = args.out / (f"controller_efficiency_{args.mode}" if args.mode != "table"
+                       else "controller_efficiency_" + Path(args.table).stem.removeprefix("controller_space_")
+                       + f"_measured_b{args.budget}")
+    return stem.with_name(stem.name + "".join(f"_{k}{v}" for k, v in changed.items())
+                          + (f"_within{within * 100:g}pct" if within else ""))
+
+
+def overwrite_clash(path: Path, args: argparse.Namespace) -> str | None:
+    """Why writing ``path`` would replace a result of another run (its seeds, start or budget), else ``None``: the
+    file name does not carry them, and a 2-seed smoke run replaced a committed 20-seed result without a word."""
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None  # nothing there, or nothing a result file holds
+    theirs = {k: old.get(k) for k in ("seeds", "start", "budget")}
+    mine = {"seeds": args.seeds, "start": args.start, "budget": args.budget}
+    if theirs == mine:
+        return None
+    return (f"{path} holds a result of " + ", ".join(f"{k} {v}" for k, v in theirs.items()) + "; this run's: "
+            + ", ".join(f"{k} {v}" for k, v in mine.items()))
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the comparison and write ``benchmarks/results/controller_efficiency_<mode>.{json,md}``."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -490,6 +514,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="count a candidate as reaching a target latency when it is within this relative margin of "
                          "it (e.g. 0.02, the controller's default noise floor: points a single measurement cannot "
                          "tell apart); default 0 (exact); the result files get a suffix naming it")
+    ap.add_argument("--force", action="store_true",
+                    help="replace a result file of the same name recorded with other seeds, start or budget")
     ap.add_argument("--start", choices=["random", "defaults"], default="random",
                     help="controllers' baseline: a random point per seed (default) or the seed's tuned defaults")
     args = ap.parse_args(argv)
@@ -514,6 +540,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         choose_seed(args.operator, args.seed_kernel)
     if args.mode == "measure":
         return measure_space(args.operator, args.table, args.workloads, parse_fix(args.fix), args.retry_failed)
+    stem = result_stem(args, changed, within)
+    clash = overwrite_clash(stem.with_suffix(".json"), args)
+    if clash and not args.force:
+        raise SystemExit(f"controller_efficiency.py: {clash}; give another --out folder, or --force to replace it")
     if args.mode == "synthetic" and args.operator not in MODELS:
         raise SystemExit(f"no synthetic model for {args.operator}; have {sorted(MODELS)}")
     ev: Any
@@ -572,11 +602,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             out["summary"][f"{arm}_to_space_best"] = {"reached": f"{len(got)}/{len(rows)}",
                                                       "median_needed": statistics.median(got) if got else None}
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / (f"controller_efficiency_{args.mode}" if args.mode != "table"
-                       else "controller_efficiency_" + Path(args.table).stem.removeprefix("controller_space_")
-                       + f"_measured_b{args.budget}")
-    stem = stem.with_name(stem.name + "".join(f"_{k}{v}" for k, v in changed.items())
-                          + (f"_within{within * 100:g}pct" if within else ""))
     stem.with_suffix(".json").write_text(json.dumps(out, indent=1) + "\n")
     lines = [f"# Controller efficiency — {out['label']}", "",
              f"Operator `{args.operator}`, budget {args.budget} distinct candidates per search, {args.seeds} seeds. "

@@ -251,3 +251,21 @@ def test_an_operator_with_several_seeds_searches_the_named_one() -> None:
     assert mod.table_seed({"names": {"h1": "gdn_decode_vtile_17f0b93b", "h2": "gdn_decode_vtile_225c0ab1"}}) == \
         "gdn_decode_vtile"
     assert mod.table_seed({"names": {"h1": "a_1", "h2": "b_2"}}) is None
+
+
+def test_a_result_of_other_seeds_is_not_replaced_without_force(tmp_path: Path) -> None:
+    """The file name carries the table and budget only: a 2-seed smoke run replaced a committed 20-seed result."""
+    mod = _module()
+    table = tmp_path / "t.json"
+    _table(mod, table)
+    base = ["--mode", "table", "--table", str(table), "--budget", "6", "--out", str(tmp_path)]
+    mod.main([*base, "--seeds", "3"])
+    result = tmp_path / "controller_efficiency_t_measured_b6.json"
+    before = result.read_text()
+    with pytest.raises(SystemExit, match=r"holds a result of seeds 3, start random, budget 6; this run's: seeds 1, "
+                                         r"start random, budget 6; give another --out folder, or --force"):
+        mod.main([*base, "--seeds", "1"])
+    assert result.read_text() == before
+    assert len(mod.main([*base, "--seeds", "3"])["rows"]) == 3  # the same run again: replaced, as before
+    assert len(mod.main([*base, "--seeds", "1", "--force"])["rows"]) == 1
+    assert json.loads(result.read_text())["seeds"] == 1
