@@ -50,7 +50,7 @@ from kernelopt.analysis.roofline import roofline_fraction
 from kernelopt.cli.build import executor_kind, gpu_available, harness_settings
 from kernelopt.cli.tasks import load_solution_arg, seed_point
 from kernelopt.data import DataError, EvalRequest, HarnessSettings, Solution
-from kernelopt.data.loader import dump_jsonl, parse_jsonl
+from kernelopt.data.loader import dump_jsonl, parse_jsonl, split_unfinished
 from kernelopt.data.records import LatencyStats, WorkloadResult
 from kernelopt.data.trace import EvaluationStatus, Trace
 from kernelopt.executor import ExecutorError, WorkerStartError, make_executor
@@ -184,12 +184,10 @@ def read_traces(path: Path, repair: bool = False) -> list[Any]:
     """The traces of one file. Its last record is unfinished when the run writing it was killed mid-write (a
     device call cut at its limit; every record ends with a newline): it is dropped with a warning, and with
     ``repair`` also from the file, so that workload is evaluated again. Any other malformed line is an error."""
-    text = path.read_text()
-    if text and not text.endswith("\n"):
-        cut = text.rfind("\n") + 1
-        print(f"contest.py: {path}: dropped an unfinished last record ({len(text) - cut} bytes, cut mid-write)"
+    text, dropped = split_unfinished(path.read_text())
+    if dropped:
+        print(f"contest.py: {path}: dropped an unfinished last record ({dropped} bytes, cut mid-write)"
               + ("; its workload is evaluated again" if repair else ""), file=sys.stderr)
-        text = text[:cut]
         if repair:
             path.write_text(text)
     try:

@@ -24,7 +24,7 @@ TINY = ["harness=quick", "harness.warmup=0", "harness.iterations=1", "harness.tr
 def _cli(args: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONUNBUFFERED": "1"}
     return subprocess.run([sys.executable, "-m", "kernelopt.cli.main", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def test_help_lists_commands(capsys) -> None:
@@ -114,6 +114,35 @@ def test_evaluate_appends_each_trace_as_it_is_measured_and_resume_goes_on_from_a
     r = _cli([*args, "limit=1"], tmp_path)
     assert r.returncode == 0 and len(out.read_text().splitlines()) == 5, r.stdout + r.stderr
     assert "note: 1 of these workload(s) already have traces of " in " ".join(r.stdout.split()), r.stdout
+
+
+def test_evaluate_drops_a_cut_last_record_before_appending_and_refuses_a_foreign_file(tmp_path: Path, capsys) -> None:
+    """A run killed mid-write leaves a record without its newline: the next run glued its first record onto it
+    (both lost, and `resume=true` then failed on the file). A file of another operator's traces, or no trace file
+    at all, was appended to."""
+    out = tmp_path / "t.jsonl"
+    args = ["evaluate", "operator=rmsnorm_h4096", f"solution={FIX / 'rmsnorm_triton_ok'}", f"output={out}", *TINY]
+    assert _cli([*args, "limit=1"], tmp_path).returncode == 0
+    whole = out.read_text()
+    out.write_text(whole + whole[:300])  # the second record cut mid-write
+    r = _cli([*args, "limit=2", "resume=true"], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "dropped an unfinished last record (300 bytes, cut mid-write)" in " ".join(r.stdout.split())
+    traces = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(traces) == 2 and len({t["workload"]["uuid"] for t in traces}) == 2
+
+    foreign = tmp_path / "decode.jsonl"
+    foreign.write_text((ROOT / "operators" / "gdn_decode_qk4_v8_d128_k_last" / "retained" / "traces.jsonl")
+                       .read_text().splitlines()[0] + "\n")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes, no newline at the end")
+    for path, says in ((foreign, "holds traces of gdn_decode_qk4_v8_d128_k_last, not rmsnorm_h4096"),
+                       (notes, "malformed JSON")):
+        before = path.read_text()
+        assert main([*args[:-len(TINY)], f"output={path}", *TINY]) == 2
+        err = capsys.readouterr().err
+        assert says in err and "give another file" in err, err
+        assert path.read_text() == before
 
 
 def test_evaluate_profile_writes_per_workload_profiles(tmp_path: Path) -> None:

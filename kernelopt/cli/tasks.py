@@ -103,15 +103,31 @@ def require_operator(sol: Solution, operator: str, label: str = "solution") -> S
     return sol
 
 
-def _evaluated_uuids(path: Path, definition: str, solution: str) -> set[str]:
-    """UUIDs of the workloads ``path`` (a trace JSONL file, may be missing) already holds an evaluation of
-    ``solution`` on ``definition`` for."""
-    from kernelopt.data import load_traces
+def _traces_already_in(path: Path, definition: str, console: Console) -> list[Any]:
+    """The traces ``path`` (the output file, may be missing) holds already, before this run appends to it.
+
+    An unfinished last record (a run killed while appending) is dropped from the file, and said, so the next record
+    starts on a line of its own (appended to, it glued onto the cut line and both were lost); a file that is no
+    trace file, or holds traces of another definition, is refused rather than appended to."""
+    from kernelopt.data import Trace
+    from kernelopt.data.loader import parse_jsonl, split_unfinished
 
     if not path.is_file():
-        return set()
-    return {t.workload.uuid for t in load_traces(path)
-            if t.definition == definition and t.solution == solution and t.evaluation is not None}
+        return []
+    text, dropped = split_unfinished(path.read_text())
+    try:
+        traces = parse_jsonl(Trace, text, str(path))
+    except DataError as exc:
+        raise DataError(f"output {exc}: not a trace file to append to (give another file: output=...)") from None
+    others = sorted({t.definition for t in traces} - {definition})
+    if others:
+        raise DataError(f"output {path} holds traces of {', '.join(others)}, not {definition}: give another file "
+                        "(output=...)")
+    if dropped:
+        path.write_text(text)
+        console.print(f"[yellow]note:[/yellow] {escape(str(path))}: dropped an unfinished last record ({dropped} "
+                      "bytes, cut mid-write)", soft_wrap=True)
+    return traces
 
 
 def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
@@ -129,12 +145,8 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
                       "output")
     if cfg.profile:
         output_file(cfg.profile, "profile")
-    try:
-        done = _evaluated_uuids(out, op.name, solution.name)
-    except DataError:
-        if cfg.get("resume"):
-            raise
-        done = set()  # a file we cannot read is only appended to
+    done = {t.workload.uuid for t in _traces_already_in(out, op.name, console)
+            if t.solution == solution.name and t.evaluation is not None}
     again = [w for w in workloads if w.uuid in done]
     if cfg.get("resume"):
         console.print(f"resume: {len(again)} of {len(workloads)} workload(s) already in "

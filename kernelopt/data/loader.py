@@ -97,6 +97,16 @@ def parse_jsonl(model: type[M], text: str, where: str) -> list[M]:
     return out
 
 
+def split_unfinished(text: str) -> tuple[str, int]:
+    """``text`` of a JSONL file without an unfinished last record, and that record's length in characters (0 when
+    none). Every record is a JSON object ending with a newline, so an object's start after the last newline was
+    cut mid-write (a run killed while appending); other text there is left for the parser to refuse."""
+    cut = text.rfind("\n") + 1
+    if not text or text.endswith("\n") or not text[cut:].lstrip().startswith("{"):
+        return text, 0
+    return text[:cut], len(text) - cut
+
+
 def load_traces(path: str | Path) -> list[Trace]:
     """Load a JSONL file of traces (workload files are traces with null solution/evaluation)."""
     p = Path(path)
