@@ -33,8 +33,9 @@ from benchmarks.contest import (
     traced_comparison,
 )
 from benchmarks.contest_report import EXTERNAL_ROLE, operator_markdown, ratio_text
-from kernelopt.data import DataError, Solution
-from kernelopt.data.loader import dump_jsonl
+from kernelopt.cli.paths import output_dir, output_file
+from kernelopt.data import DataError, Solution, load_traces
+from kernelopt.data.loader import dump_jsonl, split_unfinished
 from kernelopt.data.trace import Trace
 from kernelopt.operators import Operator, UnknownOperatorError, load_operator
 
@@ -128,12 +129,32 @@ def load_inputs(args: argparse.Namespace) -> Inputs:
         have = sorted(p.stem for p in folder.glob("*.jsonl")) if folder.is_dir() else []
         raise UsageError(f"{path}: no traces of label '{args.label}' (labels there: {have or 'none'})")
     sol, text = load_retained(folder, op, args.label, args.solution)
+    if split_unfinished(path.read_text())[1]:  # a resume repairs it; a retained folder takes a finished sweep
+        raise UsageError(f"{path}: its last record was cut mid-write (the sweep did not finish): resume it "
+                         "(benchmarks/contest.py --resume) first")
     traces = ordered_traces(op, read_traces(path), sol, path)
     if not traces:
         raise UsageError(f"{path}: holds no trace record")
     source = rel_path(args.solution if args.solution else folder / f"{args.label}.solution.json")
     cands = [Candidate(args.label, "retained", source, sol), *baseline_candidates(op, folder, args.label)]
     return Inputs(op, folder, args.label, sol, text, traces, cands)
+
+
+def check_coverage(out: Path, traces: list[Any], replace: bool) -> None:
+    """New traces covering fewer workloads than ``out/traces.jsonl`` (a partial sweep over a full one) are refused
+    without ``replace``, naming how many and a few of the missing workloads."""
+    path = out / "traces.jsonl"
+    if replace or not path.is_file():
+        return
+    try:
+        had = {t.workload.uuid for t in load_traces(path)}
+    except DataError:
+        return  # nothing readable to keep
+    missing = sorted(had - {t.workload.uuid for t in traces})
+    if missing:
+        raise UsageError(f"the new traces cover {len(had) - len(missing)} of the {len(had)} workloads {path} holds "
+                         f"(missing {', '.join(u[:8] for u in missing[:5])}{' ...' if len(missing) > 5 else ''}); "
+                         "--replace writes them anyway")
 
 
 def same_kernel(a: Solution, b: Solution) -> bool:
@@ -250,21 +271,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--solution", type=Path, default=None,
                    help="the Solution the label's traces measured, when <label>.solution.json is missing")
     p.add_argument("--out", type=Path, default=None, help="default operators/<DEF>/retained")
-    p.add_argument("--replace", action="store_true", help="replace a different kernel in OUT/solution.json")
+    p.add_argument("--replace", action="store_true",
+                   help="replace a different kernel in OUT/solution.json, or OUT/traces.jsonl with traces of fewer "
+                        "workloads")
     p.add_argument("--status", default="provisional", choices=["provisional", "final"])
     a = p.parse_args(argv)
     try:
         inputs = load_inputs(a)
         out = a.out or inputs.op.path / "retained"
+        for name in ("solution.json", "traces.jsonl", "summary.md"):  # every path checked before any is written
+            output_file(output_dir(out, "--out") / name, "--out")
         # no external-package rows: the summary holds what the traces measured (contest tables record those probes)
         runs, data = traced_comparison(inputs.op, inputs.candidates, a.traces, {})
         check_final(a.status, data["candidates"][inputs.label], runs[inputs.label]["timer"])
         write_solution = existing_solution(out, inputs.solution, a.replace)
+        check_coverage(out, inputs.traces, a.replace)
         summary = out / "summary.md"
         generated = block(inputs, runs, data, command_line("retained_report.py", argv), a.status)
         text = merge_summary(summary.read_text() if summary.is_file() else None, generated, inputs.op.name,
                              a.status)
-    except UsageError as exc:
+    except (UsageError, DataError) as exc:
         print(f"retained_report.py: error: {exc}", file=sys.stderr)
         return 2
     out.mkdir(parents=True, exist_ok=True)

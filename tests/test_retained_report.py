@@ -190,3 +190,37 @@ def test_gdn_decode_with_an_incomplete_baseline(rr: types.ModuleType, tmp_path: 
     assert "speedup vs torch_compile:" in md and "over the 46 workloads both passed" in md
     assert "speedup vs fla: 1.042x (mean-latency ratio over the 54 workloads both passed)" in md
     assert "TIMEOUT" in md and "| batch_size 64 | memory |" in md
+
+
+def test_a_partial_sweep_does_not_replace_a_fuller_one_nor_a_cut_one_any(rr: types.ModuleType, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A sweep of 5 workloads replaced the retained folder's 54 (exit 0); a sweep cut mid-write was written too."""
+    out = tmp_path / "retained"
+    assert _run(rr, out, op=GDN) == 0
+    whole = (out / "traces.jsonl").read_text()
+    folder = tmp_path / "tr" / GDN
+    shutil.copytree(TRACES / GDN, folder)
+    lines = (folder / "retained.jsonl").read_text().splitlines(keepends=True)
+    (folder / "retained.jsonl").write_text("".join(lines[:5]))
+    assert _run(rr, out, op=GDN, traces=tmp_path / "tr") == 2
+    assert "the new traces cover 5 of the 54 workloads" in capsys.readouterr().err
+    assert (out / "traces.jsonl").read_text() == whole
+    (folder / "retained.jsonl").write_text("".join(lines[:5]) + lines[5][:61])
+    assert _run(rr, tmp_path / "fresh", op=GDN, traces=tmp_path / "tr") == 2
+    assert "its last record was cut mid-write" in capsys.readouterr().err
+    (folder / "retained.jsonl").write_text("".join(lines[:5]))
+    assert _run(rr, out, "--replace", op=GDN, traces=tmp_path / "tr") == 0
+    assert len(_lines(out / "traces.jsonl")) == 5
+
+
+def test_output_paths_are_checked_before_anything_is_written(rr: types.ModuleType, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert _run(rr, afile, op=GDN) == 2
+    assert "is a file; give a folder" in capsys.readouterr().err
+    out = tmp_path / "retained"
+    (out / "summary.md").mkdir(parents=True)  # solution.json and traces.jsonl were written before it failed
+    assert _run(rr, out, op=GDN) == 2
+    assert "summary.md: is a folder" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["summary.md"]
