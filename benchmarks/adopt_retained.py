@@ -192,6 +192,24 @@ def check_baseline(definition: str, source: Path, here: Path, label: str, tag: s
     return Baseline(label, current, gone, new)
 
 
+def check_new_kernel(solution: Path, new_record: Path, old_record: Path, same_kernel: bool) -> None:
+    """``--solution`` lies in the repository (the resume script and the rebuilt tables name it for others to run)
+    and, unless ``same_kernel``, is not the kernel already retained (a swap of identical kernels: every band
+    1.000)."""
+    if Path(rel_path(solution)).is_absolute():
+        raise UsageError(f"--solution {solution}: outside the repository; scripts/contest_resume.sh and the rebuilt "
+                         "tables would name a path no one else has (copy it under operators/<definition>/solutions/)")
+    if same_kernel or not old_record.is_file():
+        return
+    try:
+        old = load_solution(old_record)
+    except DataError:
+        return  # an unreadable record is superseded like any other
+    if old.hash() == load_solution(new_record).hash():
+        raise UsageError(f"{new_record}: the sweep measured the kernel already retained ('{old.name}', "
+                         f"{old.hash()[:12]}): nothing new to adopt (--same-kernel adopts a new sweep of it)")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--operator", required=True, help="definition name")
@@ -205,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="also replace this baseline's traces (e.g. fla) by its sweep in --from, side by side with "
                         "the new kernel (the same Solution as the one in place), so their ratio stays a same-call "
                         "one; the old ones go to superseded/LABEL_<tag>.* (repeatable)")
+    p.add_argument("--same-kernel", action="store_true",
+                   help="adopt a new sweep of the kernel already retained (refused otherwise: nothing new to adopt)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
     p.add_argument("--no-rebuild", action="store_true", help="swap the traces and the resume line only")
     args = p.parse_args(argv)
@@ -219,7 +239,11 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(f"{gone}: exists already (pick another --tag)")
         if not old_traces.is_file():
             raise UsageError(f"{old_traces}: no retained traces to supersede")
-        text = args.resume_script.read_text()
+        check_new_kernel(args.solution, new_record, old_record, args.same_kernel)
+        try:
+            text = args.resume_script.read_text()
+        except OSError as exc:
+            raise UsageError(f"--resume-script: {exc}") from None
         line = resume_line(text, args.operator, args.resume_script)
         new_path = rel_path(args.solution)
         commands = [] if args.no_rebuild else rebuild_commands(args.operator, args.traces, new_path)

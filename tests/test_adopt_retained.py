@@ -89,6 +89,20 @@ def test_refusals_name_the_reason(trees, capsys):
     assert main(_args(trees, "--dry-run")) == 2
     assert "not PASSED: " + bad["workload"]["uuid"][:8] + " RUNTIME_ERROR" in capsys.readouterr().err
     assert main(_args(trees, "--dry-run") + ["--tag", "bad/tag"]) == 2
+    capsys.readouterr()
+    # the kernel in place swept again (every band 1.000), a kernel outside the repository, a missing resume script
+    shutil.copyfile(trees["scratch"] / PRE / "retained.solution.json", trees["traces"] / PRE / "retained.solution.json")
+    f.write_text("".join(lines))
+    assert main(_args(trees, "--dry-run")) == 2
+    assert "the sweep measured the kernel already retained" in capsys.readouterr().err
+    assert main(_args(trees, "--dry-run", "--same-kernel")) == 0
+    capsys.readouterr()
+    outside = trees["resume"].parent / "new.json"
+    shutil.copyfile(REPO / NEW, outside)
+    assert main(_args(trees, "--dry-run", "--same-kernel", solution=str(outside))) == 2
+    assert "outside the repository" in capsys.readouterr().err
+    assert main(_args(trees, "--dry-run", "--same-kernel") + ["--resume-script", str(outside) + ".missing"]) == 2
+    assert "--resume-script: [Errno 2] No such file or directory" in capsys.readouterr().err
 
 
 def test_rebuild_commands_are_the_recorded_ones_with_the_new_path():
