@@ -54,6 +54,8 @@ def test_evaluate_checks_its_output_paths_before_measuring(tmp_path, capsys, mon
     assert "profile plain/sub/p.json: cannot create the folder plain/sub (plain is a file)" in _err(capsys)
     assert main(["evaluate"]) == 2
     assert "Missing mandatory value: solution (give solution=...)" in _err(capsys)
+    assert main(["evaluate", *base, "limit=0"]) == 2  # it said 'workload_limit must be >= 1'
+    assert "limit=0: must be >= 1 (how many workloads to evaluate; null: all)" in _err(capsys)
     assert not (tmp_path / "traces").exists()
 
 
@@ -64,6 +66,10 @@ def test_dispatch_into_a_folder_writes_name_json_there(tmp_path, capsys) -> None
                  "--band", f"{SEED}@num_warps=4", "--upper", "8", "-o", str(out)]) == 0
     (written,) = out.iterdir()
     assert written.name.startswith("dispatch_batch_size_") and written.suffix == ".json"
+    # a folder not made yet, written as one: it was a file named 'new'
+    assert main(["dispatch", "rmsnorm_h4096", "--axis", "batch_size", "--band", str(SEED),
+                 "--band", f"{SEED}@num_warps=4", "--upper", "8", "-o", f"{tmp_path / 'new'}/"]) == 0
+    assert [p.name for p in (tmp_path / "new").iterdir()] == [written.name]
 
 
 def test_export_of_an_unknown_operator_lists_the_known_ones(tmp_path, capsys) -> None:
@@ -90,9 +96,29 @@ def test_dispatch_refuses_a_band_no_workload_can_reach(tmp_path, capsys, extra, 
     ("bottleneck=memroy_bound", "bottleneck 'memroy_bound': not a bottleneck class (memory_bound, "),
     ("parent=" + str(ROOT / "operators" / "gemm_n4096_k4096" / "solutions" / "seeds" / "gemm_tiled"),
      "is for 'gemm_n4096_k4096', not 'rmsnorm_h4096'"),
+    ("band=nope", "band 'nope': a band is '<axis> <low>-<high>'"),
+    ("band='seq_len 1-16'", "over a var axis of rmsnorm_h4096 (batch_size)"),
 ])
 def test_prompt_previews_only_what_the_platform_could_send(capsys, override, says) -> None:
-    """A direction no seed declares, an unknown skill group, a parent of another operator: one line, exit 2
-    (they were accepted silently: 'Direction: **nope**', the skills quietly cut)."""
+    """A direction no seed declares, an unknown skill group, a parent of another operator, a band no analysis
+    names: one line, exit 2 (they were accepted silently: 'Direction: **nope**', the skills quietly cut)."""
     assert main(["prompt", override]) == 2
     assert says in _err(capsys)
+
+
+@pytest.mark.parametrize("band", ["all", "batch_size 1-16", "batch_size 7", "batch_size 512 (outlier)"])
+def test_prompt_takes_bands_as_the_analysis_names_them(capsys, band) -> None:
+    assert main(["prompt", f"band='{band}'", "bottleneck=memory_bound"]) == 0
+    assert f"Band in focus: {band}" in capsys.readouterr().out
+
+
+def test_report_checks_the_compared_campaigns_before_writing_plots(tmp_path, capsys) -> None:
+    from kernelopt.tracking import TrackingStore
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    TrackingStore(uri).start_campaign("rmsnorm_h4096", {}, {})
+    capsys.readouterr()
+    out = tmp_path / "reports"
+    assert main(["report", "rmsnorm_h4096", "--tracking-uri", uri, "--out", str(out), "--compare", "nope"]) == 2
+    assert "--compare nope: no such campaign run in" in capsys.readouterr().err
+    assert not out.exists() or not any(out.rglob("*.png"))

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.table import Table
 
 from kernelopt.cli.display import error_line, make_console, wrote
-from kernelopt.cli.paths import output_file_or_folder
+from kernelopt.cli.paths import names_folder, output_file_or_folder
 
 
 def _tracking_args(p: argparse.ArgumentParser) -> None:
@@ -91,7 +91,7 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     specialists = [require_operator(load_solution_arg(b, None), op.name, f"{b}: solution") for b in args.band]
     out = output_file_or_folder(args.output, "--output") or Path.cwd()
     sol = compose_dispatch(op.definition, specialists, list(args.upper), args.axis)
-    if out.is_dir():  # a folder (the default: the working directory) holds <name>.json, as export does
+    if names_folder(args.output or out):  # a folder (default: the working directory) holds <name>.json, as export
         out = out / f"{sol.name}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(sol.model_dump_json(indent=1, exclude_none=True) + "\n")
@@ -123,8 +123,10 @@ def run(command: str, argv: list[str]) -> int:
         fn = cmd_promote
     elif command == "export":
         p.add_argument("operator", help="definition name")
-        p.add_argument("--alias", default="champion")
-        p.add_argument("--output", "-o", default=None, help="output JSON path")
+        p.add_argument("--alias", default="champion",
+                       help="the registry alias to export (default champion; promote sets it)")
+        p.add_argument("--output", "-o", default=None,
+                       help="output JSON path, or a folder for <name>.json (default: the working directory)")
         _tracking_args(p)
         fn = cmd_export
     elif command == "report":

@@ -43,9 +43,16 @@ def output_dir(path: str | Path, what: str) -> Path:
     return p
 
 
+def names_folder(path: str | Path) -> bool:
+    """``path`` is a folder, or is written as one (``out/``: it was taken for a file named ``out``)."""
+    return Path(path).is_dir() or str(path).endswith(("/", os.sep))
+
+
 def output_file_or_folder(path: str | Path | None, what: str) -> Path | None:
     """``path`` where a command writes ``<name>.json`` into a folder or to the file given (``None``: not given):
-    a folder as it is, a file as :func:`output_file` checks it."""
-    if path is None or Path(path).is_dir():
-        return None if path is None else Path(path)
+    a folder (or a path ending in ``/``) as :func:`output_dir` checks it, a file as :func:`output_file` does."""
+    if path is None:
+        return None
+    if names_folder(path):
+        return output_dir(path, what)
     return output_file(path, what)

@@ -36,9 +36,10 @@ ConfigStore.instance().store(name="prompt_schema", node=PromptConfig)
 
 
 def check_prompt_inputs(op: Any, parent: Any, direction: str | None, skill_groups: list[str],
-                        bottleneck: str | None = None) -> None:
+                        bottleneck: str | None = None, band: str | None = None) -> None:
     """The preview is of a prompt the platform could send: a parent of this operator, a direction one of its
-    seeds declares, skill groups that exist, a bottleneck class the classifier gives (each a
+    seeds declares, skill groups that exist, a bottleneck class the classifier gives, a band named as the band
+    analysis names them (each a
     :class:`~kernelopt.data.DataError` naming the choices)."""
     from kernelopt.analysis.bottleneck import CLASSES
     from kernelopt.cli.tasks import require_operator
@@ -53,12 +54,27 @@ def check_prompt_inputs(op: Any, parent: Any, direction: str | None, skill_group
         raise DataError(f"direction '{direction}': not a direction of {op.name}'s seeds ({', '.join(known)})")
     if bottleneck and bottleneck not in CLASSES:  # a misspelt class silently matched no skill's precondition
         raise DataError(f"bottleneck '{bottleneck}': not a bottleneck class ({', '.join(CLASSES)})")
+    if band is not None and not _band_shaped(band, op.definition.var_axes):  # was shown as given, whatever it was
+        axes = ", ".join(op.definition.var_axes) or "none"
+        raise DataError(f"band '{band}': a band is '<axis> <low>-<high>' (or '<axis> <value>', '... (outlier)') over "
+                        f"a var axis of {op.name} ({axes}), as bands.json names it, or 'all'")
     skills = load_skills()
     groups = {s.group for s in skills if s.group} | {s.name for s in skills}
     unknown = [g for g in skill_groups if g not in groups]
     if unknown:
         raise DataError(f"agent.skills: no skill group or skill named {', '.join(map(repr, unknown))} "
                         f"(groups: {', '.join(sorted({s.group for s in skills if s.group}))})")
+
+
+def _band_shaped(band: str, axes: list[str]) -> bool:
+    """Whether ``band`` reads as the band analysis names bands: ``all``, ``<axis> <lo>`` or ``<axis> <lo>-<hi>``,
+    with `` (outlier)`` after it for a workload kept as its own band."""
+    import re
+
+    if band == "all":
+        return True
+    m = re.fullmatch(r"(\S+) (\d+)(?:-(\d+))?(?: \(outlier\))?", band)
+    return bool(m) and m.group(1) in axes and (m.group(3) is None or int(m.group(2)) <= int(m.group(3)))
 
 
 def assemble(cfg: Any):  # type: ignore[no-untyped-def]
@@ -72,7 +88,7 @@ def assemble(cfg: Any):  # type: ignore[no-untyped-def]
     op = load_operator(cfg.operator.name)
     mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
     parent = load_solution_arg(cfg.parent, cfg) if cfg.parent else None
-    check_prompt_inputs(op, parent, cfg.direction, list(cfg.agent.skills or []), cfg.bottleneck)
+    check_prompt_inputs(op, parent, cfg.direction, list(cfg.agent.skills or []), cfg.bottleneck, cfg.band)
     evidence = []
     if cfg.bottleneck:
         evidence.append(Evidence(kind="bottleneck", subject=cfg.band or "all", value=cfg.bottleneck))

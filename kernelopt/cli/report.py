@@ -36,6 +36,10 @@ def report(target: str, *, tracking_uri: str | None = None, out_dir: str = "repo
     others = list(compare or [])
     if compare is not None and not others and not store.campaign_exists(target):
         others = [c for c in store.list_campaigns(target) if c != campaign]  # `--compare` alone: all of them
+    unknown = [c for c in others if not store.campaign_exists(c)]
+    if unknown:  # checked before any file is written (the plots were, then the comparison failed)
+        raise ValueError(f"--compare {' '.join(unknown)}: no such campaign run in {store.tracking_uri} (`kernelopt "
+                         f"report {target} --compare` with no ids compares all of the operator's campaigns)")
     out = Path(out_dir) / campaign
     files = store.write_report(campaign, out, compare=others)
     if others:

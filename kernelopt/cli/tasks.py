@@ -139,7 +139,10 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
     solution = require_operator(load_solution_arg(cfg.solution, cfg), op.name)
     on_gpu = build.gpu_available()
     settings = build.harness_settings(cfg.harness, op.name, on_gpu)
+    key = "limit" if cfg.limit is not None else None if on_gpu else "operator.cpu_workload_limit"
     limit = cfg.limit if cfg.limit is not None else (None if on_gpu else cfg.operator.cpu_workload_limit)
+    if limit is not None and limit < 1:  # select_workloads' own message named 'workload_limit'
+        raise DataError(f"{key}={limit}: must be >= 1 (how many workloads to evaluate; null: all)")
     workloads = select_workloads(op.workloads, cfg.workloads, limit)
     out = output_file(cfg.output or Path("traces") / solution.author / op.definition.op_type / f"{op.name}.jsonl",
                       "output")

@@ -4,6 +4,7 @@ the ``champion`` alias, and solution download / export."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -132,8 +133,8 @@ class RegistryMixin(StoreBase):
     def export(self, definition: str, alias: str = names.CHAMPION_ALIAS, path: str | Path | None = None) -> Path:
         """Write the solution an alias points at as FlashInfer Solution JSON (for flashinfer-bench).
 
-        ``path`` may be a file or an existing directory (``<dir>/<solution name>.json``); default
-        ``./<solution name>.json``. kernelopt's own ``kernelopt`` block is left out.
+        ``path`` may be a file or a directory, existing or written with a trailing ``/`` (``<dir>/<solution
+        name>.json``); default ``./<solution name>.json``. kernelopt's own ``kernelopt`` block is left out.
         """
         mv = self.version_by_alias(definition, alias)
         if mv is None:
@@ -143,7 +144,7 @@ class RegistryMixin(StoreBase):
         data = solution.to_dict()
         data.pop("kernelopt", None)
         target = Path(path) if path is not None else Path.cwd()
-        if target.is_dir():
+        if target.is_dir() or str(path).endswith(("/", os.sep)):
             target = target / f"{solution.name}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(data, indent=2) + "\n")

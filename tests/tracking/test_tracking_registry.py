@@ -54,6 +54,8 @@ def test_register_alias_champion_download_export(store, tmp_path):
     assert "kernelopt" not in data and data["spec"]["entry_point"] == "kernel.py::run"
     loaded = load_solution(out2)
     assert loaded.hash() == s2.hash() and loaded.name == "second"
+    # a folder not made yet, written as one (`-o new/`): it was a file named 'new'
+    assert store.export(DEFINITION, path=f"{tmp_path / 'new'}/") == tmp_path / "new" / "second.json"
     with pytest.raises(ValueError, match="no version with alias 'staging'"):
         store.export(DEFINITION, alias="staging", path=tmp_path)
 
