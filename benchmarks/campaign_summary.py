@@ -43,7 +43,8 @@ def main() -> int:
                "candidates": len({c.solution_hash for c in state.candidates}),
                "runs": len(state.candidates), "decisions": [d.model_dump(exclude={"evidence"}) for d in decisions],
                "leaderboard": board[:15], "champion": champ.model_dump() if champ else None}
-    md = [f"# Campaign on {a.operator}\n", f"Command: `{a.command}`\n",
+    ran = f"`{a.command}`" if a.command else "not recorded (`campaign_summary.py --command` names it)"
+    md = [f"# Campaign on {a.operator}\n", f"Command: {ran}\n",
           f"Campaign run `{cid}`: {payload['candidates']} distinct candidates, {payload['runs']} evaluation runs, "
           f"{len(decisions)} decisions; last: {decisions[-1].action if decisions else '-'}"
           f" ({decisions[-1].reason if decisions else ''})\n"]

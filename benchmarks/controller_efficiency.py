@@ -496,7 +496,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--workloads", type=int, default=7, help="--mode measure: workloads spread over sizes (0: all)")
     ap.add_argument("--retry-failed", action="store_true",
                     help="--mode measure: evaluate again the points of the table that failed a workload")
-    ap.add_argument("--operator", default="rmsnorm_h4096")
+    ap.add_argument("--operator", default=None,
+                    help="default rmsnorm_h4096; --mode table searches the table's operator")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--budget", type=int, default=24, help="distinct candidates per search")
     ap.add_argument("--out", type=Path, default=RESULTS,
@@ -519,6 +520,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--start", choices=["random", "defaults"], default="random",
                     help="controllers' baseline: a random point per seed (default) or the seed's tuned defaults")
     args = ap.parse_args(argv)
+    given_operator, args.operator = args.operator, args.operator or "rmsnorm_h4096"
     if args.out.suffix in (".json", ".md") or args.out.is_file():
         raise SystemExit(f"--out {args.out}: give a folder; the result files are named after the mode and table")
     if args.mode in ("measure", "table") and args.table is None:
@@ -549,6 +551,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ev: Any
     if args.mode == "table":
         ev = TableEval(args.table)
+        if given_operator not in (None, ev.op.name):  # it was replaced by the table's without a word
+            ap.error(f"--operator {given_operator}: the table {args.table} is of {ev.op.name}")
         args.operator = ev.op.name
     else:
         ev = SyntheticEval(args.operator) if args.mode == "synthetic" else HarnessEval(args.operator)

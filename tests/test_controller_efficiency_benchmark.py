@@ -269,3 +269,13 @@ def test_a_result_of_other_seeds_is_not_replaced_without_force(tmp_path: Path) -
     assert len(mod.main([*base, "--seeds", "3"])["rows"]) == 3  # the same run again: replaced, as before
     assert len(mod.main([*base, "--seeds", "1", "--force"])["rows"]) == 1
     assert json.loads(result.read_text())["seeds"] == 1
+
+
+def test_an_operator_other_than_the_tables_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mod = _module()
+    table = tmp_path / "t.json"
+    _table(mod, table)
+    with pytest.raises(SystemExit):
+        mod.main(["--mode", "table", "--table", str(table), "--operator", "gemm_n4096_k4096", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert f"--operator gemm_n4096_k4096: the table {table} is of rmsnorm_h4096" in err, err

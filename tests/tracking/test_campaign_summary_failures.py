@@ -55,6 +55,7 @@ def test_the_summary_is_of_the_latest_campaign_and_its_mean_speedup_unrounded(st
     assert payload["campaign_run_id"] == new
     assert payload["champion_mean_speedup_vs_reference"] == pytest.approx((2 / 300 + 2 / 500) / 2)
     assert "Mean per-workload speedup vs the PyTorch reference: 0.0053x" in proc.stdout
+    assert "Command: not recorded (`campaign_summary.py --command` names it)" in proc.stdout  # was "Command: ``"
 
 
 def test_a_mistyped_store_is_refused_and_not_made(tmp_path: Path) -> None:
