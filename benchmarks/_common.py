@@ -1,5 +1,5 @@
 """Shared helpers for benchmark scripts: output folder, device label, markdown tables, the command
-line, budgeted workload sweeps and per-candidate latency summaries."""
+line, budgeted workload sweeps, per-candidate latency summaries and command-line checks (one line, exit 2)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import sys
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from kernelopt.data import DataError
 from kernelopt.data.trace import EvaluationStatus
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -144,12 +145,18 @@ def sweep_attempt(row: dict[str, Any], rows: list[dict[str, Any]], fn: Any, *fn_
         return None
 
 
+def sweep_results(script: str, args: Any) -> Path:
+    """A kernel sweep's ``<out>/<script stem>_<device>[_<name>].json``, checked by :func:`results_path` (one line,
+    exit 2): sweeps call it right after parsing their arguments, before measuring anything."""
+    stem = f"{Path(script).stem}_{device_label()}" + (f"_{args.name}" if args.name else "")
+    return results_path(stem, args.out, script)
+
+
 def write_sweep(script: str, argv: Sequence[str] | None, args: Any, data: dict[str, Any], markdown: Any) -> Path:
     """Write a kernel sweep's ``<script stem>_<device>[_<name>].{json,md}`` (``markdown(data, command)`` makes the
     table), say where on stderr, return the JSON path."""
-    stem = f"{Path(script).stem}_{device_label()}" + (f"_{args.name}" if args.name else "")
     cmd = command_line(script, argv)
-    path = write_results(stem, {"command": cmd, **data}, markdown(data, cmd), args.out)
+    path = write_results(sweep_results(script, args).stem, {"command": cmd, **data}, markdown(data, cmd), args.out)
     print(f"wrote {path} and {path.with_suffix('.md')}", file=sys.stderr)
     return path
 
@@ -160,15 +167,39 @@ def command_line(script: str, argv: Sequence[str] | None = None) -> str:
     return " ".join(["python", f"benchmarks/{script}", shlex.join(args)]).rstrip()
 
 
+def usage_error(script: str, message: str) -> NoReturn:
+    """Stop a script on bad input: ``<script>: error: <message>`` on stderr, exit status 2 (as argparse does)."""
+    print(f"{script}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def results_path(name: str, out_dir: Path | None = None, script: str = "") -> Path:
+    """``<out_dir>/<name>.json`` (default folder ``results/``), checked before any work: ``name`` a file name (no
+    folder in it), the folder one this command may write or make, the ``.json`` and ``.md`` not folders; else one
+    line naming ``script`` and exit status 2 (:func:`usage_error`)."""
+    from kernelopt.cli.paths import output_dir, output_file
+
+    folder = Path(out_dir) if out_dir is not None else RESULTS
+    try:
+        if not name or Path(name).name != name or name in (".", ".."):
+            raise DataError(f"--name {name}: a file name stem, not a path")
+        output_dir(folder, "--out")
+        for suffix in (".json", ".md"):
+            output_file(folder / f"{name}{suffix}", "results file")
+    except DataError as exc:
+        usage_error(script or Path(sys.argv[0]).name, str(exc))
+    return folder / f"{name}.json"
+
+
 def write_results(name: str, payload: dict[str, Any], markdown: str | None = None,
                   out_dir: Path | None = None) -> Path:
-    """Write ``<out_dir>/<name>.json`` (and ``.md``; default folder ``results/``); return the JSON path."""
-    folder = Path(out_dir) if out_dir is not None else RESULTS
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.json"
+    """Write ``<out_dir>/<name>.json`` (and ``.md``; default folder ``results/``); return the JSON path. Paths
+    :func:`results_path` refuses stop the script (one line, exit 2) before anything is written."""
+    path = results_path(name, out_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"measured": stamp(), **payload}, indent=2))
     if markdown is not None:
-        (folder / f"{name}.md").write_text(markdown + "\n")
+        path.with_suffix(".md").write_text(markdown + "\n")
     return path
 
 

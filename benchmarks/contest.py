@@ -40,6 +40,7 @@ from benchmarks._common import (
     failure_reason,
     hardware_label,
     percentile,
+    results_path,
     summarize_results,
     sweep_order,
     write_results,
@@ -615,6 +616,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     label = device_label()
     stem = f"contest_{a.name or label}"
+    results_path(stem, a.out, "contest.py")
     payload: dict[str, Any] = {"command": command_line("contest.py", argv), "device_label": label,
                                "preset": a.preset, "executor": a.executor, "budget_s": a.budget_s,
                                "max_workloads": a.max_workloads,

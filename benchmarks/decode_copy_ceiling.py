@@ -45,7 +45,7 @@ import triton.language as tl
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import fmt, md_table, operator_and_solution, write_sweep
+from benchmarks._common import fmt, md_table, operator_and_solution, sweep_results, write_sweep
 
 DEF = "gdn_decode_qk4_v8_d128_k_last"
 OPDIR = ROOT / "operators" / DEF
@@ -247,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default=None, help="results file suffix")
     ap.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
     args = ap.parse_args(argv)
+    sweep_results("decode_copy_ceiling.py", args)
     import torch
 
     from kernelopt.analysis.roofline import load_ceilings

@@ -49,6 +49,7 @@ from benchmarks._common import (
     fmt,
     md_table,
     sweep_attempt,
+    sweep_results,
     workloads_by_prefix,
     write_sweep,
 )
@@ -297,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
                         "--lengths")
     add_sweep_options(p)
     args = p.parse_args(argv)
+    sweep_results("gdn_prefill_kernel_sweep.py", args)
     if args.workload:
         args.lengths = workload_lengths(args.workload)
     write_sweep("gdn_prefill_kernel_sweep.py", argv, args, sweep(args), markdown)

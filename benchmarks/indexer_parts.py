@@ -51,6 +51,7 @@ from benchmarks._common import (
     call_timer,
     fmt,
     md_table,
+    sweep_results,
     workloads_by_prefix,
     write_sweep,
 )
@@ -199,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--params", nargs="*", default=[], help="seed parameters KEY=VALUE over its defaults")
     add_sweep_options(ap)
     args = ap.parse_args(argv)
+    sweep_results("indexer_parts.py", args)
     import torch
 
     from kernelopt.cli.tasks import assignments

@@ -37,8 +37,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import (TIMER_WORDS, add_sweep_options, call_timer, fmt, md_table, sweep_attempt,
-                                write_sweep)
+from benchmarks._common import (
+    TIMER_WORDS,
+    add_sweep_options,
+    call_timer,
+    fmt,
+    md_table,
+    sweep_attempt,
+    sweep_results,
+    write_sweep,
+)
 
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / MOE / "solutions" / "seeds"
@@ -174,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
                    metavar="BM,BN,WARPS,STAGES,MAXNREG")
     add_sweep_options(p)
     args = p.parse_args(argv)
+    sweep_results("moe_gemm1_sweep.py", args)
     if args.hidden % 128 or args.inter % 128 or args.tokens < 1:
         p.error("--hidden and --inter must be multiples of 128, --tokens >= 1")
     write_sweep("moe_gemm1_sweep.py", argv, args, sweep(args), markdown)

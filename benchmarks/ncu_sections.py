@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import md_table, operator_and_solution, workloads_by_prefix, write_sweep
+from benchmarks._common import (
+    md_table,
+    operator_and_solution,
+    sweep_results,
+    workloads_by_prefix,
+    write_sweep,
+)
 
 SECTIONS = ("SpeedOfLight", "ComputeWorkloadAnalysis", "MemoryWorkloadAnalysis", "Occupancy", "LaunchStats",
             "WarpStateStats", "SchedulerStats")
@@ -85,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default=None, help="results file suffix")
     ap.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
     args = ap.parse_args(argv)
+    sweep_results("ncu_sections.py", args)
     import torch
 
     from kernelopt.data.records import EvalRequest

@@ -39,7 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import RESULTS, stamp
+from _common import RESULTS, results_path, stamp
 from controller_efficiency import TableEval, censored_ratio, needed, random_search, space_seed, start_point
 
 LENGTH_SCALES = (0.3, 0.5, 0.8)
@@ -162,9 +162,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--out", type=Path, default=RESULTS, help="results folder")
     args = ap.parse_args(argv)
     if args.summary:
+        results_path("search_bound_summary", args.out, "search_bound.py")
         return summarise(args.out)
     if args.table is None:
         ap.error("--table FILE (or --summary)")
+    name = f"{table_name(args.table)}_b{args.budget}"
+    results_path(f"search_bound_{name}", args.out, "search_bound.py")
     ev = TableEval(args.table)
     op = ev.op.name
     seed = space_seed(op, ev.fix)
@@ -202,7 +205,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                                               3),
                      "best_first": round(statistics.median(1 / r["random_needed"] for r in rows), 3)},
            "random_median_needed": statistics.median(r["random_needed"] for r in rows)}
-    name = f"{table_name(args.table)}_b{args.budget}"
     mine = controller_figure(name, args.seeds)
     if mine is not None:
         out["controller"] = mine

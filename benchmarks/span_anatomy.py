@@ -36,6 +36,7 @@ from benchmarks._common import (
     md_table,
     operator_and_solution,
     spread_order,
+    sweep_results,
     workloads_by_prefix,
     write_sweep,
 )
@@ -139,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default=None, help="results file suffix")
     ap.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
     args = ap.parse_args(argv)
+    sweep_results("span_anatomy.py", args)
     if args.host_calls < 0 or args.host_top < 1:
         ap.error(f"--host-calls must be >= 0 and --host-top >= 1 (got {args.host_calls}, {args.host_top})")
     import torch

@@ -83,3 +83,11 @@ def test_the_contest_objective_plans_what_summed_latency_declines(tmp_path: Path
     assert contest["planned"]["specialists"] == ["fast_small", "steady"]
     assert contest["mean_speedup_over_best_single"] == pytest.approx(contest["planned"]["mean_speedup_over_best_single"])
     assert contest["mean_speedup_over_best_single"] > 1.2
+
+
+def test_a_bad_name_is_refused_before_any_work(tmp_path: Path, capsys) -> None:
+    one = _write(tmp_path / "one.jsonl", "one", lambda b: 0.001)
+    with pytest.raises(SystemExit) as exc:
+        dispatch_plan.main(["--operator", OP, "--traces", f"a={one}", f"b={one}", "--name", "sub/x"])
+    out = capsys.readouterr()
+    assert exc.value.code == 2 and out.out == "" and "dispatch_plan.py: error: --name sub/x" in out.err

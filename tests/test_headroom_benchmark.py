@@ -70,3 +70,12 @@ def test_improve_all_lets_every_workload_reach_the_roofline() -> None:
     assert mod.ratio_at(1.0, ours, base, bound, improve_all=True) == pytest.approx(5.0 / 2.5)
     assert mod.needed_fraction(2.0, ours, base, bound, improve_all=True) == pytest.approx(1.0, rel=1e-6)
     assert mod.needed_fraction(2.1, ours, base, bound, improve_all=True) is None
+
+
+def test_a_bad_name_is_refused_before_any_work(capsys) -> None:
+    mod = _module()
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--operator", DECODE, "--ours", str(TRACES / "retained.jsonl"), "--baseline",
+                  str(TRACES / "fla.jsonl"), "--name", "sub/x"])
+    out = capsys.readouterr()
+    assert exc.value.code == 2 and out.out == "" and "headroom.py: error: --name sub/x" in out.err

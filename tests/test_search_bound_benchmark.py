@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from operator_helpers import load_script
 
 REPO = Path(__file__).resolve().parents[1]
@@ -89,3 +90,14 @@ def test_the_summary_takes_the_controllers_figure_from_its_current_result_file(t
     assert fresh["controller"]["median_ratio_censored"] == current != 9.99
     assert f"**{current:.3f}**" in (tmp_path / name).with_suffix(".md").read_text()
     assert f"| {current:.3f} |" in (tmp_path / "search_bound_summary.md").read_text()
+
+
+def test_an_out_that_is_a_file_is_refused_before_the_search(tmp_path: Path, capsys) -> None:
+    mod = _module()
+    table = REPO / "benchmarks" / "results" / "controller_space_rmsnorm_h4096_h200.json"
+    (tmp_path / "file").write_text("")
+    for argv in (["--table", str(table), "--budget", "6", "--seeds", "1"], ["--summary"]):
+        with pytest.raises(SystemExit) as exc:
+            mod.main([*argv, "--out", str(tmp_path / "file")])
+        out = capsys.readouterr()
+        assert exc.value.code == 2 and out.out == "" and "is a file; give a folder" in out.err

@@ -78,3 +78,16 @@ def test_faster_names_the_faster_file_only_when_it_passed_as_much(tmp_path: Path
     assert faster(BF, missing) == "a"
     assert main(["--operator", PRE, "--a", str(BF), "--b", str(quicker), "--faster"]) == 0
     assert capsys.readouterr().out.strip() == "b"
+
+
+def test_bad_results_paths_are_refused_before_any_work(tmp_path: Path, capsys) -> None:
+    """``--name sub/x``, ``--out`` a file, ``<name>.json`` a folder: one line, exit 2, nothing written."""
+    (tmp_path / "t.json").mkdir()
+    (tmp_path / "file").write_text("")
+    for extra in (["--name", "sub/x", "--out", str(tmp_path)], ["--name", "t", "--out", str(tmp_path / "file")],
+                  ["--name", "t", "--out", str(tmp_path)]):
+        with pytest.raises(SystemExit) as exc:
+            main(["--operator", PRE, "--a", str(BF), "--b", str(BF), *extra])
+        out = capsys.readouterr()
+        assert exc.value.code == 2 and out.out == "" and out.err.startswith("trace_agreement.py: error: ")
+    assert not (tmp_path / "t.md").exists() and not (tmp_path / "sub").exists()
