@@ -173,6 +173,17 @@ def usage_error(script: str, message: str) -> NoReturn:
     raise SystemExit(2)
 
 
+def load_operator_arg(script: str, name: str) -> Any:
+    """The operator ``--operator name`` names; an unknown one (or a broken definition) is one line naming
+    ``script`` and exit status 2 (:func:`usage_error`), not a traceback."""
+    from kernelopt.operators import UnknownOperatorError, load_operator
+
+    try:
+        return load_operator(name)
+    except (UnknownOperatorError, DataError) as exc:
+        usage_error(script, str(exc))
+
+
 def results_path(name: str, out_dir: Path | None = None, script: str = "") -> Path:
     """``<out_dir>/<name>.json`` (default folder ``results/``), checked before any work: ``name`` a file name (no
     folder in it), the folder one this command may write or make, the ``.json`` and ``.md`` not folders; else one
@@ -304,13 +315,8 @@ def failure_log(r: Any) -> str:
 
 
 def operator_and_solution(script: str, operator: str, solution: str) -> tuple[Any, Any]:
-    """The operator (an unknown one: ``SystemExit`` naming ``script``) and the solution argument (Solution JSON, seed
-    folder or ``FOLDER@KEY=VALUE,...``) of a GPU benchmark's command line."""
+    """The operator (an unknown one: :func:`load_operator_arg`'s one line, exit 2) and the solution argument
+    (Solution JSON, seed folder or ``FOLDER@KEY=VALUE,...``) of a GPU benchmark's command line."""
     from kernelopt.cli.tasks import load_solution_arg
-    from kernelopt.operators import load_operator
 
-    try:
-        op = load_operator(operator)
-    except Exception as exc:  # noqa: BLE001 - an unknown operator: say so
-        raise SystemExit(f"{script}: {exc}") from None
-    return op, load_solution_arg(solution, None)
+    return load_operator_arg(script, operator), load_solution_arg(solution, None)

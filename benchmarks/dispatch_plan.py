@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import command_line, fmt, md_table, results_path, write_results
+from _common import command_line, fmt, load_operator_arg, md_table, results_path, write_results
 
 from kernelopt.analysis.campaign_analysis import analyse_operator
 from kernelopt.controller.budget import Rules
@@ -128,6 +128,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         "of per-workload speedups (the contest's score)")
     p.add_argument("--name", default=None, help="write benchmarks/results/<name>.{json,md}")
     a = p.parse_args(argv)
+    load_operator_arg("dispatch_plan.py", a.operator)
     if a.name:
         results_path(a.name, None, "dispatch_plan.py")
     traces = {}

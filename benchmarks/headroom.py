@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import command_line, fmt, md_table, results_path, write_results
+from _common import command_line, fmt, load_operator_arg, md_table, results_path, write_results
 from dispatch_plan import passed
 
 from kernelopt.analysis.roofline import load_ceilings, load_roofline, workload_bounds
@@ -142,6 +142,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                          "against a slower baseline, e.g. the paper's speedup over the reference)")
     ap.add_argument("--name", default=None, help="write benchmarks/results/<name>.{json,md}")
     args = ap.parse_args(argv)
+    load_operator_arg("headroom.py", args.operator)
     if args.name:
         results_path(args.name, None, "headroom.py")
     for f in (args.ours, args.baseline):

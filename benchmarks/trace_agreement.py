@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import command_line, fmt, md_table, results_path, write_results
+from _common import command_line, fmt, load_operator_arg, md_table, results_path, write_results
 from dispatch_plan import passed
 
 from kernelopt.analysis.campaign_analysis import analyse_operator
@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="print only 'b' if the second file passed every workload the first passed and is faster "
                         "over them, else 'a'")
     args = p.parse_args(argv)
+    load_operator_arg("trace_agreement.py", args.operator)
     if args.name:
         results_path(args.name, args.out, "trace_agreement.py")
     for f in (args.a, args.b):

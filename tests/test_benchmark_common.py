@@ -42,3 +42,15 @@ def test_results_path_names_the_script_and_accepts_a_folder_to_make(tmp_path: Pa
     assert capsys.readouterr().err.startswith("demo.py: error: --name a/b:")
     path = write_results("x", {"a": 1}, "# md", tmp_path / "new")
     assert path.is_file() and path.with_suffix(".md").read_text() == "# md\n"
+
+
+def test_an_unknown_operator_is_one_line_and_exit_2(capsys) -> None:
+    """The GPU benchmarks' ``operator_and_solution`` and the trace scripts share ``load_operator_arg``."""
+    from _common import load_operator_arg, operator_and_solution
+
+    assert load_operator_arg("demo.py", "rmsnorm_h4096").name == "rmsnorm_h4096"
+    for call in (lambda: load_operator_arg("demo.py", "nope"), lambda: operator_and_solution("demo.py", "nope", "x")):
+        with pytest.raises(SystemExit) as exc:
+            call()
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and err.startswith("demo.py: error: ") and len(err.strip().splitlines()) == 1

@@ -91,3 +91,11 @@ def test_a_bad_name_is_refused_before_any_work(tmp_path: Path, capsys) -> None:
         dispatch_plan.main(["--operator", OP, "--traces", f"a={one}", f"b={one}", "--name", "sub/x"])
     out = capsys.readouterr()
     assert exc.value.code == 2 and out.out == "" and "dispatch_plan.py: error: --name sub/x" in out.err
+
+
+def test_an_unknown_operator_is_one_line(tmp_path: Path, capsys) -> None:
+    one = _write(tmp_path / "one.jsonl", "one", lambda b: 0.001)
+    with pytest.raises(SystemExit) as exc:
+        dispatch_plan.main(["--operator", "nope", "--traces", f"a={one}", f"b={one}"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith("dispatch_plan.py: error: ") and len(err.strip().splitlines()) == 1

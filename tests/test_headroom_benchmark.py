@@ -79,3 +79,12 @@ def test_a_bad_name_is_refused_before_any_work(capsys) -> None:
                   str(TRACES / "fla.jsonl"), "--name", "sub/x"])
     out = capsys.readouterr()
     assert exc.value.code == 2 and out.out == "" and "headroom.py: error: --name sub/x" in out.err
+
+
+def test_an_unknown_operator_is_one_line(capsys) -> None:
+    mod = _module()
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--operator", "nope", "--ours", str(TRACES / "retained.jsonl"), "--baseline",
+                  str(TRACES / "fla.jsonl")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith("headroom.py: error: ") and len(err.strip().splitlines()) == 1

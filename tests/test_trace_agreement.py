@@ -91,3 +91,13 @@ def test_bad_results_paths_are_refused_before_any_work(tmp_path: Path, capsys) -
         out = capsys.readouterr()
         assert exc.value.code == 2 and out.out == "" and out.err.startswith("trace_agreement.py: error: ")
     assert not (tmp_path / "t.md").exists() and not (tmp_path / "sub").exists()
+
+
+def test_an_unknown_operator_is_one_line(capsys) -> None:
+    for extra in ([], ["--faster"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["--operator", "nope", "--a", str(BF), "--b", str(BF), *extra])
+        out = capsys.readouterr()
+        assert exc.value.code == 2 and out.out == ""
+        assert out.err.startswith("trace_agreement.py: error: ") and "nope" in out.err
+        assert len(out.err.strip().splitlines()) == 1
