@@ -3,6 +3,7 @@ line, budgeted workload sweeps, per-candidate latency summaries and command-line
 
 from __future__ import annotations
 
+import argparse
 import datetime as _dt
 import json
 import platform
@@ -173,6 +174,18 @@ def usage_error(script: str, message: str) -> NoReturn:
     raise SystemExit(2)
 
 
+def positive_int(text: str) -> int:
+    """An argparse ``type=`` for counts (``--budget``, ``--seeds``): an integer >= 1, else argparse's one-line
+    error and exit status 2."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: must be at least 1")
+    return value
+
+
 def load_operator_arg(script: str, name: str) -> Any:
     """The operator ``--operator name`` names; an unknown one (or a broken definition) is one line naming
     ``script`` and exit status 2 (:func:`usage_error`), not a traceback."""
@@ -182,6 +195,32 @@ def load_operator_arg(script: str, name: str) -> Any:
         return load_operator(name)
     except (UnknownOperatorError, DataError) as exc:
         usage_error(script, str(exc))
+
+
+def load_space_table(path: Path, script: str) -> dict[str, Any]:
+    """A latency table of ``controller_efficiency.py --mode measure`` (parsed), checked for the keys its readers
+    use; anything else (a missing file, a folder, malformed JSON, a results file) is one line
+    ``--table <path>: not a --mode measure table: <why>`` and exit status 2 (:func:`usage_error`)."""
+    def bad(why: str) -> NoReturn:
+        usage_error(script, f"--table {path}: not a --mode measure table: {why}")
+
+    if not Path(path).is_file():
+        bad("is a folder" if Path(path).is_dir() else "no such file")
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError) as exc:
+        bad(str(exc))
+    except json.JSONDecodeError as exc:
+        bad(f"malformed JSON ({exc})")
+    if not isinstance(data, dict):
+        bad(f"a JSON {type(data).__name__}, not an object")
+    shapes = {"operator": str, "workloads": list, "latency_ms": dict}
+    missing = [k for k, t in shapes.items() if not isinstance(data.get(k), t)]
+    if missing:
+        bad(f"no {', '.join(missing)} (has {sorted(data) or 'no keys'})")
+    if not data["latency_ms"] or not all(isinstance(row, dict) for row in data["latency_ms"].values()):
+        bad("latency_ms holds no point's per-workload latencies")
+    return data
 
 
 def results_path(name: str, out_dir: Path | None = None, script: str = "") -> Path:

@@ -39,7 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import RESULTS, results_path, stamp
+from _common import RESULTS, load_operator_arg, load_space_table, positive_int, results_path, stamp
 from controller_efficiency import TableEval, censored_ratio, needed, random_search, space_seed, start_point
 
 LENGTH_SCALES = (0.3, 0.5, 0.8)
@@ -157,8 +157,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--summary", action="store_true",
                     help="summarise every search_bound_*.json in --out (no search) into search_bound_summary.md, "
                          "first refreshing each one's controller figure from its current controller_efficiency file")
-    ap.add_argument("--budget", type=int, default=48)
-    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--budget", type=positive_int, default=48, help="distinct candidates per search (>= 1)")
+    ap.add_argument("--seeds", type=positive_int, default=20, help="random start points and arms (>= 1)")
     ap.add_argument("--out", type=Path, default=RESULTS, help="results folder")
     args = ap.parse_args(argv)
     if args.summary:
@@ -168,6 +168,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         ap.error("--table FILE (or --summary)")
     name = f"{table_name(args.table)}_b{args.budget}"
     results_path(f"search_bound_{name}", args.out, "search_bound.py")
+    load_operator_arg("search_bound.py", load_space_table(args.table, "search_bound.py")["operator"])
     ev = TableEval(args.table)
     op = ev.op.name
     seed = space_seed(op, ev.fix)

@@ -101,3 +101,40 @@ def test_an_out_that_is_a_file_is_refused_before_the_search(tmp_path: Path, caps
             mod.main([*argv, "--out", str(tmp_path / "file")])
         out = capsys.readouterr()
         assert exc.value.code == 2 and out.out == "" and "is a file; give a folder" in out.err
+
+
+@pytest.mark.parametrize("value", ["-1", "0"])
+@pytest.mark.parametrize("option", ["--budget", "--seeds"])
+def test_budget_and_seeds_below_one_are_refused(tmp_path: Path, capsys, option: str, value: str) -> None:
+    """``--budget -1`` wrote a 'perfect' result (every ratio 0), ``--budget 0`` and ``--seeds 0`` were tracebacks."""
+    mod = _module()
+    table = REPO / "benchmarks" / "results" / "controller_space_rmsnorm_h4096_h200.json"
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--table", str(table), option, value, "--out", str(tmp_path)])
+    assert exc.value.code == 2 and f"argument {option}: {value}: must be at least 1" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("content", "why"), [
+    (None, "no such file"),
+    ('{"operator": "rms', "malformed JSON"),
+    ("{}", "no operator, workloads, latency_ms"),
+    ("[1]", "a JSON list, not an object"),
+    ("results", "no workloads, latency_ms"),
+    ("folder", "is a folder"),
+])
+def test_a_bad_table_is_one_line(tmp_path: Path, capsys, content: str | None, why: str) -> None:
+    mod = _module()
+    table = tmp_path / "t.json"
+    if content == "results":  # a search_bound result, not a table
+        table.write_text((REPO / "benchmarks" / "results" / "search_bound_gemm_h200_b48.json").read_text())
+    elif content == "folder":
+        table.mkdir()
+    elif content is not None:
+        table.write_text(content)
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--table", str(table), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert f"search_bound.py: error: --table {table}: not a --mode measure table: {why}" in err
+    assert not (tmp_path / "out").exists()
