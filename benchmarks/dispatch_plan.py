@@ -38,10 +38,12 @@ from kernelopt.data.trace import EvaluationStatus, Trace
 from kernelopt.operators import load_operator
 
 
-def passed(path: Path) -> tuple[dict[str, float], str, str]:
-    """UUID -> latency of the PASSED records of a trace file, the solution name, and the hardware."""
+def passed(path: Path, operator: str | None = None) -> tuple[dict[str, float], str, str]:
+    """UUID -> latency of the PASSED records of a trace file, the solution name, and the hardware. With
+    ``operator``, the file must hold traces, all of that definition (else ``SystemExit`` saying what it holds)."""
     lat: dict[str, float] = {}
     name = hardware = "?"
+    records = 0
     for n, line in enumerate(path.read_text().splitlines(), 1):
         if not line.strip():
             continue
@@ -54,19 +56,24 @@ def passed(path: Path) -> tuple[dict[str, float], str, str]:
             raise SystemExit(str(exc)) from None
         if t.evaluation is None:
             raise SystemExit(f"{where}: no evaluation")
+        if operator is not None and t.definition != operator:
+            raise SystemExit(f"{path} holds traces of {t.definition}, not {operator} (line {n})")
+        records += 1
         if name not in ("?", t.solution):  # e.g. `kernelopt evaluate`'s default file, appended by every solution
             raise SystemExit(f"{path}:{n}: solution {t.solution!r} after {name!r}: a trace file per solution (one "
                              "solution's sweep), e.g. `kernelopt evaluate ... output=<file>`")
         name, hardware = t.solution or name, t.evaluation.environment.hardware
         if t.evaluation.status == EvaluationStatus.PASSED and t.evaluation.performance is not None:
             lat[t.workload.uuid] = t.evaluation.performance.latency_ms
+    if operator is not None and not records:
+        raise SystemExit(f"{path} holds no traces")
     return lat, name, hardware
 
 
 def plan(operator: str, traces: dict[str, Path], noise: float, objective: str = "mean_latency") -> dict[str, Any]:
     """The planner's inputs and verdict (JSON-ready)."""
     op = load_operator(operator)
-    runs = {label: passed(p) for label, p in traces.items()}
+    runs = {label: passed(p, operator) for label, p in traces.items()}
     common = [w for w in op.workloads if all(w.uuid in lat for lat, _, _ in runs.values())]
     if not common:
         raise SystemExit("no workload passed in every trace file")

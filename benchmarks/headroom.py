@@ -62,7 +62,7 @@ def needed_fraction(target: float, ours: dict[str, float], base: dict[str, float
 def latencies(op: Any, ours_file: Path, base_file: Path) -> dict[str, Any]:
     """Over the workloads both files passed: our, the baseline's and the lower-bound latency per UUID (ms), the
     workloads, the solution names and the hardware the traces name."""
-    (ours_all, ours_name, hw), (base_all, base_name, _) = passed(ours_file), passed(base_file)
+    (ours_all, ours_name, hw), (base_all, base_name, _) = passed(ours_file, op.name), passed(base_file, op.name)
     common = [w for w in op.workloads if w.uuid in ours_all and w.uuid in base_all]
     if not common:
         raise SystemExit("no workload passed in both trace files")

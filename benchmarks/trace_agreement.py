@@ -50,7 +50,7 @@ def agreement(operator: str, a_file: Path, b_file: Path, axis: str | None = None
     """Per band of the operator (or per value of the workload axis ``axis``): the workloads both files passed, each
     file's mean latency, the ratio of means (b / a) and the per-workload ratios' min / median / max (JSON-ready)."""
     op = load_operator(operator)
-    (a, a_name, hw), (b, b_name, b_hw) = passed(a_file), passed(b_file)
+    (a, a_name, hw), (b, b_name, b_hw) = passed(a_file, operator), passed(b_file, operator)
     common = [w.uuid for w in op.workloads if w.uuid in a and w.uuid in b]
     if not common:
         raise SystemExit(f"no workload passed in both {a_file} and {b_file}")
@@ -73,10 +73,11 @@ def agreement(operator: str, a_file: Path, b_file: Path, axis: str | None = None
             "ratio_min": all_ratios[0], "ratio_max": all_ratios[-1]}
 
 
-def faster(a_file: Path, b_file: Path) -> str:
+def faster(a_file: Path, b_file: Path, operator: str) -> str:
     """``"b"`` when ``b_file`` passed every workload ``a_file`` passed and its summed latency over them is lower,
-    else ``"a"`` (for a session script choosing between two variants it measured side by side)."""
-    (a, _, _), (b, _, _) = passed(a_file), passed(b_file)
+    else ``"a"`` (for a session script choosing between two variants it measured side by side). Both files must
+    hold traces of ``operator`` (else ``SystemExit``)."""
+    (a, _, _), (b, _, _) = passed(a_file, operator), passed(b_file, operator)
     if not a or any(u not in b for u in a):
         return "b" if b and not a else "a"
     return "b" if sum(b[u] for u in a) < sum(a.values()) else "a"
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         if not f.is_file():
             p.error(f"{f}: no such trace file")
     if args.faster:
-        print(faster(args.a, args.b))
+        print(faster(args.a, args.b, args.operator))
         return 0
     r = agreement(args.operator, args.a, args.b, args.axis)
     md = markdown(r, command_line("trace_agreement.py", argv))

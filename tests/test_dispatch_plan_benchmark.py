@@ -99,3 +99,16 @@ def test_an_unknown_operator_is_one_line(tmp_path: Path, capsys) -> None:
         dispatch_plan.main(["--operator", "nope", "--traces", f"a={one}", f"b={one}"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.startswith("dispatch_plan.py: error: ") and len(err.strip().splitlines()) == 1
+
+
+def test_trace_files_of_another_operator_or_without_traces_are_named(tmp_path: Path) -> None:
+    """Both used to end in 'no workload passed in every trace file'."""
+    one = _write(tmp_path / "one.jsonl", "one", lambda b: 0.001)
+    other = (Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "traces_contest_h200"
+             / "gdn_decode_qk4_v8_d128_k_last" / "fla.jsonl")
+    with pytest.raises(SystemExit, match=f"{other} holds traces of gdn_decode_qk4_v8_d128_k_last, not {OP}"):
+        dispatch_plan.main(["--operator", OP, "--traces", f"one={one}", f"other={other}"])
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    with pytest.raises(SystemExit, match=f"{empty} holds no traces"):
+        dispatch_plan.main(["--operator", OP, "--traces", f"one={one}", f"empty={empty}"])

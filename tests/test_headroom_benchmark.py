@@ -88,3 +88,10 @@ def test_an_unknown_operator_is_one_line(capsys) -> None:
                   str(TRACES / "fla.jsonl")])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.startswith("headroom.py: error: ") and len(err.strip().splitlines()) == 1
+
+
+def test_trace_files_of_another_operator_are_named() -> None:
+    mod = _module()
+    other = REPO / "benchmarks" / "results" / "traces_contest_h200" / "gdn_prefill_qk4_v8_d128_k_last" / "retained.jsonl"
+    with pytest.raises(SystemExit, match=f"holds traces of gdn_prefill_qk4_v8_d128_k_last, not {DECODE}"):
+        mod.headroom(DECODE, TRACES / "retained.jsonl", other, 1.1, None)

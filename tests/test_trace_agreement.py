@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -51,10 +52,12 @@ def test_the_command_writes_its_table_and_refuses_bad_input(tmp_path: Path, caps
     with pytest.raises(SystemExit):
         main(["--operator", PRE, "--a", str(tmp_path / "missing.jsonl"), "--b", str(BF)])
     assert "no such trace file" in capsys.readouterr().err
-    empty = tmp_path / "none.jsonl"
-    _scaled(BF, empty, 1.0, 0, 0, drop=100)
+    failed = tmp_path / "failed.jsonl"
+    failed.write_text("".join(json.dumps({**t, "evaluation": {**t["evaluation"], "status": "INCORRECT_NUMERICAL",
+                                                               "performance": None}}) + "\n"
+                              for t in map(json.loads, BF.read_text().splitlines())))
     with pytest.raises(SystemExit, match="no workload passed in both"):
-        agreement(PRE, BF, empty)
+        agreement(PRE, BF, failed)
 
 
 def test_axis_groups_by_each_value_of_a_workload_axis(tmp_path: Path) -> None:
@@ -74,8 +77,8 @@ def test_faster_names_the_faster_file_only_when_it_passed_as_much(tmp_path: Path
     quicker, missing = tmp_path / "quick.jsonl", tmp_path / "missing.jsonl"
     _scaled(BF, quicker, 0.9, 2857, 8192)
     _scaled(BF, missing, 0.5, 0, 100000, drop=1)  # faster everywhere, but one workload short
-    assert faster(BF, quicker) == "b" and faster(quicker, BF) == "a"
-    assert faster(BF, missing) == "a"
+    assert faster(BF, quicker, PRE) == "b" and faster(quicker, BF, PRE) == "a"
+    assert faster(BF, missing, PRE) == "a"
     assert main(["--operator", PRE, "--a", str(BF), "--b", str(quicker), "--faster"]) == 0
     assert capsys.readouterr().out.strip() == "b"
 
@@ -101,3 +104,18 @@ def test_an_unknown_operator_is_one_line(capsys) -> None:
         assert exc.value.code == 2 and out.out == ""
         assert out.err.startswith("trace_agreement.py: error: ") and "nope" in out.err
         assert len(out.err.strip().splitlines()) == 1
+
+
+def test_files_of_another_operator_or_without_traces_are_refused(tmp_path: Path, capsys) -> None:
+    """``--faster`` ignored ``--operator`` (files of another operator, two empty files: it printed a or b, exit 0);
+    the table said only 'no workload passed in both'."""
+    other = REPO / "benchmarks" / "results" / "traces_contest_h200" / "gdn_decode_qk4_v8_d128_k_last" / "fla.jsonl"
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    for a, b, why in ((BF, other, f"{other} holds traces of gdn_decode_qk4_v8_d128_k_last, not {PRE}"),
+                      (other, BF, f"{other} holds traces of gdn_decode_qk4_v8_d128_k_last, not {PRE}"),
+                      (empty, empty, f"{empty} holds no traces"), (BF, empty, f"{empty} holds no traces")):
+        for extra in ([], ["--faster"]):
+            with pytest.raises(SystemExit, match=re.escape(why)):
+                main(["--operator", PRE, "--a", str(a), "--b", str(b), *extra])
+            assert capsys.readouterr().out == ""
