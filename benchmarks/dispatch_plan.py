@@ -89,6 +89,9 @@ def plan(operator: str, traces: dict[str, Path], noise: float, objective: str = 
         groups.append(SolutionRuns(solution_hash=label, full=[rec]))
     best = best_full(groups).run_id  # type: ignore[union-attr]  (every group is fully swept)
     analysis = analyse_operator(op.definition, common, op.path, {u: runs[best][0][u] for u in uuids}, hardware)
+    if analysis["bands"].get("band_axis") is None:  # one band: no dispatch to plan (its table would be empty)
+        raise SystemExit(f"only {len(common)} workload(s) passed in every trace file, too few to form bands: no var "
+                         f"axis of {operator} varies over them")
     rows, _ = band_winners(groups, analysis, uuids, objective)
     bands = [{"band": r["band"], "workloads": r["workloads"], "cost_ms": r["costs_ms"], "winner": r["run_id"]}
              for r in rows]

@@ -112,3 +112,13 @@ def test_trace_files_of_another_operator_or_without_traces_are_named(tmp_path: P
     empty.write_text("\n")
     with pytest.raises(SystemExit, match=f"{empty} holds no traces"):
         dispatch_plan.main(["--operator", OP, "--traces", f"one={one}", f"empty={empty}"])
+
+
+def test_too_few_common_workloads_to_form_bands_is_refused(tmp_path: Path) -> None:
+    """One common workload printed 'band axis None', an empty table and 'per-band winners 0.0000 ms'."""
+    a = _write(tmp_path / "a.jsonl", "a", lambda b: 0.001 if b == 1 else None)
+    b = _write(tmp_path / "b.jsonl", "b", lambda b: 0.002 if b in (1, 7) else None)
+    with pytest.raises(SystemExit, match=r"only 1 workload\(s\) passed in every trace file, too few to form bands"):
+        dispatch_plan.main(["--operator", OP, "--traces", f"a={a}", f"b={b}"])
+    a = _write(tmp_path / "a.jsonl", "a", lambda b: 0.001 if b in (1, 7) else None)
+    assert dispatch_plan.plan(OP, {"a": a, "b": b}, 0.02)["band_axis"] == "batch_size"
