@@ -144,8 +144,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     traces = {}
     for item in a.traces:
         label, sep, path = item.partition("=")
-        if not sep or not Path(path).is_file():
+        if not sep or not label or not Path(path).is_file():
             raise SystemExit(f"--traces {item!r}: expected LABEL=FILE with an existing file")
+        if label in traces:
+            raise SystemExit(f"--traces {item!r}: label {label!r} given twice (each solution needs its own label)")
         traces[label] = Path(path)
     if len(traces) < 2:
         raise SystemExit("--traces: give at least two solutions' trace files")

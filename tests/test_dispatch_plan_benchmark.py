@@ -122,3 +122,13 @@ def test_too_few_common_workloads_to_form_bands_is_refused(tmp_path: Path) -> No
         dispatch_plan.main(["--operator", OP, "--traces", f"a={a}", f"b={b}"])
     a = _write(tmp_path / "a.jsonl", "a", lambda b: 0.001 if b in (1, 7) else None)
     assert dispatch_plan.plan(OP, {"a": a, "b": b}, 0.02)["band_axis"] == "batch_size"
+
+
+def test_a_repeated_label_is_refused(tmp_path: Path) -> None:
+    """``--traces a=X a=Y b=Z`` silently dropped X."""
+    one = _write(tmp_path / "one.jsonl", "one", lambda b: 0.001)
+    two = _write(tmp_path / "two.jsonl", "two", lambda b: 0.002)
+    with pytest.raises(SystemExit, match="label 'a' given twice"):
+        dispatch_plan.main(["--operator", OP, "--traces", f"a={one}", f"a={two}", f"b={two}"])
+    with pytest.raises(SystemExit, match="LABEL=FILE"):
+        dispatch_plan.main(["--operator", OP, "--traces", f"={one}", f"b={two}"])
