@@ -20,6 +20,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 from collections import defaultdict
@@ -39,17 +40,21 @@ FRACTIONS = (0.6, 0.7, 0.8, 0.9, 1.0)
 def ratio_at(f: float, ours: dict[str, float], base: dict[str, float], bound: dict[str, float],
              improve_all: bool = False) -> float:
     """Baseline / ours ratio of summed latencies when every workload we do not already win (``improve_all``:
-    every workload) runs at ``f`` of its roofline (never slower than today)."""
-    total = sum(ours[u] if ours[u] <= base[u] and not improve_all else min(ours[u], bound[u] / f) for u in ours)
+    every workload) runs at ``f`` of its roofline (never slower than today; ``f = 0``: today's ratio)."""
+    total = sum(ours[u] if (ours[u] <= base[u] and not improve_all) or f <= 0 else min(ours[u], bound[u] / f)
+                for u in ours)
     return sum(base.values()) / total
 
 
 def needed_fraction(target: float, ours: dict[str, float], base: dict[str, float],
                     bound: dict[str, float], improve_all: bool = False) -> float | None:
-    """The smallest roofline fraction reaching ``target`` (None: not even on the roofline)."""
+    """The smallest roofline fraction reaching ``target`` (None: not even on the roofline; 0.0: today's latencies
+    already reach it, no fraction needed)."""
     def r(f: float) -> float:
         return ratio_at(f, ours, base, bound, improve_all)
 
+    if sum(base.values()) / sum(ours.values()) >= target:  # R(f) does not fall below today's ratio
+        return 0.0
     if r(1.0) < target:
         return None
     lo, hi = 1e-4, 1.0
@@ -110,7 +115,9 @@ def markdown(r: dict[str, Any], command: str) -> str:
              fmt(b["baseline_over_ours"], ".2f") + "x"] for b in r["bands"]]
     need = r["needed_fraction"]
     which = "every workload" if r["improve_all"] else f"every workload where {r['baseline']} is faster today"
-    if need is not None:
+    if need == 0.0:
+        verdict = f"already reached ({r['ratio_now']:.3f}x >= {r['target']:.2f}x): no roofline fraction needed"
+    elif need is not None:
         verdict = f"needs **{need:.3f} of the roofline** on {which}"
     elif r["improve_all"]:
         verdict = f"**out of reach**: even on the roofline the ratio is {r['ratio_at'][1.0]:.3f}x"
@@ -148,8 +155,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for f in (args.ours, args.baseline):
         if not f.is_file():
             ap.error(f"{f}: no such trace file")
-    if args.target <= 0:
-        ap.error("--target must be > 0")
+    if not math.isfinite(args.target) or args.target <= 0:
+        ap.error(f"--target {args.target}: expected a finite ratio > 0")
     r = headroom(args.operator, args.ours, args.baseline, args.target, args.axis, args.improve_all)
     md = markdown(r, command_line("headroom.py", argv))
     print(md)

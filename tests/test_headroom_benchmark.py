@@ -47,9 +47,10 @@ def test_decode_contest_traces(tmp_path: Path) -> None:
     # workloads it loses cannot reach 1.10x, and the verdict points at --all, which can
     if r["needed_fraction"] is None:
         assert r["ratio_at"][1.0] < 1.10 and "rerun with `--all`" in mod.markdown(r, "cmd")
-    r = mod.headroom(DECODE, TRACES / "retained.jsonl", TRACES / "fla.jsonl", 1.10, None, improve_all=True)
+    # the retained kernel reads 1.105x today (call DR): a target above that needs a fraction of the roofline
+    r = mod.headroom(DECODE, TRACES / "retained.jsonl", TRACES / "fla.jsonl", 1.20, None, improve_all=True)
     need = r["needed_fraction"]
-    assert need is not None and mod.ratio_at(need, lat["ours"], lat["base"], lat["bound"], improve_all=True) >= 1.10 - 1e-9
+    assert need and mod.ratio_at(need, lat["ours"], lat["base"], lat["bound"], improve_all=True) >= 1.20 - 1e-9
     assert "needs **" in mod.markdown(r, "cmd")
     with pytest.raises(SystemExit, match="--axis"):
         mod.headroom(DECODE, TRACES / "retained.jsonl", TRACES / "fla.jsonl", 1.1, "seq_len_nope")
@@ -95,3 +96,26 @@ def test_trace_files_of_another_operator_are_named() -> None:
     other = REPO / "benchmarks" / "results" / "traces_contest_h200" / "gdn_prefill_qk4_v8_d128_k_last" / "retained.jsonl"
     with pytest.raises(SystemExit, match=f"holds traces of gdn_prefill_qk4_v8_d128_k_last, not {DECODE}"):
         mod.headroom(DECODE, TRACES / "retained.jsonl", other, 1.1, None)
+
+
+def test_a_target_reached_today_says_so() -> None:
+    """The bisection ran down to its 1e-4 floor and the table said 'needs **0.000 of the roofline**'."""
+    mod = _module()
+    ours, base, bound = {"a": 1.0, "b": 4.0}, {"a": 2.0, "b": 3.5}, {"a": 0.5, "b": 2.0}  # 5.5 / 5 = 1.1x today
+    for improve_all in (False, True):
+        assert mod.needed_fraction(1.05, ours, base, bound, improve_all) == 0.0
+        assert mod.ratio_at(0.0, ours, base, bound, improve_all) == pytest.approx(1.1)  # f = 0: today
+        assert 0 < mod.needed_fraction(1.2, ours, base, bound, improve_all) < 1
+    r = mod.headroom(DECODE, TRACES / "retained.jsonl", TRACES / "fla.jsonl", 1.0, None, improve_all=True)
+    md = mod.markdown(r, "cmd")
+    assert r["needed_fraction"] == 0.0 and f"Target 1x already reached ({r['ratio_now']:.3f}x >= 1.00x)" in md
+    assert "0.000 of the roofline" not in md
+
+
+@pytest.mark.parametrize("target", ["0", "-1", "nan", "inf"])
+def test_a_target_that_is_not_a_finite_positive_ratio_is_refused(capsys, target: str) -> None:
+    mod = _module()
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--operator", DECODE, "--ours", str(TRACES / "retained.jsonl"), "--baseline",
+                  str(TRACES / "fla.jsonl"), "--target", target])
+    assert exc.value.code == 2 and "expected a finite ratio > 0" in capsys.readouterr().err
