@@ -5,8 +5,8 @@ official timing, each row checked against the first solution). This reads its JS
 size the fastest of the chosen rows whose check passed (keeping the previous batch size's pick where that is within
 ``--min-gain``, 1 % by default, of the fastest), merges neighbouring batch sizes with the same pick into
 one band (upper bound: the largest batch size of the run), adds ``--above`` for every larger batch size, and writes
-the dispatch with ``kernelopt dispatch`` (the picks and the command are printed and recorded in
-``benchmarks/results/decode_bands_<output stem>.json``, or ``--picks``)::
+the dispatch with ``kernelopt dispatch`` (the picks and the command are printed and recorded in ``--picks``, by
+default ``benchmarks/results/decode_bands_<output stem>.json``, which must not exist yet)::
 
     python benchmarks/decode_bands.py --results benchmarks/results/decode_copy_ceiling_h200_dk.json \\
         --rows vtile_w8 lean4 lean1 lean2 --above "operators/<def>/solutions/seeds/gdn_decode_lean@OUT_FROM_OLD=0" \\
@@ -26,10 +26,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import md_table
+from benchmarks._common import md_table, usage_error
+from kernelopt.cli.paths import output_file
+from kernelopt.data import DataError
 
 REPO = Path(__file__).resolve().parents[1]
 OPERATOR = "gdn_decode_qk4_v8_d128_k_last"
+SHAPE = ("expected decode_copy_ceiling.py's result: an object with 'solutions' (row -> solution) and 'rows' "
+         "(each with batch_size, row, ms, check)")
 
 
 def picks(data: dict[str, Any], rows: list[str] | None, min_gain: float = 0.0) -> list[tuple[int, str, float]]:
@@ -37,12 +41,16 @@ def picks(data: dict[str, Any], rows: list[str] | None, min_gain: float = 0.0) -
     one of ``rows`` (default: every solution row) and its check passed. With ``min_gain`` > 0, the previous batch
     size's pick is kept where it is eligible and within that fraction of the fastest (a tie within the timing's
     noise does not open a band)."""
-    known = data.get("solutions", {})
+    if not (isinstance(data, dict) and isinstance(data.get("solutions"), dict) and isinstance(data.get("rows"), list)):
+        raise ValueError(SHAPE)
+    known = data["solutions"]
     chosen = rows or list(known)
     unknown = [r for r in chosen if r not in known]
     if unknown:
         raise ValueError(f"rows {unknown} are not solution rows of the result (known: {sorted(known)})")
     times: dict[int, dict[str, float]] = {}
+    if not all(isinstance(r, dict) and {"batch_size", "row"} <= r.keys() for r in data["rows"]):
+        raise ValueError(SHAPE)
     for r in data["rows"]:
         if r["row"] in chosen and r.get("check") == "ok" and r.get("ms") is not None:
             times.setdefault(int(r["batch_size"]), {})[r["row"]] = float(r["ms"])
@@ -83,6 +91,22 @@ def dispatch_command(data: dict[str, Any], merged: list[tuple[str, int]], above:
     return cmd + ["--band", above, "-o", output]
 
 
+def picks_record(output: Path, picks_arg: Path | None) -> Path:
+    """Where the picks are recorded: ``--picks``, else ``benchmarks/results/decode_bands_<output stem>.json``, which
+    must not exist yet (a committed record of another pick is not overwritten); both checked as writable files
+    before any work (``-o`` too), else one line and exit 2."""
+    record = picks_arg or REPO / "benchmarks" / "results" / f"decode_bands_{output.stem}.json"
+    try:
+        output_file(output, "-o")
+        output_file(record, "--picks")
+    except DataError as exc:
+        usage_error("decode_bands.py", str(exc))
+    if picks_arg is None and record.exists():
+        usage_error("decode_bands.py", f"the picks record {record.relative_to(REPO)} exists (another pick): give "
+                                       "--picks FILE to write it elsewhere, or remove it")
+    return record
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", type=Path, required=True, help="decode_copy_ceiling.py's JSON")
@@ -93,8 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--above", required=True, help="solution for batch sizes above the largest measured")
     ap.add_argument("-o", "--output", type=Path, required=True, help="dispatch Solution JSON to write")
     ap.add_argument("--picks", type=Path, default=None,
-                    help="where to record the picks (default benchmarks/results/decode_bands_<output stem>.json)")
+                    help="where to record the picks (default benchmarks/results/decode_bands_<output stem>.json, "
+                         "which must not exist yet)")
     args = ap.parse_args(argv)
+    record = picks_record(args.output, args.picks)
     try:
         data = json.loads(args.results.read_text())
         chosen = picks(data, args.rows, args.min_gain)
@@ -106,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     print("$ " + " ".join(cmd[1:]))
     proc = subprocess.run(cmd, check=False, cwd=REPO)
     if proc.returncode == 0:
-        record = args.picks or REPO / "benchmarks" / "results" / f"decode_bands_{Path(args.output).stem}.json"
+        record.parent.mkdir(parents=True, exist_ok=True)
         record.write_text(json.dumps({"results": str(args.results), "command": " ".join(cmd[1:]), "picks": [
             {"batch_size": b, "row": r, "solution": data["solutions"][r], "ms": ms} for b, r, ms in chosen]},
             indent=1) + "\n")

@@ -82,3 +82,33 @@ def test_a_last_band_running_the_solution_above_merges_into_it() -> None:
     cmd = decode_bands.dispatch_command({"solutions": SOLUTIONS}, [("b", 8), ("a", 64)], SOLUTIONS["a"], "o.json")
     assert cmd[cmd.index("--axis"):] == ["--axis", "batch_size", "--band", SOLUTIONS["b"], "--upper", "8",
                                          "--band", SOLUTIONS["a"], "-o", "o.json"]
+
+
+def test_output_paths_are_checked_before_any_work(tmp_path: Path, capsys) -> None:
+    """The default record overwrote a committed one (``-o`` elsewhere with the same stem); a ``--picks`` that could
+    not be written was a traceback after the dispatch file was written."""
+    res = tmp_path / "ceiling.json"
+    res.write_text(json.dumps(_result([(1, "a", 0.0020, "ok"), (8, "b", 0.0037, "ok")])))
+    assert (REPO / "benchmarks" / "results" / "decode_bands_picked_dk.json").is_file()
+    (tmp_path / "file").write_text("")
+    (tmp_path / "folder").mkdir()
+    base = ["--results", str(res), "--above", SOLUTIONS["a"]]
+    for extra, why in (
+            (["-o", str(tmp_path / "picked_dk.json")], "decode_bands_picked_dk.json exists (another pick): give --picks"),
+            (["-o", str(tmp_path / "x.json"), "--picks", str(tmp_path / "file" / "p.json")], "cannot create the folder"),
+            (["-o", str(tmp_path / "x.json"), "--picks", str(tmp_path / "folder")], "is a folder"),
+            (["-o", str(tmp_path / "folder")], "-o")):
+        with pytest.raises(SystemExit) as exc:
+            decode_bands.main(base + extra)
+        out = capsys.readouterr()
+        assert exc.value.code == 2 and out.out == "" and why in out.err, out.err
+        assert out.err.startswith("decode_bands.py: error: ") and len(out.err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ceiling.json", "file", "folder"]
+
+
+def test_a_result_of_another_shape_says_what_it_expects(tmp_path: Path, capsys) -> None:
+    for content in ({"a": 1}, [1], {"solutions": {}, "rows": [{"x": 1}]}):
+        res = tmp_path / "other.json"
+        res.write_text(json.dumps(content))
+        assert decode_bands.main(["--results", str(res), "--above", "x", "-o", str(tmp_path / "x.json")]) == 1
+        assert "expected decode_copy_ceiling.py's result: an object with 'solutions'" in capsys.readouterr().err
