@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import md_table, usage_error
+from benchmarks._common import command_line, md_table, usage_error
+from benchmarks.contest import rel_path
 from kernelopt.cli.paths import output_file
 from kernelopt.data import DataError
 
@@ -128,12 +130,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"decode_bands: {args.results}: {exc}", file=sys.stderr)
         return 1
     print(md_table(["batch", "pick", "us"], [[b, row, f"{ms * 1000:.2f}"] for b, row, ms in chosen]))
-    cmd = dispatch_command(data, bands(chosen), args.above, str(args.output.resolve()))
-    print("$ " + " ".join(cmd[1:]))
+    # run from the repository's root (as the bands' solution paths are): -o relative to it, else absolute
+    cmd = dispatch_command(data, bands(chosen), args.above, rel_path(args.output.resolve()))
+    shown = shlex.join(["python", *cmd[1:]])
+    print("$ " + shown)
     proc = subprocess.run(cmd, check=False, cwd=REPO)
     if proc.returncode == 0:
         record.parent.mkdir(parents=True, exist_ok=True)
-        record.write_text(json.dumps({"results": str(args.results), "command": " ".join(cmd[1:]), "picks": [
+        record.write_text(json.dumps({"results": rel_path(args.results.resolve()), "command": command_line("decode_bands.py", argv),
+                                      "dispatch_command": shown, "picks": [
             {"batch_size": b, "row": r, "solution": data["solutions"][r], "ms": ms} for b, r, ms in chosen]},
             indent=1) + "\n")
         print(f"picks: {record}")

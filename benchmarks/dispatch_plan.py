@@ -152,10 +152,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if len(traces) < 2:
         raise SystemExit("--traces: give at least two solutions' trace files")
     res = plan(a.operator, traces, a.noise, a.objective)
-    md = markdown(res, command_line("dispatch_plan.py", argv))
+    cmd = command_line("dispatch_plan.py", argv)
+    md = markdown(res, cmd)
     print(md)
     if a.name:
-        write_results(a.name, {**res, "command": command_line("dispatch_plan.py", argv)}, md)
+        write_results(a.name, {**res, "command": cmd}, md)
     return res
 
 

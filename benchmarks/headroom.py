@@ -158,10 +158,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if not math.isfinite(args.target) or args.target <= 0:
         ap.error(f"--target {args.target}: expected a finite ratio > 0")
     r = headroom(args.operator, args.ours, args.baseline, args.target, args.axis, args.improve_all)
-    md = markdown(r, command_line("headroom.py", argv))
+    cmd = command_line("headroom.py", argv)
+    md = markdown(r, cmd)
     print(md)
     if args.name:
-        write_results(args.name, {**r, "ratio_at": {str(k): v for k, v in r["ratio_at"].items()}}, md)
+        write_results(args.name, {"command": cmd, **r, "ratio_at": {str(k): v for k, v in r["ratio_at"].items()}}, md)
     return r
 
 

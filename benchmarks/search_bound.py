@@ -39,7 +39,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import RESULTS, load_operator_arg, load_space_table, positive_int, results_path, stamp
+from _common import (
+    RESULTS,
+    command_line,
+    load_operator_arg,
+    load_space_table,
+    positive_int,
+    results_path,
+    stamp,
+)
 from controller_efficiency import TableEval, censored_ratio, needed, random_search, space_seed, start_point
 
 LENGTH_SCALES = (0.3, 0.5, 0.8)
@@ -93,7 +101,7 @@ def floor_needed(lat: np.ndarray, start: int, target: float) -> int:
     return 1 if reaches(lat[start], target) else 2
 
 
-def summarise(folder: Path) -> dict[str, Any]:
+def summarise(folder: Path, command: str = "python benchmarks/search_bound.py --summary") -> dict[str, Any]:
     """``search_bound_summary.md``: every ``search_bound_*.json`` in ``folder`` beside the controller's figure on
     the same table and budget, and each fixed searcher over all of them (no choosing per table after the fact)."""
     files = sorted(folder.glob("search_bound_*_b*.json"))
@@ -111,7 +119,7 @@ def summarise(folder: Path) -> dict[str, Any]:
              (f"{len(runs)} table x budget configurations (`search_bound_<table>_b<budget>.md`), {len(paired)} with the "
              "controller's figure on the same table, budget and seeds (`controller_efficiency_*`). Figure: median over "
              "seeds of (candidates to reach random search's final best) / (random's own count), unreached counted as "
-             "budget + 1. Command: `python benchmarks/search_bound.py --summary`."), "",
+             f"budget + 1. Command: `{command}`."), "",
              ("'floor': the same figure for an oracle that knows the whole table, measures the random start first "
               "(as every searcher here does) and goes straight to the table's best: no searcher from that start does "
               "better on any seed. Where the floor is above 1/3, the 1/3 target cannot be met by any searcher."), "",
@@ -143,7 +151,7 @@ def summarise(folder: Path) -> dict[str, Any]:
             lines.append(f"| {a} | {fixed[a]['median']:.3f} | {wins}/{len(paired)} |")
         lines += ["", f"The controller's own median over the same configurations: {statistics.median(ctrl):.3f}."]
     (folder / "search_bound_summary.md").write_text("\n".join(lines) + "\n")
-    out = {"configurations": len(runs), "paired": len(paired), "fixed": fixed,
+    out = {"command": command, "configurations": len(runs), "paired": len(paired), "fixed": fixed,
            "controller_median": statistics.median(ctrl) if ctrl else None,
            "floor_above_third": [f"{table_name(r['table'])}_b{r['budget']}" for r in closed],
            "floor_at_third": [f"{table_name(r['table'])}_b{r['budget']}" for r in tight]}
@@ -163,7 +171,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = ap.parse_args(argv)
     if args.summary:
         results_path("search_bound_summary", args.out, "search_bound.py")
-        return summarise(args.out)
+        return summarise(args.out, command_line("search_bound.py", argv))
     if args.table is None:
         ap.error("--table FILE (or --summary)")
     name = f"{table_name(args.table)}_b{args.budget}"
@@ -199,7 +207,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(json.dumps(row), flush=True)
     summary = {label: round(statistics.median(r), 3) for label, r in ratios.items()}
     best = min(summary, key=summary.__getitem__)
-    out = {"table": str(args.table), "operator": op, "points": len(points), "budget": args.budget,
+    out = {"command": command_line("search_bound.py", argv), "table": str(args.table), "operator": op, "points": len(points), "budget": args.budget,
            "seeds": args.seeds, "device": ev.device, "stamp": stamp(), "rows": rows,
            "median_ratio_censored": summary, "best_arm": best,
            "floor": {"start_then_best": round(statistics.median(r["floor_needed"] / r["random_needed"] for r in rows),

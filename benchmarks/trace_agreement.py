@@ -120,10 +120,11 @@ def main(argv: list[str] | None = None) -> int:
         print(faster(args.a, args.b, args.operator))
         return 0
     r = agreement(args.operator, args.a, args.b, args.axis)
-    md = markdown(r, command_line("trace_agreement.py", argv))
+    cmd = command_line("trace_agreement.py", argv)
+    md = markdown(r, cmd)
     print(md)
     if args.name:
-        path = write_results(args.name, r, md, args.out)
+        path = write_results(args.name, {"command": cmd, **r}, md, args.out)
         print(f"wrote {path} and {path.with_suffix('.md')}", file=sys.stderr)
     return 0
 

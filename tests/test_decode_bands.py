@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,13 @@ def test_writes_the_same_dispatch_as_kernelopt_dispatch(tmp_path: Path) -> None:
     assert out.read_text() == ref.read_text()
     recorded = json.loads(picks.read_text())
     assert [(p["batch_size"], p["row"]) for p in recorded["picks"]] == [(1, "a"), (8, "b")]
+    # the commands recorded can be run as written: this script's, and the dispatch's from the repository's root
+    assert recorded["command"].startswith("python benchmarks/decode_bands.py --results ")
+    assert recorded["dispatch_command"].startswith("python -m kernelopt.cli.main dispatch gdn_decode_")
+    again = tmp_path / "again.json"
+    rerun = shlex.split(recorded["dispatch_command"].replace(str(out), str(again)))
+    subprocess.run([sys.executable, *rerun[1:]], check=True, cwd=REPO, capture_output=True)
+    assert again.read_text() == out.read_text()
 
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")

@@ -119,3 +119,13 @@ def test_a_target_that_is_not_a_finite_positive_ratio_is_refused(capsys, target:
         mod.main(["--operator", DECODE, "--ours", str(TRACES / "retained.jsonl"), "--baseline",
                   str(TRACES / "fla.jsonl"), "--target", target])
     assert exc.value.code == 2 and "expected a finite ratio > 0" in capsys.readouterr().err
+
+
+def test_the_results_json_names_its_command(tmp_path: Path, monkeypatch) -> None:
+    mod = _module()
+    monkeypatch.setattr(mod, "write_results", lambda name, payload, md: written.update(payload))
+    written: dict = {}
+    argv = ["--operator", DECODE, "--ours", str(TRACES / "retained.jsonl"), "--baseline", str(TRACES / "fla.jsonl"),
+            "--name", "x"]
+    mod.main(argv)
+    assert written["command"] == "python benchmarks/headroom.py " + " ".join(argv)

@@ -56,7 +56,11 @@ def test_table_run_and_summary(tmp_path: Path) -> None:
         assert all(row[k] is None or row[k] >= row["floor_needed"] for k in out["median_ratio_censored"])
     assert out["floor"]["best_first"] <= out["floor"]["start_then_best"] <= min(out["median_ratio_censored"].values())
     assert (tmp_path / "search_bound_rmsnorm_h4096_h200_b6.md").is_file()
+    written = json.loads((tmp_path / "search_bound_rmsnorm_h4096_h200_b6.json").read_text())
+    assert written["command"] == f"python benchmarks/search_bound.py --table {table} --budget 6 --seeds 2 --out {tmp_path}"
     summary = mod.main(["--summary", "--out", str(tmp_path)])
+    assert summary["command"] == f"python benchmarks/search_bound.py --summary --out {tmp_path}"
+    assert json.loads((tmp_path / "search_bound_summary.json").read_text())["command"] == summary["command"]
     assert summary["configurations"] == 1
     assert "rmsnorm_h4096_h200 | 6 |" in (tmp_path / "search_bound_summary.md").read_text()
     floor = out["floor"]["start_then_best"]

@@ -49,6 +49,8 @@ def test_the_command_writes_its_table_and_refuses_bad_input(tmp_path: Path, caps
     assert main(["--operator", PRE, "--a", str(BF), "--b", str(BF), "--name", "t", "--out", str(tmp_path)]) == 0
     md = (tmp_path / "t.md").read_text()
     assert "| total_seq_len 6-49 | 27 |" in md and "**1.000**" in md
+    assert json.loads((tmp_path / "t.json").read_text())["command"] == (
+        f"python benchmarks/trace_agreement.py --operator {PRE} --a {BF} --b {BF} --name t --out {tmp_path}")
     with pytest.raises(SystemExit):
         main(["--operator", PRE, "--a", str(tmp_path / "missing.jsonl"), "--b", str(BF)])
     assert "no such trace file" in capsys.readouterr().err
