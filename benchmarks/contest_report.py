@@ -3,9 +3,13 @@ pairwise ratios, bands, roofline) and the command/environment header."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
-from benchmarks._common import failure_reason, fmt, md_table
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: say what to run instead
+
+from benchmarks._common import failure_reason, fmt, md_table, usage_error
 
 EXTERNAL_ROLE = "external"  #: role of a row that records an external package's import probe, not timed
 
@@ -148,3 +152,8 @@ def markdown(payload: dict[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------- main
+
+
+if __name__ == "__main__":
+    usage_error("contest_report.py", "a library of benchmarks/contest.py, nothing to run: rebuild a report from saved "
+                                     "traces with python benchmarks/contest.py --from-traces DIR ...")

@@ -446,3 +446,14 @@ def test_workloads_option_cuts_the_sweep_and_checks_its_uuids(tmp_path: Path) ->
     # measured in different device calls, and the table says so
     md = (tmp_path / "contest_w.md").read_text()
     assert md.startswith("# Contest table (h200)\n") and "Not all in one period" in md
+
+
+def test_contest_report_run_as_a_script_points_at_contest_py(tmp_path: Path) -> None:
+    """``python benchmarks/contest_report.py --help`` printed nothing and exited 0 (it is a library)."""
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "contest_report.py"
+    for args in ([], ["--help"]):
+        proc = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, check=False,
+                              cwd=tmp_path, timeout=120)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.startswith("contest_report.py: error: ") and len(proc.stderr.strip().splitlines()) == 1
+        assert "python benchmarks/contest.py --from-traces DIR" in proc.stderr
