@@ -91,13 +91,14 @@ PY
 # prefill_band LO HI: the GDN prefill workloads of LO <= total_seq_len < HI
 prefill_band() { axis_band gdn_prefill_qk4_v8_d128_k_last total_seq_len "$1" "$2"; }
 # fastest_in_turn OP PREFIX SUFFIX FIRST NAME...: of the traces $P/<PREFIX><name><SUFFIX>, FIRST and then each NAME in
-# turn that exists and that benchmarks/trace_agreement.py --faster prefers over the best so far (it passed every
-# workload the best passed and is faster over them); prints that name (FIRST when no other wins)
+# turn that holds traces and that benchmarks/trace_agreement.py --faster prefers over the best so far (it passed every
+# workload the best passed and is faster over them); prints that name (FIRST when no other wins). An empty file is
+# one that was never written to (trace_agreement refuses it): a later name replaces it as a missing one does
 fastest_in_turn() {
   local op=$1 prefix=$2 suffix=$3 best=$4 v; shift 4
   for v in "$@"; do
-    [ -f "$P/$prefix$v$suffix" ] || continue
-    if [ ! -f "$P/$prefix$best$suffix" ] || [ "$(python3 benchmarks/trace_agreement.py --operator "$op" \
+    [ -s "$P/$prefix$v$suffix" ] || continue
+    if [ ! -s "$P/$prefix$best$suffix" ] || [ "$(python3 benchmarks/trace_agreement.py --operator "$op" \
         --a "$P/$prefix$best$suffix" --b "$P/$prefix$v$suffix" --faster)" = b ]; then best=$v; fi
   done
   echo "$best"

@@ -101,6 +101,8 @@ def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and
     assert pick("slow", "quick", "short") == "quick"
     assert pick("quick", "slow", "short", "absent") == "quick"
     assert pick("absent", "slow") == "slow"
+    (tmp_path / "x_empty_y.jsonl").write_text("")  # never written to: replaced as a missing one is
+    assert pick("empty", "slow") == "slow" and pick("slow", "empty") == "slow"
 
     # side_by_side: each name's trace evaluated unless it exists (all do here), then the same pick, alone on stdout
     assert helper(f"side_by_side {PRE} x_ _y.jsonl u1,u2 sol_%s.json slow quick short") == "quick"
