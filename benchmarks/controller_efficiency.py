@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import RESULTS, stamp
+from _common import RESULTS, load_space_table, positive_int, stamp
 
 from kernelopt.analysis.campaign_analysis import analyse_operator
 from kernelopt.analysis.failures import SKILL_FILE as FAILURE_SKILL_FILE
@@ -302,7 +302,7 @@ class TableEval(DispatchRouting):
 
     def __init__(self, table: Path) -> None:
         self.plans = {}
-        data = json.loads(table.read_text())
+        data = load_space_table(table, "controller_efficiency.py")  # a bad file: one line, exit 2
         op = load_operator(data["operator"])
         if len(load_seeds(op.name)) > 1:
             choose_seed(op.name, table_seed(data))
@@ -498,8 +498,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="--mode measure: evaluate again the points of the table that failed a workload")
     ap.add_argument("--operator", default=None,
                     help="default rmsnorm_h4096; --mode table searches the table's operator")
-    ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--budget", type=int, default=24, help="distinct candidates per search")
+    ap.add_argument("--seeds", type=positive_int, default=5)
+    ap.add_argument("--budget", type=positive_int, default=24, help="distinct candidates per search")
     ap.add_argument("--out", type=Path, default=RESULTS,
                     help="results folder (default benchmarks/results); the file names follow the mode and table")
     ap.add_argument("--fix", nargs="*", default=[], metavar="KEY=VALUE",

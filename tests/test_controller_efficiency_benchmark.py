@@ -279,3 +279,28 @@ def test_an_operator_other_than_the_tables_is_refused(tmp_path: Path, capsys: py
         mod.main(["--mode", "table", "--table", str(table), "--operator", "gemm_n4096_k4096", "--out", str(tmp_path)])
     err = capsys.readouterr().err
     assert f"--operator gemm_n4096_k4096: the table {table} is of rmsnorm_h4096" in err, err
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--budget", "0"], "argument --budget: 0: must be at least 1"),
+    (["--seeds", "-3"], "argument --seeds: -3: must be at least 1"),
+])
+def test_counts_below_one_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv, says) -> None:
+    """--budget 0 was a ValueError traceback; --seeds 0 wrote an empty result ('reached 0/0') over the file."""
+    mod = _module()
+    table = tmp_path / "t.json"
+    _table(mod, table)
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--mode", "table", "--table", str(table), "--out", str(tmp_path), *argv])
+    assert exc.value.code == 2 and says in capsys.readouterr().err
+    assert not list(tmp_path.glob("controller_efficiency_*"))
+
+
+def test_a_file_that_is_no_table_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mod = _module()
+    bad = tmp_path / "results.json"
+    bad.write_text(json.dumps({"rows": []}))
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--mode", "table", "--table", str(bad), "--out", str(tmp_path)])
+    assert exc.value.code == 2
+    assert f"--table {bad}: not a --mode measure table: no operator" in capsys.readouterr().err
