@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import md_table, write_results
+from benchmarks._common import md_table, results_path, write_results
 from kernelopt.campaign_types import ANALYSIS_ARTIFACT
 from kernelopt.cli.display import speedup_text
 from kernelopt.tracking import TrackingStore
@@ -27,6 +27,7 @@ def main() -> int:
     p.add_argument("--command", default="", help="the command that ran the campaign (recorded)")
     p.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
     a = p.parse_args()
+    results_path(a.name, a.out, "campaign_summary.py")  # checked before reading the store
     try:  # a mistyped store path is refused, not created empty
         store = TrackingStore(a.tracking_uri, existing=True)
     except (ValueError, FileNotFoundError) as exc:
