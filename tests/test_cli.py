@@ -219,6 +219,16 @@ def test_added_keys_are_checked_in_a_multirun_too_and_real_ones_pass(capsys) -> 
     assert problem is None
 
 
+def test_a_multirun_whose_jobs_fail_exits_non_zero_with_joblib(tmp_path: Path) -> None:
+    """joblib runs each job in another process, whose exit code never reached the command: it exited 0 (a CI job
+    or a Slurm array would read success). Each job fails at once here (executor=local needs a GPU)."""
+    r = _cli(["optimize", "-m", "agent=full_agent,agent_assisted", "executor=local", "hydra/launcher=joblib",
+              "hydra.launcher.n_jobs=2", f"tracking.uri=sqlite:///{tmp_path / 'm.db'}"], tmp_path, timeout=600)
+    assert r.returncode == 1, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "executor.kind=local needs a CUDA GPU" in r.stderr
+    assert re.search(r"kernelopt optimize: multirun job \d \(agent=\w+ executor=local .*\) exited with code 2", r.stderr)
+
+
 @pytest.mark.slow
 def test_multirun_two_agent_modes_with_joblib(tmp_path: Path) -> None:
     db = tmp_path / "store" / "mlflow.db"

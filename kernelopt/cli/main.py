@@ -53,6 +53,23 @@ def _hydra_task(command: str) -> Callable[[object], object]:
     return {"optimize": tasks.optimize_main, "evaluate": tasks.evaluate_main}[command]
 
 
+def multirun_job_failure(command: str, code: int) -> Exception | None:
+    """In a multirun, the exception that marks this job failed for the sweep (Hydra raises it after the jobs of the
+    batch have run: the command exits 1 naming the job); ``None`` in a single run, whose exit code is ``code``.
+
+    A launcher that runs jobs in other processes (joblib, submitit) saw no exit code: a multirun of failed jobs
+    exited 0."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.errors import CompactHydraException
+    from hydra.types import RunMode
+
+    hc = HydraConfig.get()
+    if hc.mode != RunMode.MULTIRUN:
+        return None
+    return CompactHydraException(f"kernelopt {command}: multirun job {hc.job.num} "
+                                 f"({' '.join(hc.overrides.task) or 'no overrides'}) exited with code {code}")
+
+
 def run_hydra(command: str, overrides: list[str]) -> int:
     """Run a Hydra-decorated task with the real Hydra runtime (so -m / launchers work)."""
     import hydra
@@ -77,6 +94,9 @@ def run_hydra(command: str, overrides: list[str]) -> int:
     def _entry(cfg):  # type: ignore[no-untyped-def]
         code = task(cfg)
         if isinstance(code, int) and code:
+            failed = multirun_job_failure(command, code)
+            if failed is not None:  # joblib / submitit run the job in another process: only an exception comes back
+                raise failed
             exit_code["code"] = code
 
     saved = sys.argv
