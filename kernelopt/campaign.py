@@ -157,7 +157,8 @@ def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator:
         else:
             raise RuntimeError(f"campaign {run_id}: no stop decision after {max_steps} steps")
     except BaseException as exc:
-        store.end_campaign(run_id, "KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
+        # stopped from outside (Ctrl-C, SIGTERM, Ray's SIGTERM handler's sys.exit): KILLED, resumable as it is
+        store.end_campaign(run_id, "KILLED" if isinstance(exc, (KeyboardInterrupt, SystemExit)) else "FAILED")
         raise
     store.end_campaign(run_id, "FINISHED")
     final = store.load_state(run_id)

@@ -219,6 +219,33 @@ def test_added_keys_are_checked_in_a_multirun_too_and_real_ones_pass(capsys) -> 
     assert problem is None
 
 
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_signal_ends_a_campaign_as_killed_with_its_resume_line(tmp_path: Path, signame: str) -> None:
+    """SIGTERM (a Slurm time limit, a preemption) ended the process at once: the campaign run stayed RUNNING in the
+    store and nothing said how to go on; Ctrl-C printed a 40-line traceback and no resume line."""
+    import signal
+    import time
+
+    signum = getattr(signal, signame)
+    db = tmp_path / "m.db"
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "kernelopt.cli.main", "optimize", "controller=smoke",
+                             "operator.cpu_workload_limit=2", f"tracking.uri=sqlite:///{db}"], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen, deadline = "", time.monotonic() + 240
+    while " started on rmsnorm_h4096" not in seen and time.monotonic() < deadline:
+        seen += proc.stdout.readline()
+    time.sleep(1.0)
+    proc.send_signal(signum)
+    out = seen + proc.communicate(timeout=120)[0]
+    assert proc.returncode == 128 + signum, out[-3000:]
+    line = next(ln for ln in out.splitlines() if ln.startswith(f"interrupted by {signame}: campaign "))
+    run_id = line.split()[4]
+    assert "marked KILLED" in line and f"campaign.resume={run_id}" in line and "Traceback" not in out
+    con = sqlite3.connect(db)
+    assert con.execute("select status from runs where run_uuid = ?", (run_id,)).fetchone() == ("KILLED",)
+
+
 def test_a_multirun_whose_jobs_fail_exits_non_zero_with_joblib(tmp_path: Path) -> None:
     """joblib runs each job in another process, whose exit code never reached the command: it exited 0 (a CI job
     or a Slurm array would read success). Each job fails at once here (executor=local needs a GPU)."""

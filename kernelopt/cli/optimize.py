@@ -16,6 +16,7 @@ from rich.table import Table
 
 from kernelopt.cli import build
 from kernelopt.cli.display import make_console, speedup_text
+from kernelopt.cli.interrupts import exit_status, signal_name, sigterm_interrupts
 
 
 def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
@@ -77,6 +78,7 @@ class LiveDisplay:
         self.task = self.progress.add_task("candidates", total=max_candidates)
         self.max_candidates = max_candidates
         self.started = False  # the bar shows from the campaign's start (a refused config draws none)
+        self.run_id: str | None = None  # the campaign run, once started (an interrupted one names it)
 
     def close(self) -> None:
         """Stop the bar (its last state stays on screen) if the campaign started."""
@@ -87,6 +89,7 @@ class LiveDisplay:
     def __call__(self, event: str, **info: Any) -> None:
         c = self.progress.console
         if event == "campaign_started":
+            self.run_id = info["run_id"]
             if not self.started:
                 self.progress.start()
                 self.started = True
@@ -208,11 +211,20 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
                   f"mode={ccfg.mode}, budget={ccfg.budget.max_candidates} "
                   f"candidate{'s' if ccfg.budget.max_candidates != 1 else ''}")
     display = LiveDisplay(console, ccfg.budget.max_candidates)
-    with build.make_executor(cfg.executor, on_gpu) as ex:
-        try:
-            outcome = run_campaign(ccfg, store=store, executor=ex, generator=generator, progress=display)
-        finally:
-            display.close()
+    try:
+        with sigterm_interrupts(), build.make_executor(cfg.executor, on_gpu) as ex:
+            try:
+                outcome = run_campaign(ccfg, store=store, executor=ex, generator=generator, progress=display)
+            finally:
+                display.close()
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the run is KILLED (run_campaign), its finished runs kept
+        if display.run_id is None:
+            console.print(f"interrupted by {signal_name(exc)} before the campaign started", markup=False)
+        else:
+            console.print(f"interrupted by {signal_name(exc)}: campaign {display.run_id} marked KILLED, its finished "
+                          f"runs kept; resume with: {resume_command(ccfg.operator, display.run_id)}", soft_wrap=True,
+                          markup=False, highlight=False)
+        return exit_status(exc)
     # the lines below hold paths, overrides and reasons, e.g. campaign.include=[...]: printed as they are, not as
     # rich markup (call HB's resume line lost its '[operators/...]' as an unknown tag)
     console.print(f"stopped: {outcome.stop_reason}", markup=False)

@@ -219,12 +219,14 @@ def evaluate_main(cfg: DictConfig) -> int:
 
 def optimize_main(cfg: DictConfig) -> int:
     """Hydra entry of `kernelopt optimize`: exit code 2 on bad input, 1 when the campaign ended without gating a
-    single candidate (e.g. every generator request failed), else 0."""
+    single candidate (e.g. every generator request failed), 130 / 143 when Ctrl-C / SIGTERM stopped it, else 0."""
     from kernelopt.cli.optimize import optimize_task
 
     outcome = _run_task("optimize", optimize_task, cfg)
     if outcome is None:
         return 2
+    if isinstance(outcome, int):  # interrupted (Ctrl-C, SIGTERM): 128 + the signal's number
+        return outcome
     return 1 if outcome.gated == 0 else 0
 
 
