@@ -75,12 +75,55 @@ def _open_client(tracking_uri: str) -> MlflowClient:
     with open(db.with_name(db.name + ".init.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            client = MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)
-            client.search_experiments(max_results=1)  # forces schema creation / migration
-            client.search_registered_models(max_results=1)  # the registry store migrates separately
+            if not db.exists():  # made aside and moved in by one rename: an interrupted first use leaves no half
+                _create_sqlite(db)  # -migrated database (Ctrl-C there left '_alembic_tmp_*' tables: unusable)
+            try:
+                client = _migrated_client(tracking_uri)
+            except Exception as exc:  # noqa: BLE001 - sqlalchemy's OperationalError, wrapped or not
+                if "_alembic_tmp_" not in str(exc):
+                    raise
+                raise ValueError(half_migrated(db)) from None
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return client
+
+
+def _migrated_client(tracking_uri: str) -> MlflowClient:
+    client = MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)
+    client.search_experiments(max_results=1)  # forces schema creation / migration
+    client.search_registered_models(max_results=1)  # the registry store migrates separately
+    return client
+
+
+def _create_sqlite(db: Path) -> None:
+    """A new sqlite store: its tables made in a uniquely named file beside ``db``, then renamed to ``db`` (the
+    caller holds the init lock; what an interrupted creation left beside it is removed first)."""
+    import uuid
+
+    for stale in db.parent.glob(f"{db.name}.creating-*"):
+        stale.unlink(missing_ok=True)
+    tmp = db.with_name(f"{db.name}.creating-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    try:
+        _migrated_client(f"sqlite:///{tmp}")
+        os.replace(tmp, db)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def half_migrated(db: Path) -> str:
+    """What to do about a store whose table creation or migration was interrupted (MLflow cannot open it again)."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+            runs = con.execute("select count(*) from runs").fetchone()[0]
+    except sqlite3.Error:
+        runs = 0
+    if not runs:
+        return (f"tracking store {db}: its first use was interrupted while MLflow made its tables, and it holds no "
+                f"run: delete it (rm {db}) and run again")
+    return (f"tracking store {db}: an MLflow migration of it was interrupted (tables '_alembic_tmp_*' left "
+            f"behind); it holds {runs} run(s): restore it from a copy made before the upgrade")
 
 
 class StoreBase:

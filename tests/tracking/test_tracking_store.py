@@ -114,3 +114,46 @@ def test_second_store_on_same_db_sees_same_experiment(store, tmp_path: Path):
     other = TrackingStore(store.tracking_uri)
     assert other.experiment_id(DEFINITION, create=False) == store.experiment_id(DEFINITION)
     assert other.campaign_exists(run_id)
+
+
+def test_a_new_sqlite_store_appears_whole_or_not_at_all(tmp_path, monkeypatch):
+    """Ctrl-C while MLflow made a new store's tables left a half-made database no command could open again
+    ('table _alembic_tmp_experiments already exists'): the tables are made in a file beside it, renamed in place."""
+    from kernelopt.tracking import TrackingStore, base
+
+    db = tmp_path / "s" / "mlflow.db"
+    real = base._migrated_client
+
+    def interrupted(uri):
+        if ".creating-" in uri:
+            real(uri)  # the tables made, then the interrupt before the rename
+            raise KeyboardInterrupt
+        return real(uri)
+
+    monkeypatch.setattr(base, "_migrated_client", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        TrackingStore(f"sqlite:///{db}")
+    assert not db.exists() and not list(db.parent.glob("mlflow.db.creating-*"))
+    (db.parent / "mlflow.db.creating-1-dead").write_text("")  # a creation killed outright (SIGKILL) left this
+    monkeypatch.setattr(base, "_migrated_client", real)
+    store = TrackingStore(f"sqlite:///{db}")
+    assert store.start_campaign("rmsnorm_h4096", {}, {})
+    assert sorted(p.name for p in db.parent.iterdir() if p.name.startswith("mlflow.db")) == ["mlflow.db",
+                                                                                           "mlflow.db.init.lock"]
+
+
+def test_a_half_migrated_store_says_what_to_do(tmp_path):
+    import sqlite3
+
+    from kernelopt.tracking.base import half_migrated
+
+    empty = tmp_path / "empty.db"
+    sqlite3.connect(empty).execute("create table _alembic_tmp_experiments (x int)").connection.commit()
+    assert half_migrated(empty) == (f"tracking store {empty}: its first use was interrupted while MLflow made its "
+                                    f"tables, and it holds no run: delete it (rm {empty}) and run again")
+    used = tmp_path / "used.db"
+    con = sqlite3.connect(used)
+    con.execute("create table runs (run_uuid text)")
+    con.execute("insert into runs values ('a'), ('b')")
+    con.commit()
+    assert "it holds 2 run(s): restore it from a copy made before the upgrade" in half_migrated(used)
