@@ -79,7 +79,7 @@ def _open_client(tracking_uri: str) -> MlflowClient:
                 _create_sqlite(db)  # -migrated database (Ctrl-C there left '_alembic_tmp_*' tables: unusable)
             try:
                 client = _migrated_client(tracking_uri)
-            except Exception as exc:  # noqa: BLE001 - sqlalchemy's OperationalError, wrapped or not
+            except Exception as exc:  # sqlalchemy's OperationalError, wrapped or not
                 if "_alembic_tmp_" not in str(exc):
                     raise
                 raise ValueError(half_migrated(db)) from None
