@@ -122,3 +122,21 @@ def test_report_checks_the_compared_campaigns_before_writing_plots(tmp_path, cap
     assert main(["report", "rmsnorm_h4096", "--tracking-uri", uri, "--out", str(out), "--compare", "nope"]) == 2
     assert "--compare nope: no such campaign run in" in capsys.readouterr().err
     assert not out.exists() or not any(out.rglob("*.png"))
+
+
+def test_report_compares_each_campaign_once(tmp_path, capsys) -> None:
+    """`--compare <old> <latest>` listed the latest twice (once as the report's campaign, once as given)."""
+    import json
+
+    from kernelopt.tracking import TrackingStore
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    store = TrackingStore(uri)
+    old = store.start_campaign("rmsnorm_h4096", {}, {})
+    latest = store.start_campaign("rmsnorm_h4096", {}, {})
+    capsys.readouterr()
+    out = tmp_path / "reports"
+    assert main(["report", "rmsnorm_h4096", "--tracking-uri", uri, "--out", str(out), "--compare", old, latest,
+                 old]) == 0
+    rows = json.loads((out / latest / "compare.json").read_text())
+    assert [r["campaign"] for r in rows] == [latest, old]

@@ -68,6 +68,7 @@ def test_experiment_overlay_applies() -> None:
     assert cfg.controller.max_candidates == 4
     assert cfg.agent.mode.value == "full_agent"
     assert cfg.campaign.name == "mode_ablation"
+    assert cfg.campaign.reuse_across_campaigns is False  # each arm measures its own runs
 
 
 @pytest.mark.parametrize("override, probe", [([], 1), (["controller.probe_candidates=null"], None),

@@ -33,7 +33,7 @@ def report(target: str, *, tracking_uri: str | None = None, out_dir: str = "repo
     if campaign is None:
         console.print("no campaign to plot")
         return 0
-    others = list(compare or [])
+    others = [c for c in dict.fromkeys(compare or []) if c != campaign]  # once each; the latest is listed first
     if compare is not None and not others and not store.campaign_exists(target):
         others = [c for c in store.list_campaigns(target) if c != campaign]  # `--compare` alone: all of them
     unknown = [c for c in others if not store.campaign_exists(c)]
