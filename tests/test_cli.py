@@ -212,6 +212,22 @@ def test_bad_overrides_are_one_line_and_exit_code_2(capsys, command, override, s
     assert "rmsnorm_schema" not in err and "Config search path" not in err
 
 
+def test_zero_launcher_jobs_is_one_line(capsys) -> None:
+    """joblib's report was a traceback ('n_jobs == 0 in Parallel has no meaning')."""
+    assert main(["optimize", "-m", "agent=full_agent,agent_assisted", "hydra/launcher=joblib",
+                 "hydra.launcher.n_jobs=0"]) == 2
+    assert capsys.readouterr().err == ("kernelopt optimize: hydra.launcher.n_jobs=0: 0 jobs run nothing; give how "
+                                       "many run at once (-1: one per core)\n")
+
+
+def test_the_browse_line_of_a_server_is_its_address() -> None:
+    """`mlflow ui --backend-store-uri http://...` fails: the UI serves a database, not another server."""
+    from kernelopt.cli.optimize import browse_line
+
+    assert browse_line("http://127.0.0.1:5000") == "browse at: http://127.0.0.1:5000"
+    assert browse_line("sqlite:////x/mlflow.db").endswith("mlflow ui --backend-store-uri sqlite:////x/mlflow.db")
+
+
 def test_added_keys_are_checked_in_a_multirun_too_and_real_ones_pass(capsys) -> None:
     assert main(["optimize", "-m", "agent=full_agent,agent_assisted", "+foo=1,2"]) == 2
     assert "optimize has no key 'foo'" in capsys.readouterr().err

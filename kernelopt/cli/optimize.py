@@ -172,6 +172,14 @@ def resume_command(operator: str, campaign_run_id: str) -> str:
     return f"{shlex.quote(command_name('kernelopt'))} optimize " + " ".join(shlex.quote(a) for a in args)
 
 
+def browse_line(tracking_uri: str) -> str:
+    """How to look at the store in MLflow's UI: a server's own address (`mlflow ui --backend-store-uri http://...`
+    fails: the UI serves a database, not another server), else `mlflow ui` on the database."""
+    if tracking_uri.startswith(("http://", "https://")):
+        return f"browse at: {tracking_uri}"
+    return f"browse with: {shlex.quote(command_name('mlflow'))} ui --backend-store-uri {tracking_uri}"
+
+
 def leaderboard_table(rows: list[dict[str, Any]], limit: int = 10) -> Table:
     """The campaign's best candidates."""
     t = Table(title="leaderboard")
@@ -238,6 +246,5 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
         console.print(f"no champion registered for {ccfg.operator}")
     console.print(f"resume with: {resume_command(ccfg.operator, outcome.campaign_run_id)}", soft_wrap=True,
                   markup=False, highlight=False)
-    console.print(f"browse with: {shlex.quote(command_name('mlflow'))} ui --backend-store-uri {store.tracking_uri}",
-                  markup=False, highlight=False)
+    console.print(browse_line(store.tracking_uri), markup=False, highlight=False)
     return outcome

@@ -21,7 +21,7 @@ def override_problem(config_dir: Path, command: str, overrides: list[str]) -> st
     Multirun sweeps (``-m``) and Hydra's own flags are left to Hydra: sweep values (``a=1,2``) do not compose
     as one config (only a ``+key`` the command lacks is refused there too)."""
     if any(o.startswith("-") for o in overrides):  # -m, --cfg, -c job, -sc install=bash ...: Hydra's own
-        return _added_key_problem(config_dir, command, overrides)
+        return _launcher_problem(overrides) or _added_key_problem(config_dir, command, overrides)
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException, MissingConfigException, OverrideParseException
     from omegaconf.errors import OmegaConfBaseException
@@ -43,7 +43,17 @@ def override_problem(config_dir: Path, command: str, overrides: list[str]) -> st
             return "; ".join(_lines(exc))
         lines = [str(exc).splitlines()[0], str(cause).splitlines()[0]]
         return ": ".join(ln.strip().rstrip(".") for ln in lines if ln.strip())
-    return _added_key_problem(config_dir, command, overrides)
+    return _launcher_problem(overrides) or _added_key_problem(config_dir, command, overrides)
+
+
+def _launcher_problem(overrides: list[str]) -> str | None:
+    """``hydra.launcher.n_jobs`` below 1 (joblib's own report was a traceback: 'n_jobs == 0 in Parallel has no
+    meaning')."""
+    for override in overrides:
+        key, _, value = override.lstrip("+").partition("=")
+        if key == "hydra.launcher.n_jobs" and "0" in (v.strip() for v in value.split(",")):
+            return f"{override}: 0 jobs run nothing; give how many run at once (-1: one per core)"
+    return None
 
 
 def _added_key_problem(config_dir: Path, command: str, overrides: list[str]) -> str | None:

@@ -19,6 +19,7 @@ from kernelopt.cli.display import error_line, make_console, print_profiles, prin
 from kernelopt.cli.paths import output_file
 from kernelopt.controller.workloads import select_workloads
 from kernelopt.data import DataError, EvalRequest, EvalResult, Solution, dump_jsonl, load_solution
+from kernelopt.executor.base import ExecutorError
 
 
 def _progress(console: Console) -> Progress:
@@ -203,8 +204,8 @@ def _run_task(command: str, task: Any, cfg: DictConfig) -> Any:
         key = getattr(exc, "full_key", None)
         error_line(command, DataError(str(exc).splitlines()[0] + (f" (give {key}=...)" if key else "")))
         return None
-    except (DataError, ValueError, KeyError, OSError) as exc:
-        error_line(command, exc)
+    except (DataError, ValueError, KeyError, OSError, ExecutorError) as exc:  # ExecutorError: a Ray cluster too small
+        error_line(command, exc)                                              # for executor.devices, an actor lost
         return None
 
 

@@ -69,7 +69,12 @@ def _open_client(tracking_uri: str) -> MlflowClient:
     multirun, parallel campaigns) open a new database at once."""
     db = sqlite_path(tracking_uri)
     if db is None:
-        return MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)
+        if tracking_uri.startswith(("http://", "https://")):
+            check_server(tracking_uri)
+        try:
+            return MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)
+        except MlflowException as exc:  # e.g. a misspelt scheme: MLflow's exception, its first line
+            raise ValueError(f"tracking uri {tracking_uri}: {exc.message.strip().splitlines()[0]}") from None
     import fcntl
 
     with open(db.with_name(db.name + ".init.lock"), "w") as lock:
@@ -86,6 +91,22 @@ def _open_client(tracking_uri: str) -> MlflowClient:
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return client
+
+
+def check_server(tracking_uri: str, timeout_s: float = 5.0) -> None:
+    """An MLflow server answers at ``tracking_uri`` (any HTTP answer to ``/health``); else ``ValueError`` in one line.
+    MLflow's own client retried a refused connection for about four minutes before its traceback."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        urllib.request.urlopen(f"{tracking_uri.rstrip('/')}/health", timeout=timeout_s).close()
+    except urllib.error.HTTPError:
+        return  # a server answered (an auth proxy may refuse /health): MLflow's client says the rest
+    except (urllib.error.URLError, OSError) as exc:
+        why = getattr(exc, "reason", exc)
+        raise ValueError(f"no MLflow server answers at {tracking_uri} ({why}); start one with "
+                         "`scripts/mlflow_server.sh start <state folder>`, or point at another store") from None
 
 
 def _migrated_client(tracking_uri: str) -> MlflowClient:

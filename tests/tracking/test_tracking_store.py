@@ -157,3 +157,22 @@ def test_a_half_migrated_store_says_what_to_do(tmp_path):
     con.execute("insert into runs values ('a'), ('b')")
     con.commit()
     assert "it holds 2 run(s): restore it from a copy made before the upgrade" in half_migrated(used)
+
+
+def test_a_server_uri_nothing_answers_at_is_one_line_at_once(tmp_path):
+    """MLflow's client retried a refused connection for about four minutes, then printed a traceback."""
+    import socket
+    import time
+
+    from kernelopt.tracking import TrackingStore
+
+    with socket.socket() as s:  # a local port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    started = time.monotonic()
+    with pytest.raises(ValueError, match=rf"^no MLflow server answers at http://127.0.0.1:{port} \(.*refused"):
+        TrackingStore(f"http://127.0.0.1:{port}")
+    assert time.monotonic() - started < 10
+    with pytest.raises(ValueError, match=r"^tracking uri htp://127.0.0.1:1: Model registry functionality is "
+                                         r"unavailable; got unsupported URI"):
+        TrackingStore("htp://127.0.0.1:1")
