@@ -194,16 +194,11 @@ def leaderboard_table(rows: list[dict[str, Any]], limit: int = 10) -> Table:
     return t
 
 
-def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-untyped-def]
-    """Run (or resume) one campaign as configured; print leaderboard, champion and how to browse."""
-    from kernelopt.campaign import run_campaign
-    from kernelopt.generators.registry import make_generator
-
-    console = console or make_console()
-    on_gpu = build.gpu_available()
-    ccfg = campaign_config(cfg, on_gpu)
-    store = build.make_store(cfg.tracking)
+def _campaign_and_generator(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
+    """The campaign's config and its generator for hardware with (``on_gpu``) or without a GPU; a generator that
+    cannot run here (no API key, no agent executable) is refused as bad input, before any work."""
     from kernelopt.generators.llm_base import generator_options
+    from kernelopt.generators.registry import make_generator
 
     generator = make_generator(cfg.generator.name, **generator_options(
         cfg.generator.name, cfg.generator, cfg.campaign.seed, list(cfg.agent.skills or []),
@@ -212,15 +207,33 @@ def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-
     if preflight is not None:
         try:
             preflight()
-        except RuntimeError as exc:  # e.g. no API key, no agent executable: before any work, one line, exit 2
+        except RuntimeError as exc:  # e.g. no API key, no agent executable: one line, exit 2
             raise ValueError(str(exc)) from None
-    where = "GPU" if on_gpu else "CPU (Triton interpreter, quick timing, smallest workloads)"
-    console.print(f"kernelopt optimize: {ccfg.operator} on {where}; generator={generator.name}, "
-                  f"mode={ccfg.mode}, budget={ccfg.budget.max_candidates} "
-                  f"candidate{'s' if ccfg.budget.max_candidates != 1 else ''}")
+    return campaign_config(cfg, on_gpu), generator
+
+
+def optimize_task(cfg: Any, console: Console | None = None):  # type: ignore[no-untyped-def]
+    """Run (or resume) one campaign as configured; print leaderboard, champion and how to browse."""
+    from kernelopt.campaign import run_campaign
+
+    console = console or make_console()
+    on_gpu = build.gpu_available()
+    ccfg, generator = _campaign_and_generator(cfg, on_gpu)  # bad input refused before any worker starts
+    store = build.make_store(cfg.tracking)
     display = LiveDisplay(console, ccfg.budget.max_candidates)
     try:
         with sigterm_interrupts(), build.make_executor(cfg.executor, on_gpu) as ex:
+            if getattr(ex, "kind", None) == "ray":  # the actors' hardware, not the driver's (a login node has no
+                ex.start()  # GPU): preset, timer, workloads and prompt follow it; an actor that cannot start: now
+                if ex.gpu != on_gpu:
+                    on_gpu = ex.gpu
+                    ccfg, generator = _campaign_and_generator(cfg, on_gpu)
+            where = ("GPU" if on_gpu else "CPU (Triton interpreter, quick timing, smallest workloads)") + (
+                f" through Ray ({len(ex.devices)} actor{'s' if len(ex.devices) != 1 else ''})"
+                if getattr(ex, "kind", None) == "ray" else "")
+            console.print(f"kernelopt optimize: {ccfg.operator} on {where}; generator={generator.name}, "
+                          f"mode={ccfg.mode}, budget={ccfg.budget.max_candidates} "
+                          f"candidate{'s' if ccfg.budget.max_candidates != 1 else ''}")
             try:
                 outcome = run_campaign(ccfg, store=store, executor=ex, generator=generator, progress=display)
             finally:

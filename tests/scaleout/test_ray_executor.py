@@ -126,3 +126,27 @@ def test_optimize_joins_the_cluster_by_address(ray_executor, tmp_path):
     # the CLI's actor ran on this test's cluster (its node), and the cluster outlived the CLI run
     assert {i["node"] for i in infos} == {ray_executor.lanes[0].info["node"]}
     assert ray_executor.ray.is_initialized() and ray_executor.ray.cluster_resources().get("CPU") == 3
+
+
+@pytest.mark.slow
+def test_optimize_follows_the_actors_hardware_not_the_drivers(ray_executor, tmp_path, monkeypatch, capsys):
+    """The harness preset, timer, workload cut and prompt followed the driver's GPU: a driver that saw one (here:
+    told so) over CPU actors timed interpreter runs as GPU ones on every workload (and a login node without a GPU
+    over GPU actors, the README's Ray case, the other way round)."""
+    from kernelopt.cli import build
+    from kernelopt.cli.main import main
+
+    monkeypatch.setattr(build, "gpu_available", lambda: True)
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "store" / "mlflow.db"
+    address = ray_executor.ray.get_runtime_context().gcs_address
+    assert main(["optimize", "executor=ray", f"executor.address={address}", "executor.devices=[0]",
+                 f"tracking.uri=sqlite:///{db}", *TINY_CAMPAIGN]) == 0
+    out = capsys.readouterr().out
+    assert "on CPU (Triton interpreter, quick timing, smallest workloads) through Ray (1 actor)" in out, out[-2000:]
+    con = sqlite3.connect(db)
+    try:
+        device = {v for (v,) in con.execute("select value from tags where key like '%device'")}
+    finally:
+        con.close()
+    assert "cpu-interpreter" in device and "gpu" not in device, device
