@@ -38,9 +38,41 @@ as_pg() {  # run a command as the PostgreSQL owner (root is refused by postgres)
   if [[ $(id -u) -eq 0 ]]; then (cd / && runuser -u "$pg_user" -- "$@"); else "$@"; fi
 }
 
+port_free() {  # port_free HOST PORT NAME: exit 6 with one line when HOST:PORT cannot be bound right now
+  local why
+  why=$("$PYTHON" - "$1" "$2" <<'PY' 2>&1
+import errno, socket, sys
+host, port = sys.argv[1], int(sys.argv[2])
+with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers do: TIME_WAIT is no conflict
+    try:
+        s.bind((host, port))
+    except OSError as exc:
+        print("in use" if exc.errno == errno.EADDRINUSE else exc, end="")
+        sys.exit(1)
+PY
+) && return 0
+  if [[ "$why" == "in use" ]]; then
+    echo "mlflow_server.sh: $3=$2 is already in use on $1 (another server?); pick a free $3" >&2
+  else
+    echo "mlflow_server.sh: cannot listen on $1:$2 ($3): $why" >&2
+  fi
+  exit 6
+}
+
+start_failed() {  # EXIT trap of start: stop whatever this start began
+  local rc=$?
+  [[ $rc -eq 0 ]] && return 0
+  stop
+  exit "$rc"
+}
+
 start() {
   mkdir -p "$state"; state=$(cd "$state" && pwd)
   local bin; bin=$(find_pg_bin)
+  port_free 127.0.0.1 "$MLFLOW_PORT" MLFLOW_PORT
+  port_free 127.0.0.1 "$PG_PORT" PG_PORT
+  trap start_failed EXIT
   pg_user=$(id -un)
   local data="$state/pgdata"
   if [[ $(id -u) -eq 0 ]]; then
@@ -54,25 +86,27 @@ start() {
   as_pg "$bin/pg_ctl" -D "$data" -l "$data/postgres.log" -w -t 60 \
     -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $data -c fsync=off" start >"$state/pg_ctl.log" 2>&1 \
     || { cat "$state/pg_ctl.log" "$data/postgres.log" >&2 2>/dev/null; exit 4; }
-  "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U kernelopt mlflow
+  "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U kernelopt mlflow || exit 4
   local artifacts=${ARTIFACTS:-$state/artifacts}
   mkdir -p "$artifacts"
   MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false setsid "$PYTHON" -m mlflow server \
     --backend-store-uri "postgresql+psycopg2://kernelopt@127.0.0.1:$PG_PORT/mlflow" \
     --artifacts-destination "$artifacts" --host 127.0.0.1 --port "$MLFLOW_PORT" --workers "$MLFLOW_WORKERS" \
     >"$state/mlflow.log" 2>&1 </dev/null &
-  echo $! >"$state/mlflow.pid"
+  local pid=$!
+  echo "$pid" >"$state/mlflow.pid"
   local url="http://127.0.0.1:$MLFLOW_PORT"
   for _ in $(seq 1 480); do
+    kill -0 "$pid" 2>/dev/null || break  # ours died (a /health answer would then be someone else's)
     if "$PYTHON" -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1]+'/health', timeout=2)" "$url" \
-        2>/dev/null; then
+        2>/dev/null && kill -0 "$pid" 2>/dev/null; then
+      trap - EXIT
       echo "$url"; return 0
     fi
-    if ! kill -0 "$(cat "$state/mlflow.pid")" 2>/dev/null; then break; fi
     sleep 0.5
   done
   echo "mlflow_server.sh: mlflow server did not come up; log tail:" >&2; tail -40 "$state/mlflow.log" >&2
-  stop; exit 5
+  exit 5
 }
 
 stop() {

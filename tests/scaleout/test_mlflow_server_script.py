@@ -1,0 +1,111 @@
+"""``scripts/mlflow_server.sh`` against real PostgreSQL and ``mlflow server`` processes: it refuses ports
+that are taken (never reporting someone else's server as its own) and leaves nothing running when it refuses."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+import pytest
+from scaleout_helpers import ROOT, free_port, postgres_bin
+
+pytestmark = [
+    pytest.mark.skipif(postgres_bin() is None,
+                       reason="PostgreSQL is not installed (Debian: apt-get install postgresql)"),
+    pytest.mark.skipif(importlib.util.find_spec("psycopg2") is None,
+                       reason="psycopg2 is not installed (pip install 'kernelopt[scale]')"),
+    pytest.mark.skipif(os.geteuid() == 0 and shutil.which("runuser") is None,
+                       reason="running as root without runuser: PostgreSQL refuses root and cannot be "
+                              "started as another user"),
+]
+SCRIPT = ROOT / "scripts" / "mlflow_server.sh"
+
+
+@pytest.fixture(scope="module")
+def scratch():
+    """A folder for state folders and (as root) the clusters' data folders; TMPDIR of the script so that
+    the test sees exactly the data folders it made. World-traversable: as root PostgreSQL runs as `postgres`."""
+    root = Path(tempfile.mkdtemp(prefix="kernelopt-script-test-"))
+    root.chmod(0o755)
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def script(action: str, state: Path, scratch: Path, **env: str) -> subprocess.CompletedProcess:
+    full = {**os.environ, "TMPDIR": str(scratch), "MLFLOW_WORKERS": "1", "PYTHON": sys.executable, **env}
+    return subprocess.run(["bash", str(SCRIPT), action, str(state)], env=full, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/health", timeout=5) as resp:
+            return resp.status == 200
+    except OSError:
+        return False
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def data_folders(scratch: Path) -> list[Path]:
+    return sorted(scratch.glob("kernelopt-pg.*")) + sorted(scratch.glob("*/pgdata"))
+
+
+@pytest.fixture
+def stops(scratch):
+    """State folders a test starts in: stopped afterwards whatever the script did."""
+    states: list[Path] = []
+    yield states
+    for state in states:
+        script("stop", state, scratch)
+
+
+@pytest.fixture(scope="module")
+def server_a(scratch):
+    """Server A, started by the script (stopped afterwards)."""
+    state = scratch / "srvA"
+    ports = {"MLFLOW_PORT": str(free_port()), "PG_PORT": str(free_port())}
+    try:
+        r = script("start", state, scratch, **ports)
+        assert r.returncode == 0, r.stderr[-4000:]
+        url = r.stdout.strip().splitlines()[-1]
+        assert url == f"http://127.0.0.1:{ports['MLFLOW_PORT']}" and healthy(url)
+        yield {"url": url, "state": state, **{k: int(v) for k, v in ports.items()}}
+    finally:
+        script("stop", state, scratch)
+
+
+def test_start_refuses_a_taken_mlflow_port_and_leaves_nothing_running(server_a, scratch, stops):
+    stops.append(scratch / "srvB")
+    before = data_folders(scratch)
+    pg_port = free_port()
+    r = script("start", scratch / "srvB", scratch, MLFLOW_PORT=str(server_a["MLFLOW_PORT"]), PG_PORT=str(pg_port))
+    assert r.returncode == 6 and r.stdout == "", (r.returncode, r.stdout, r.stderr)  # no URI: not our server
+    assert r.stderr.count("\n") == 1 and f"MLFLOW_PORT={server_a['MLFLOW_PORT']} is already in use" in r.stderr
+    assert not listening(pg_port)  # B's PostgreSQL never started
+    assert data_folders(scratch) == before and not (scratch / "srvB" / "pgdata.path").exists()
+    assert healthy(server_a["url"])  # A untouched
+
+
+def test_start_refuses_a_taken_postgres_port(server_a, scratch, stops):
+    stops.append(scratch / "srvC")
+    before = data_folders(scratch)
+    port = free_port()
+    r = script("start", scratch / "srvC", scratch, MLFLOW_PORT=str(port), PG_PORT=str(server_a["PG_PORT"]))
+    assert r.returncode == 6 and r.stdout == "", (r.returncode, r.stdout, r.stderr)
+    assert r.stderr.count("\n") == 1 and f"PG_PORT={server_a['PG_PORT']} is already in use" in r.stderr
+    assert not listening(port) and data_folders(scratch) == before
+    assert healthy(server_a["url"])
