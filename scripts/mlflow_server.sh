@@ -60,16 +60,34 @@ PY
   exit 6
 }
 
+running_here() {  # running_here PG_BIN: does STATE_DIR hold a live server (mlflow or its PostgreSQL)?
+  if [[ -f "$state/mlflow.pid" ]] && kill -0 "$(cat "$state/mlflow.pid")" 2>/dev/null; then return 0; fi
+  [[ -f "$state/pgdata.path" ]] || return 1
+  pg_user=$(cat "$state/pg.user" 2>/dev/null || id -un)
+  as_pg "$1/pg_ctl" -D "$(cat "$state/pgdata.path")" status >/dev/null 2>&1
+}
+
+new_data=""  # the data folder this start made, until pgdata.path names it (then `stop` owns it)
 start_failed() {  # EXIT trap of start: stop whatever this start began
   local rc=$?
   [[ $rc -eq 0 ]] && return 0
   stop
+  if [[ -n "$new_data" ]]; then
+    as_pg "$(find_pg_bin)/pg_ctl" -D "$new_data" -m immediate -w stop >/dev/null 2>&1 || true
+    rm -rf "$new_data"
+  fi
   exit "$rc"
 }
 
 start() {
   mkdir -p "$state"; state=$(cd "$state" && pwd)
   local bin; bin=$(find_pg_bin)
+  if running_here "$bin"; then
+    echo "mlflow_server.sh: $state is already running at $(cat "$state/uri" 2>/dev/null || echo '(unknown URI)');" \
+      "stop it first: $0 stop $state" >&2
+    exit 6
+  fi
+  stop  # what a server that died without `stop` left: a stale pid file, its stopped cluster's data folder
   port_free 127.0.0.1 "$MLFLOW_PORT" MLFLOW_PORT
   port_free 127.0.0.1 "$PG_PORT" PG_PORT
   trap start_failed EXIT
@@ -77,15 +95,18 @@ start() {
   local data="$state/pgdata"
   if [[ $(id -u) -eq 0 ]]; then
     pg_user=$(id -u postgres >/dev/null 2>&1 && echo postgres || echo nobody)
-    data=$(mktemp -d "${TMPDIR:-/tmp}/kernelopt-pg.XXXXXX")
+    data=$(mktemp -d "${TMPDIR:-/tmp}/kernelopt-pg.XXXXXX"); new_data=$data
     chown "$pg_user" "$data"; chmod 700 "$data"
+  else
+    mkdir -m 700 "$data" || { echo "mlflow_server.sh: $data exists (left by an earlier start?); remove it" >&2; exit 4; }
+    new_data=$data
   fi
-  echo "$data" >"$state/pgdata.path"; echo "$pg_user" >"$state/pg.user"
   as_pg "$bin/initdb" -D "$data" -U kernelopt --auth=trust -E UTF8 --no-sync >"$state/initdb.log" 2>&1 \
     || { cat "$state/initdb.log" >&2; exit 4; }
   as_pg "$bin/pg_ctl" -D "$data" -l "$data/postgres.log" -w -t 60 \
     -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $data -c fsync=off" start >"$state/pg_ctl.log" 2>&1 \
     || { cat "$state/pg_ctl.log" "$data/postgres.log" >&2 2>/dev/null; exit 4; }
+  echo "$data" >"$state/pgdata.path"; echo "$pg_user" >"$state/pg.user"; new_data=""  # only a running cluster
   "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U kernelopt mlflow || exit 4
   local artifacts=${ARTIFACTS:-$state/artifacts}
   mkdir -p "$artifacts"
@@ -101,7 +122,7 @@ start() {
     if "$PYTHON" -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1]+'/health', timeout=2)" "$url" \
         2>/dev/null && kill -0 "$pid" 2>/dev/null; then
       trap - EXIT
-      echo "$url"; return 0
+      echo "$url" >"$state/uri"; echo "$url"; return 0
     fi
     sleep 0.5
   done
@@ -123,6 +144,7 @@ stop() {
     as_pg "$bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
     rm -rf "$data"; rm -f "$state/pgdata.path" "$state/pg.user"
   fi
+  rm -f "$state/uri"
 }
 
 case "$cmd" in

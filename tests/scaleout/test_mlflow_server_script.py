@@ -3,9 +3,12 @@ that are taken (never reporting someone else's server as its own) and leaves not
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
+import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -83,9 +86,15 @@ def server_a(scratch):
         assert r.returncode == 0, r.stderr[-4000:]
         url = r.stdout.strip().splitlines()[-1]
         assert url == f"http://127.0.0.1:{ports['MLFLOW_PORT']}" and healthy(url)
+        pid, pgdata = int((state / "mlflow.pid").read_text()), (state / "pgdata.path").read_text().strip()
         yield {"url": url, "state": state, **{k: int(v) for k, v in ports.items()}}
     finally:
         script("stop", state, scratch)
+    # a script that lost track of A (its files rewritten by a later start) must not leave A running
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+    if Path(pgdata, "postmaster.pid").is_file():
+        os.kill(int(Path(pgdata, "postmaster.pid").read_text().split()[0]), signal.SIGQUIT)
 
 
 def test_start_refuses_a_taken_mlflow_port_and_leaves_nothing_running(server_a, scratch, stops):
@@ -109,3 +118,37 @@ def test_start_refuses_a_taken_postgres_port(server_a, scratch, stops):
     assert r.stderr.count("\n") == 1 and f"PG_PORT={server_a['PG_PORT']} is already in use" in r.stderr
     assert not listening(port) and data_folders(scratch) == before
     assert healthy(server_a["url"])
+
+
+def test_start_refuses_a_state_folder_whose_server_is_running(server_a, scratch):
+    state = server_a["state"]
+    pgdata = (state / "pgdata.path").read_text()
+    before = data_folders(scratch)
+    r = script("start", state, scratch, MLFLOW_PORT=str(free_port()), PG_PORT=str(free_port()))
+    assert r.returncode == 6 and r.stdout == "", (r.returncode, r.stdout, r.stderr)
+    assert r.stderr.count("\n") == 1 and f"already running at {server_a['url']}; stop it first" in r.stderr
+    assert (state / "pgdata.path").read_text() == pgdata and data_folders(scratch) == before  # nothing new
+    assert healthy(server_a["url"])
+
+
+def test_start_cleans_up_after_a_server_that_died_without_stop(scratch, stops):
+    state = scratch / "srvD"
+    stops.append(state)
+    state.mkdir()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = scratch / "stale-pgdata"  # a cluster that is no longer running
+    stale.mkdir()
+    (stale / "PG_VERSION").write_text("15\n")
+    (state / "mlflow.pid").write_text(f"{dead.pid}\n")
+    (state / "pgdata.path").write_text(f"{stale}\n")
+    (state / "pg.user").write_text("postgres\n" if os.geteuid() == 0 else f"{pwd.getpwuid(os.geteuid()).pw_name}\n")
+    port = free_port()
+    r = script("start", state, scratch, MLFLOW_PORT=str(port), PG_PORT=str(free_port()))
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert r.stdout.strip() == f"http://127.0.0.1:{port}" and healthy(r.stdout.strip())
+    assert not stale.exists() and Path((state / "pgdata.path").read_text().strip()).is_dir()
+    assert (state / "uri").read_text().strip() == r.stdout.strip()
+    stop = script("stop", state, scratch)
+    assert stop.returncode == 0 and not listening(port)
+    assert not (state / "uri").exists() and not (state / "pgdata.path").exists()
