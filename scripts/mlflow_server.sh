@@ -1,29 +1,38 @@
 #!/usr/bin/env bash
-# A team MLflow tracking server on loopback: a throwaway PostgreSQL cluster as the backend store and
-# a proxied artifact root (clients upload through the server, so they need no shared file system).
+# A team MLflow tracking server: a throwaway PostgreSQL cluster as the backend store and a proxied artifact
+# root (clients upload through the server, so they need no shared file system).
 #
-#   scripts/mlflow_server.sh start STATE_DIR   # prints the tracking URI (http://127.0.0.1:PORT)
+#   scripts/mlflow_server.sh start STATE_DIR   # prints the tracking URI (http://HOST:PORT)
 #   scripts/mlflow_server.sh stop  STATE_DIR   # stops mlflow, then PostgreSQL; removes the cluster
 #
 # Then: kernelopt optimize tracking=server tracking.uri=<printed URI>   (several campaigns may write at once)
 #
-# Environment: PG_PORT (default 5433), MLFLOW_PORT (5000), MLFLOW_WORKERS (2), ARTIFACTS (STATE_DIR/artifacts),
-# PYTHON (the repo's .venv python, else python3), PG_BIN (folder of initdb/pg_ctl; found on PATH or under
-# /usr/lib/postgresql). Needs PostgreSQL (Debian: apt-get install postgresql) and psycopg2
-# (pip install 'kernelopt[scale]'). PostgreSQL refuses to run as root: as root the cluster runs as the
-# `postgres` user (else `nobody`) in a private folder under ${TMPDIR:-/tmp}. Authentication is `trust` on
-# 127.0.0.1 only: this is a single-host/dev setup; a shared deployment points --backend-store-uri at a managed
-# PostgreSQL with a password instead.
+# Environment: MLFLOW_HOST (default 127.0.0.1: this machine only; 0.0.0.0 listens on every interface so that
+# campaigns on other machines can write to it, and the printed URI then names this host by `hostname -f`),
+# MLFLOW_PORT (5000), PG_PORT (5433), MLFLOW_WORKERS (2), ARTIFACTS (STATE_DIR/artifacts), PYTHON (the repo's
+# .venv python, else python3), PG_BIN (folder of initdb/pg_ctl; found on PATH or under /usr/lib/postgresql).
+# PostgreSQL always listens on 127.0.0.1 only: just the mlflow server talks to it. MLflow answers only the
+# Host names it allows: off loopback the script allows this host's names and IPv4 addresses (plus localhost);
+# set MLFLOW_SERVER_ALLOWED_HOSTS (MLflow's own variable, comma-separated, `*` patterns) to choose others.
+# Needs PostgreSQL (Debian: apt-get install postgresql) and psycopg2 (pip install 'kernelopt[scale]').
+# PostgreSQL refuses to run as root: as root the cluster runs as the `postgres` user (else `nobody`) in a
+# private folder under ${TMPDIR:-/tmp}. Authentication is `trust` on 127.0.0.1 only: this is a small-team/dev
+# setup; a shared deployment points --backend-store-uri at a managed PostgreSQL with a password instead.
+#
+# `start` refuses (exit 6, one line, nothing started) when STATE_DIR already holds a running server, or when
+# MLFLOW_PORT or PG_PORT is taken; if the server does not come up it stops whatever it had begun (exit 4/5).
 set -euo pipefail
 
+usage() {  # the comment above, as the usage text
+  { echo "usage: $0 start|stop STATE_DIR"; sed -n '2,/^set -euo pipefail/{/^#/s/^# \{0,1\}//p}' "$0"; } >&2; exit 2
+}
 cmd=${1:-}; state=${2:-}
-if [[ -z "$cmd" || -z "$state" ]]; then
-  echo "usage: $0 start|stop STATE_DIR" >&2; exit 2
-fi
+[[ -n "$cmd" && -n "$state" ]] || usage
 repo=$(cd "$(dirname "$0")/.." && pwd)
 PYTHON=${PYTHON:-$([ -x "$repo/.venv/bin/python" ] && echo "$repo/.venv/bin/python" || echo python3)}
 PG_PORT=${PG_PORT:-5433}
 MLFLOW_PORT=${MLFLOW_PORT:-5000}
+MLFLOW_HOST=${MLFLOW_HOST:-127.0.0.1}
 MLFLOW_WORKERS=${MLFLOW_WORKERS:-2}
 
 find_pg_bin() {
@@ -67,6 +76,18 @@ running_here() {  # running_here PG_BIN: does STATE_DIR hold a live server (mlfl
   as_pg "$1/pg_ctl" -D "$(cat "$state/pgdata.path")" status >/dev/null 2>&1
 }
 
+url_host() {  # url_host HOST: HOST as it goes into a URL ([...] around an IPv6 address)
+  if [[ "$1" == *:* ]]; then echo "[$1]"; else echo "$1"; fi
+}
+
+allowed_hosts() {  # Host headers mlflow accepts off loopback: this host's names and IPv4 addresses, localhost
+  local names=("$1" "$(hostname 2>/dev/null || true)" localhost 127.0.0.1) n out=""
+  [[ "$MLFLOW_HOST" == 0.0.0.0 || "$MLFLOW_HOST" == :: ]] || names+=("$(url_host "$MLFLOW_HOST")")
+  for n in $(hostname -I 2>/dev/null || true); do [[ "$n" == *:* ]] || names+=("$n"); done
+  for n in "${names[@]}"; do [[ -n "$n" ]] && out+="$n,$n:*,"; done
+  echo "${out}192.168.*,10.*,$(printf '172.%s.*,' {16..31})fd00:*"  # and MLflow's default private ranges
+}
+
 new_data=""  # the data folder this start made, until pgdata.path names it (then `stop` owns it)
 start_failed() {  # EXIT trap of start: stop whatever this start began
   local rc=$?
@@ -88,7 +109,7 @@ start() {
     exit 6
   fi
   stop  # what a server that died without `stop` left: a stale pid file, its stopped cluster's data folder
-  port_free 127.0.0.1 "$MLFLOW_PORT" MLFLOW_PORT
+  port_free "$MLFLOW_HOST" "$MLFLOW_PORT" MLFLOW_PORT
   port_free 127.0.0.1 "$PG_PORT" PG_PORT
   trap start_failed EXIT
   pg_user=$(id -un)
@@ -110,16 +131,27 @@ start() {
   "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U kernelopt mlflow || exit 4
   local artifacts=${ARTIFACTS:-$state/artifacts}
   mkdir -p "$artifacts"
+  local name poll  # the URI's host name; where this script polls /health
+  case "$MLFLOW_HOST" in
+    0.0.0.0) name=$(hostname -f 2>/dev/null || hostname); poll=127.0.0.1 ;;
+    ::) name=$(hostname -f 2>/dev/null || hostname); poll="[::1]" ;;
+    *) name=$(url_host "$MLFLOW_HOST"); poll=$name ;;
+  esac
+  local url="http://$name:$MLFLOW_PORT"
+  case "$MLFLOW_HOST" in
+    127.*|localhost|::1) ;;
+    *) export MLFLOW_SERVER_ALLOWED_HOSTS=${MLFLOW_SERVER_ALLOWED_HOSTS:-$(allowed_hosts "$name")} ;;
+  esac
   MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false setsid "$PYTHON" -m mlflow server \
     --backend-store-uri "postgresql+psycopg2://kernelopt@127.0.0.1:$PG_PORT/mlflow" \
-    --artifacts-destination "$artifacts" --host 127.0.0.1 --port "$MLFLOW_PORT" --workers "$MLFLOW_WORKERS" \
+    --artifacts-destination "$artifacts" --host "$MLFLOW_HOST" --port "$MLFLOW_PORT" --workers "$MLFLOW_WORKERS" \
     >"$state/mlflow.log" 2>&1 </dev/null &
   local pid=$!
   echo "$pid" >"$state/mlflow.pid"
-  local url="http://127.0.0.1:$MLFLOW_PORT"
   for _ in $(seq 1 480); do
     kill -0 "$pid" 2>/dev/null || break  # ours died (a /health answer would then be someone else's)
-    if "$PYTHON" -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1]+'/health', timeout=2)" "$url" \
+    if "$PYTHON" -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1]+'/health', timeout=2)" \
+        "http://$poll:$MLFLOW_PORT" \
         2>/dev/null && kill -0 "$pid" 2>/dev/null; then
       trap - EXIT
       echo "$url" >"$state/uri"; echo "$url"; return 0
@@ -150,5 +182,5 @@ stop() {
 case "$cmd" in
   start) start ;;
   stop) state=$(cd "$state" 2>/dev/null && pwd || echo "$state"); stop ;;
-  *) echo "usage: $0 start|stop STATE_DIR" >&2; exit 2 ;;
+  *) usage ;;
 esac

@@ -152,3 +152,26 @@ def test_start_cleans_up_after_a_server_that_died_without_stop(scratch, stops):
     stop = script("stop", state, scratch)
     assert stop.returncode == 0 and not listening(port)
     assert not (state / "uri").exists() and not (state / "pgdata.path").exists()
+
+
+def test_mlflow_host_0000_serves_other_machines_by_this_hosts_name(scratch, stops):
+    state = scratch / "srvE"
+    stops.append(state)
+    port, pg_port = free_port(), free_port()
+    r = script("start", state, scratch, MLFLOW_HOST="0.0.0.0", MLFLOW_PORT=str(port), PG_PORT=str(pg_port))
+    assert r.returncode == 0, r.stderr[-4000:]
+    name = subprocess.run(["hostname", "-f"], capture_output=True, text=True, check=True).stdout.strip()
+    assert r.stdout.strip() == f"http://{name}:{port}"
+    # what a client elsewhere sends: this host's name in the Host header (MLflow refuses Host names it does not
+    # allow), to an address of this machine that is not loopback when it has one
+    ips = subprocess.run(["hostname", "-I"], capture_output=True, text=True, check=False).stdout.split()
+    ip = next((a for a in ips if ":" not in a and not a.startswith("127.")), "127.0.0.1")
+    req = urllib.request.Request(f"http://{ip}:{port}/api/2.0/mlflow/experiments/search?max_results=1",
+                                 headers={"Host": f"{name}:{port}"})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        assert resp.status == 200 and "experiments" in resp.read().decode()
+    if ip != "127.0.0.1":  # PostgreSQL stays on loopback
+        with socket.socket() as s:
+            s.settimeout(2)
+            assert s.connect_ex((ip, pg_port)) != 0
+        assert listening(pg_port)
