@@ -21,6 +21,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
+import socket
 import time
 import weakref
 from collections.abc import Iterator, Sequence
@@ -35,6 +36,9 @@ from kernelopt.executor.results import merge_results, workload_failure
 
 #: Seconds allowed for an actor to start its worker before the first request's deadline runs.
 STARTUP_SLACK_S = 300.0
+#: Seconds a ``host:port`` cluster address gets to accept a TCP connection before joining it is abandoned
+#: (``ray.init`` itself retries an unreachable address silently for minutes).
+PROBE_TIMEOUT_S = 5.0
 
 
 def _import_ray() -> Any:
@@ -44,6 +48,37 @@ def _import_ray() -> Any:
         raise ExecutorError("executor kind 'ray' needs Ray: pip install 'kernelopt[scale]' "
                             "(or 'ray>=2.9')") from None
     return ray
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """``(host, port)`` of a ``host:port`` or ``ray://host:port`` address; None for ``auto``, ``local``..."""
+    rest = address.strip()
+    if rest.startswith("ray://"):
+        rest = rest[len("ray://"):]
+    elif "://" in rest:
+        return None
+    host, sep, port = rest.rstrip("/").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return None
+    return host.strip("[]"), int(port)
+
+
+def probe_address(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+    """Check that a ``host:port`` / ``ray://host:port`` Ray address accepts TCP connections.
+
+    Raises:
+        ExecutorError: nothing accepts a connection there within ``timeout_s``.
+    """
+    where = _host_port(address)
+    if where is None:  # auto, local...: Ray resolves those itself, and fails fast
+        return
+    try:
+        with socket.create_connection(where, timeout=timeout_s):
+            pass
+    except OSError as exc:
+        why = exc.strerror or str(exc) or type(exc).__name__
+        raise ExecutorError(f"cannot reach a Ray cluster at {address} ({why}); start one with `ray start --head` "
+                            "or leave executor.address unset for a private one") from None
 
 
 class EvalActor:
@@ -140,7 +175,8 @@ class RayExecutor:
         poll_s: how often the driver checks in-flight work against its deadline.
 
     Raises:
-        ExecutorError: Ray is not installed, or the cluster cannot host ``workers`` actors.
+        ExecutorError: Ray is not installed, ``address`` (``host:port``, ``ray://host:port``) accepts no
+            connection within :data:`PROBE_TIMEOUT_S`, or the cluster cannot host ``workers`` actors.
     """
 
     kind = "ray"
@@ -164,6 +200,7 @@ class RayExecutor:
                 ray.init(address="local", num_cpus=cpus, include_dashboard=False,
                          object_store_memory=object_store_mb << 20, log_to_driver=False)
             else:
+                probe_address(address or os.environ["RAY_ADDRESS"])
                 ray.init(address=address, log_to_driver=False)
             self.owns_cluster = True
         resources = ray.cluster_resources()

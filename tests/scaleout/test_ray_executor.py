@@ -4,12 +4,25 @@ verdicts as the ``cpu`` executor, work spread over actors, lost actors' work ret
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
-from scaleout_helpers import HAVE_RAY, NO_RAY, TINY_CAMPAIGN, cli, fixture_solution, rmsnorm_request, statuses
+from scaleout_helpers import (
+    HAVE_RAY,
+    NO_RAY,
+    ROOT,
+    TINY_CAMPAIGN,
+    cli,
+    fixture_solution,
+    rmsnorm_request,
+    statuses,
+)
 
 from kernelopt.data import Solution
 from kernelopt.executor import CpuExecutor, ExecutorError, make_executor
@@ -150,3 +163,39 @@ def test_optimize_follows_the_actors_hardware_not_the_drivers(ray_executor, tmp_
     finally:
         con.close()
     assert "cpu-interpreter" in device and "gpu" not in device, device
+
+
+def test_address_parsing_for_the_reachability_probe():
+    from kernelopt.executor.ray_executor import _host_port
+
+    assert _host_port("127.0.0.1:6379") == ("127.0.0.1", 6379)
+    assert _host_port("ray://head.example:10001") == ("head.example", 10001)
+    assert _host_port("[::1]:6379") == ("::1", 6379)
+    assert _host_port("auto") is None and _host_port("local") is None and _host_port("http://h:1") is None
+
+
+def test_unreachable_address_fails_in_seconds_with_what_to_do(tmp_path):
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code = """import sys
+from kernelopt.executor import ExecutorError, make_executor
+for address in sys.argv[1:]:
+    try:
+        make_executor("ray", address=address)
+    except ExecutorError as exc:
+        print(exc)
+    else:
+        print("joined")
+"""
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-c", code, f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"],
+                       cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                       timeout=60, check=False)
+    assert time.monotonic() - t0 < 30, r.stdout + r.stderr  # ray.init alone retries for minutes
+    assert r.returncode == 0, r.stderr[-3000:]
+    lines = r.stdout.splitlines()
+    assert lines == [f"cannot reach a Ray cluster at {a}:{port} (Connection refused); start one with "
+                     "`ray start --head` or leave executor.address unset for a private one"
+                     for a in ("127.0.0.1", "ray://127.0.0.1")], r.stdout
