@@ -81,6 +81,23 @@ def probe_address(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
                             "or leave executor.address unset for a private one") from None
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _capacity_error(requested: int | None, workers: int, have: int, unit: str) -> str:
+    """Why ``workers`` actors of one ``unit`` each cannot be placed, naming the setting to change
+    (``requested``: the actor count asked for, i.e. executor.devices' length; None: the default)."""
+    if have == 0:
+        return (f"ray executor: {unit} actors requested but the Ray cluster has no {unit}; join a cluster with "
+                f"{unit}s (executor.address)")
+    if requested is None:
+        return f"ray executor: {_count(workers, unit + ' actor', unit + ' actors')} do not fit {have} {unit}(s)"
+    return (f"ray executor: executor.devices has {_count(requested, 'entry', 'entries')} (one {unit} actor "
+            f"each) but the Ray cluster has {_count(have, unit, unit + 's')}; give executor.devices at most {have} "
+            "entries, or leave it unset for one actor per GPU (else one per 2 CPUs)")
+
+
 class EvalActor:
     """Body of a Ray actor: a kernelopt executor over this actor's one GPU (or one CPU worker).
 
@@ -206,15 +223,14 @@ class RayExecutor:
         resources = ray.cluster_resources()
         gpus, cpus = int(resources.get("GPU", 0)), int(resources.get("CPU", 0))
         self.gpu = gpus > 0 if gpu is None else gpu
+        requested = workers
         if workers is None:
             workers = gpus if self.gpu else max(1, cpus // 2)
         have = gpus if self.gpu else cpus
         if workers < 1 or workers > have:
-            unit = "GPU" if self.gpu else "CPU"
             if self.owns_cluster:
                 ray.shutdown()
-            raise ExecutorError(f"ray executor: {workers} {unit} actor(s) requested but the cluster has "
-                                f"{have} {unit}(s) (executor.devices sets the actor count)")
+            raise ExecutorError(_capacity_error(requested, workers, have, "GPU" if self.gpu else "CPU"))
         self.options: dict[str, Any] = {"timeout_s": timeout_s, "env": env, "target": target,
                                         "max_faults": max_faults, "max_timeouts": max_timeouts}
         if memory_limit_gb is not None:

@@ -199,3 +199,15 @@ for address in sys.argv[1:]:
     assert lines == [f"cannot reach a Ray cluster at {a}:{port} (Connection refused); start one with "
                      "`ray start --head` or leave executor.address unset for a private one"
                      for a in ("127.0.0.1", "ray://127.0.0.1")], r.stdout
+
+
+def test_too_many_devices_names_the_setting_and_both_counts(ray_executor):
+    cpus = int(ray_executor.ray.cluster_resources()["CPU"])
+    with pytest.raises(ExecutorError) as err:
+        make_executor("ray", devices=list(range(cpus + 1)), gpu=False)
+    assert str(err.value) == (
+        f"ray executor: executor.devices has {cpus + 1} entries (one CPU actor each) but the Ray cluster has "
+        f"{cpus} CPUs; give executor.devices at most {cpus} entries, or leave it unset for one actor per GPU "
+        "(else one per 2 CPUs)")
+    assert ray_executor.ray.is_initialized()  # the cluster it joined is left running
+
