@@ -21,6 +21,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
+import re
 import socket
 import time
 import weakref
@@ -79,6 +80,15 @@ def probe_address(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
         why = exc.strerror or str(exc) or type(exc).__name__
         raise ExecutorError(f"cannot reach a Ray cluster at {address} ({why}); start one with `ray start --head` "
                             "or leave executor.address unset for a private one") from None
+
+
+#: ANSI escape sequences (CSI colours such as ``ESC[36m``, OSC titles, lone two-byte escapes).
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without ANSI escape sequences (Ray colours its task errors' ``ray::Actor.method()`` line)."""
+    return _ANSI.sub("", text)
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -280,7 +290,7 @@ class RayExecutor:
                 lane.info = self.ray.get(lane.info_ref)
             except Exception as exc:  # RayTaskError wraps WorkerStartError
                 raise ExecutorError(f"ray executor: actor {lane.name} could not start its worker: "
-                                    f"{exc}") from exc
+                                    f"{strip_ansi(str(exc))}") from exc
         return self
 
     # ------------------------------------------------------------ work
@@ -345,14 +355,15 @@ class RayExecutor:
                 self._replace(lane)
                 idle.append(lane)
                 if attempts[i] > self.max_retries:
-                    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    text = strip_ansi(str(exc)).strip()
+                    why = text.splitlines()[0] if text else type(exc).__name__
                     yield i, self._lost(requests[i], why, attempts[i], time.monotonic() - t0[i])
                 else:
                     pending.appendleft(i)  # the next idle actor takes it: elsewhere when one is free
                 continue
             except ray.exceptions.RayTaskError as exc:
                 raise ExecutorError(f"ray executor: actor {lane.name} failed (not a kernel fault): "
-                                    f"{exc}") from exc
+                                    f"{strip_ansi(str(exc))}") from exc
             idle.append(lane)
             yield i, self._finish(requests[i], wire, lane, attempts[i] + 1)
 

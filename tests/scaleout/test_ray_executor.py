@@ -211,3 +211,22 @@ def test_too_many_devices_names_the_setting_and_both_counts(ray_executor):
         "(else one per 2 CPUs)")
     assert ray_executor.ray.is_initialized()  # the cluster it joined is left running
 
+
+def test_strip_ansi():
+    from kernelopt.executor.ray_executor import strip_ansi
+
+    coloured = "\x1b[36mray::EvalActor.evaluate()\x1b[39m (pid=7)\n\x1b[1;31mboom\x1b[0m \x1b]0;title\x07done"
+    assert strip_ansi(coloured) == "ray::EvalActor.evaluate() (pid=7)\nboom done"
+    assert strip_ansi("plain [36m text") == "plain [36m text"
+
+
+def test_actor_error_text_carries_no_colour_codes(ray_executor):
+    ex = make_executor("ray", devices=1, gpu=False, target="kernelopt_no_such_module:run")
+    try:
+        with pytest.raises(ExecutorError) as err:
+            ex.start()
+    finally:
+        ex.close()
+    text = str(err.value)
+    assert "could not start its worker" in text and "ray::EvalActor" in text, text
+    assert "\x1b" not in text, repr(text)
