@@ -47,7 +47,7 @@ def _import_ray() -> Any:
         import ray
     except ImportError:
         raise ExecutorError("executor kind 'ray' needs Ray: pip install 'kernelopt[scale]' "
-                            "(or 'ray>=2.9')") from None
+                            "(or 'ray[client]>=2.9')") from None
     return ray
 
 
@@ -228,7 +228,13 @@ class RayExecutor:
                          object_store_memory=object_store_mb << 20, log_to_driver=False)
             else:
                 probe_address(address or os.environ["RAY_ADDRESS"])
-                ray.init(address=address, log_to_driver=False)
+                try:
+                    ray.init(address=address, log_to_driver=False)
+                except ValueError as exc:
+                    if "ray[client]" not in str(exc):
+                        raise
+                    raise ExecutorError("ray executor: a ray:// address needs Ray's client: pip install "
+                                        "'kernelopt[scale]' (or 'ray[client]>=2.9')") from None
             self.owns_cluster = True
         resources = ray.cluster_resources()
         gpus, cpus = int(resources.get("GPU", 0)), int(resources.get("CPU", 0))

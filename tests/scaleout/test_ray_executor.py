@@ -3,6 +3,7 @@ verdicts as the ``cpu`` executor, work spread over actors, lost actors' work ret
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
 
 import pytest
 from scaleout_helpers import (
@@ -230,3 +232,28 @@ def test_actor_error_text_carries_no_colour_codes(ray_executor):
     text = str(err.value)
     assert "could not start its worker" in text and "ray::EvalActor" in text, text
     assert "\x1b" not in text, repr(text)
+
+
+def test_scale_extra_brings_the_ray_client():
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["scale"]
+    assert any(req.replace(" ", "").startswith("ray[client]") for req in extra), extra
+
+
+@pytest.mark.skipif(importlib.util.find_spec("grpc") is not None, reason="Ray's client is installed")
+def test_ray_url_without_the_ray_client_says_what_to_install(tmp_path):
+    code = """import socket, sys
+from kernelopt.executor import ExecutorError, make_executor
+with socket.socket() as s:  # something listening, so the reachability probe passes
+    s.bind(("127.0.0.1", 0))
+    s.listen()
+    try:
+        make_executor("ray", address=f"ray://127.0.0.1:{s.getsockname()[1]}")
+    except ExecutorError as exc:
+        print(exc)
+"""
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)},
+                       capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip() == ("ray executor: a ray:// address needs Ray's client: pip install 'kernelopt[scale]' "
+                                "(or 'ray[client]>=2.9')")
