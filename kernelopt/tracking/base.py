@@ -24,6 +24,9 @@ from kernelopt.tracking.uris import resolve_artifact_root, resolve_tracking_uri,
 # MLflow draws a tqdm bar on stderr for every artefact download (a campaign reads a few per decision): dozens of
 # bars between the controller's lines. Off unless the user asked for them (set the variable to "true").
 os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+# Against a server, MLflow prints "View run ... / View experiment ..." for every run it ends (two lines per candidate
+# between the controller's): off the same way ("false" brings them back)
+os.environ.setdefault("MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT", "true")
 
 MAX_PARAM_VALUE = 6000
 MAX_TAG_VALUE = 8000

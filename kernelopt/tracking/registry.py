@@ -72,7 +72,8 @@ class RegistryMixin(StoreBase):
         })
         evidence.update({str(k): stringify(v) for k, v in (tags or {}).items()})
         mv = self.client.create_model_version(name, source=f"runs:/{run_id}/{names.SOLUTION_DIR}",
-                                              run_id=run_id, tags=evidence)
+                                              run_id=run_id, tags=evidence,
+                                              await_creation_for=0)  # READY at once; the wait only logged a line
         return str(mv.version)
 
     def set_champion(self, definition: str, version: str) -> None:

@@ -141,3 +141,16 @@ def test_ui_experiment_page_screenshot(server, logged, tmp_path):
     assert shot.stat().st_size > 20_000 and colors > 50, (shot.stat().st_size, colors)  # a rendered page
     found = _rest(server, "/api/2.0/mlflow/runs/search", {"experiment_ids": [logged["experiment"]]})
     assert {r["info"]["run_id"] for r in found["runs"]} == {logged["campaign"], *logged["runs"]}
+
+
+def test_a_server_store_prints_nothing_of_its_own(server, capfd, caplog):
+    """(Last in the file: it adds runs to the experiment the tests above read whole.) MLflow printed 'View run ... / View experiment ...' for every run it ended against a server, and 'Waiting up
+    to 300 seconds for model version...' for every registration: lines between the controller's."""
+    st = TrackingStore(server)
+    camp = st.start_campaign(DEFINITION, {}, {})
+    sol = make_solution("quiet", 96)
+    run = st.log_candidate(camp, sol, make_result(sol, [1.0, 1.0, 1.0]), stage="sweep", params=params())
+    st.register(DEFINITION, run, {})
+    out, err = capfd.readouterr()
+    assert "View run" not in out + err and "View experiment" not in out + err
+    assert "Waiting up to" not in err + caplog.text
