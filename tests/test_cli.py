@@ -484,3 +484,20 @@ def test_the_campaign_display_says_why_a_generator_gave_no_candidate() -> None:
     display = LiveDisplay(Console(file=screen, width=160), max_candidates=2)
     display("proposal_failed", reason="openai: RateLimitError: [429] slow down")
     assert "no candidate from the generator: openai: RateLimitError: [429] slow down" in screen.getvalue()
+
+
+def test_an_operators_leaderboard_names_each_rows_campaign() -> None:
+    """`report <operator>` ranks the runs of all its campaigns: without the column no row said which."""
+    from rich.console import Console
+
+    from kernelopt.cli.optimize import leaderboard_table
+
+    row = {"rank": 1, "name": "k", "stage": "sweep", "pass_count": 2, "workload_count": 2, "mean_latency_ms": 1.0,
+           "p95_latency_ms": 1.0, "speedup_vs_reference": 2.0, "direction": "-", "campaign": "a" * 32}
+    rows = [row, {**row, "rank": 2, "campaign": "b" * 32}]
+    console = Console(width=200, record=True)
+    console.print(leaderboard_table(rows))
+    text = console.export_text()
+    assert "campaign" in text and "aaaaaaaa " in text and "bbbbbbbb " in text
+    console.print(leaderboard_table(rows[:1]))  # one campaign's board: no column
+    assert "campaign" not in console.export_text()

@@ -183,10 +183,13 @@ def browse_line(tracking_uri: str) -> str:
 def leaderboard_table(rows: list[dict[str, Any]], limit: int = 10) -> Table:
     """The campaign's best candidates."""
     t = Table(title="leaderboard")
-    for col in ("#", "candidate", "stage", "passed", "mean ms", "p95 ms", "speedup vs ref", "direction"):
+    several = len({r.get("campaign") for r in rows}) > 1  # an operator's board: which campaign measured each row
+    for col in ("#", *(("campaign",) if several else ()), "candidate", "stage", "passed", "mean ms", "p95 ms",
+                "speedup vs ref", "direction"):
         t.add_column(col)
     for r in rows[:limit]:
-        t.add_row(str(r["rank"]), str(r["name"]), str(r["stage"]), f"{r['pass_count']}/{r['workload_count']}",
+        t.add_row(str(r["rank"]), *((str(r.get("campaign") or "-")[:8],) if several else ()), str(r["name"]),
+                  str(r["stage"]), f"{r['pass_count']}/{r['workload_count']}",
                   "-" if r["mean_latency_ms"] is None else f"{r['mean_latency_ms']:.4f}",
                   "-" if r["p95_latency_ms"] is None else f"{r['p95_latency_ms']:.4f}",
                   speedup_text(r["speedup_vs_reference"]),
