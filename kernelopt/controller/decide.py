@@ -271,7 +271,8 @@ def _decide(state: CampaignState, budget: Budget, rules: Rules, b: _Basics) -> D
     sweep, bar = _sweep_targets(groups, rules)
     if sweep:
         ev = base + [_latency_ev(g, "gate") for g in sweep]
-        bar_txt = "no solution swept yet" if bar is None else f"best swept latency on the same workloads {bar:.6g} ms"
+        bar_txt = ("no solution swept yet" if bar is None  # a swept solution's mean on the gate's workloads, not
+                   else f"a swept solution's mean on the gate's workloads: {bar:.6g} ms")  # its full sweep's mean
         return Decision(action="sweep", candidate_run_ids=[g.run_id for g in sweep],
                         workloads=list(state.all_workloads), evidence=ev,
                         reason=f"{len(sweep)} gate passer(s) beat the bar ({bar_txt}): full sweep of "

@@ -47,6 +47,8 @@ def test_sweep_only_gate_passers_beating_the_best_swept_gate_latency():
     faster = state(*base, rec("g2", "b", "gate", 0.9), decisions=[baseline(), gen()], champion=champion)
     d = decide(faster, BUDGET, RULES)
     assert d.action == "sweep" and d.candidate_run_ids == ["g2"]
+    # the bar is the swept solution's gate mean (1.0), not its sweep's (2.0): said so ('best swept latency' read as 2.0)
+    assert "beat the bar (a swept solution's mean on the gate's workloads: 1 ms)" in d.reason
 
 
 def test_a_swept_candidate_that_failed_does_not_set_the_bar():
