@@ -46,6 +46,12 @@ def promote_run(run_id: str, *, tracking_uri: str | None = None, force: bool = F
         console.print(f"{who} is already the champion of {state.definition} (version {champ.version}): "
                       "nothing to do")
         return 0
+    if not mine.full:  # the gates read the full sweep's figures: they printed 'latency: None ... gain None'
+        console.print(f"[red]not promoted:[/red] run {run_id}'s solution was only gated (on "
+                      f"{len(mine.gate.per_workload_ms) if mine.gate else 0} workload(s)); promotion needs its full "
+                      "sweep, which a campaign runs for a gate passer that beats the bar (resume the campaign, or "
+                      "give it in campaign.include)")
+        return 1
     rules = campaign_rules(store, campaign, console)
     nf, _ = noise_floor(groups, rules.noise_floor_default)
     ok, evidence = gate(mine, state.champion, rules.model_copy(update={"repeats": 1}) if force else rules,

@@ -29,3 +29,14 @@ def test_promote_falls_back_on_the_default_rules_and_says_so(store, capsys) -> N
     assert promote_run(run, tracking_uri=store.tracking_uri) == 1  # one full run of the two the defaults want
     out = capsys.readouterr().out
     assert "gates: the default rules (campaign" in out and "fail repeats: 1 (required 2)" in out
+
+
+def test_promote_of_a_gated_only_solution_says_it_needs_its_sweep(store, capsys) -> None:
+    """The gates read a full sweep's figures: a gate-only run printed 'latency: None ... gain None'."""
+    camp = store.start_campaign(DEFINITION, {"rules": Rules(repeats=1).model_dump()}, {})
+    sol = make_solution("k2")
+    run = store.log_candidate(camp, sol, make_result(sol, [1.0, 1.0]), stage="gate", params=params())
+    assert promote_run(run, tracking_uri=store.tracking_uri) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"not promoted: run {run}'s solution was only gated (on 2 workload(s)); promotion needs its full sweep" in out
+    assert "None" not in out and store.get_champion(DEFINITION) is None
