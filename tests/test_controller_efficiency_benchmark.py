@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from operator_helpers import load_script
 
 REPO = Path(__file__).resolve().parents[1]
@@ -145,14 +144,19 @@ def test_the_replay_gates_each_candidate_on_its_decisions_workloads(monkeypatch:
     assert any(tuple(w) in runs for w in banded)
 
 
-def test_fix_in_table_mode_is_refused_not_ignored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """stderr of a table-mode run over ``tmp_path/t.json`` refused before any work (exit 2, nothing written)."""
     mod = _module()
     table = tmp_path / "t.json"
     _table(mod, table)
-    with pytest.raises(SystemExit):
-        mod.main(["--mode", "table", "--table", str(table), "--fix", "num_warps=4", "--out", str(tmp_path)])
-    assert "sub-space recorded in the table" in capsys.readouterr().err
-    assert not list(tmp_path.glob("controller_efficiency_*"))
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--mode", "table", "--table", str(table), "--out", str(tmp_path), *argv])
+    assert exc.value.code == 2 and not list(tmp_path.glob("controller_efficiency_*"))
+    return capsys.readouterr().err
+
+
+def test_fix_in_table_mode_is_refused_not_ignored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert "sub-space recorded in the table" in _refused(tmp_path, capsys, "--fix", "num_warps=4")
 
 
 def test_a_rule_override_reaches_the_controller_and_names_its_result_files(
@@ -272,13 +276,8 @@ def test_a_result_of_other_seeds_is_not_replaced_without_force(tmp_path: Path) -
 
 
 def test_an_operator_other_than_the_tables_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    mod = _module()
-    table = tmp_path / "t.json"
-    _table(mod, table)
-    with pytest.raises(SystemExit):
-        mod.main(["--mode", "table", "--table", str(table), "--operator", "gemm_n4096_k4096", "--out", str(tmp_path)])
-    err = capsys.readouterr().err
-    assert f"--operator gemm_n4096_k4096: the table {table} is of rmsnorm_h4096" in err, err
+    err = _refused(tmp_path, capsys, "--operator", "gemm_n4096_k4096")
+    assert f"--operator gemm_n4096_k4096: the table {tmp_path / 't.json'} is of rmsnorm_h4096" in err, err
 
 
 @pytest.mark.parametrize(("argv", "says"), [
@@ -287,13 +286,7 @@ def test_an_operator_other_than_the_tables_is_refused(tmp_path: Path, capsys: py
 ])
 def test_counts_below_one_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv, says) -> None:
     """--budget 0 was a ValueError traceback; --seeds 0 wrote an empty result ('reached 0/0') over the file."""
-    mod = _module()
-    table = tmp_path / "t.json"
-    _table(mod, table)
-    with pytest.raises(SystemExit) as exc:
-        mod.main(["--mode", "table", "--table", str(table), "--out", str(tmp_path), *argv])
-    assert exc.value.code == 2 and says in capsys.readouterr().err
-    assert not list(tmp_path.glob("controller_efficiency_*"))
+    assert says in _refused(tmp_path, capsys, *argv)
 
 
 def test_a_file_that_is_no_table_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -75,3 +75,21 @@ def postgres_bin() -> Path | None:
         return Path(found).resolve().parent
     versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parts[-3]))
     return versions[-1].parent if versions else None
+
+
+def needs_postgres() -> list:
+    """The skip marks of a test module that starts PostgreSQL (binaries, psycopg2, and a user to run it as)."""
+    import importlib.util
+    import os
+
+    import pytest
+
+    return [
+        pytest.mark.skipif(postgres_bin() is None,
+                           reason="PostgreSQL is not installed (Debian: apt-get install postgresql)"),
+        pytest.mark.skipif(importlib.util.find_spec("psycopg2") is None,
+                           reason="psycopg2 is not installed (pip install 'kernelopt[scale]')"),
+        pytest.mark.skipif(os.geteuid() == 0 and shutil.which("runuser") is None,
+                           reason="running as root without runuser: PostgreSQL refuses root and cannot be "
+                                  "started as another user"),
+    ]

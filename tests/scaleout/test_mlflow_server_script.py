@@ -4,7 +4,6 @@ that are taken (never reporting someone else's server as its own) and leaves not
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import pwd
 import shutil
@@ -17,17 +16,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from scaleout_helpers import ROOT, free_port, postgres_bin
+from scaleout_helpers import ROOT, free_port, needs_postgres
 
-pytestmark = [
-    pytest.mark.skipif(postgres_bin() is None,
-                       reason="PostgreSQL is not installed (Debian: apt-get install postgresql)"),
-    pytest.mark.skipif(importlib.util.find_spec("psycopg2") is None,
-                       reason="psycopg2 is not installed (pip install 'kernelopt[scale]')"),
-    pytest.mark.skipif(os.geteuid() == 0 and shutil.which("runuser") is None,
-                       reason="running as root without runuser: PostgreSQL refuses root and cannot be "
-                              "started as another user"),
-]
+pytestmark = needs_postgres()
 SCRIPT = ROOT / "scripts" / "mlflow_server.sh"
 
 

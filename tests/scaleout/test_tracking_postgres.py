@@ -3,29 +3,25 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
-from scaleout_helpers import ROOT, TINY_CAMPAIGN, cli, fixture_solution, free_port, postgres_bin
+from scaleout_helpers import (
+    ROOT,
+    TINY_CAMPAIGN,
+    cli,
+    fixture_solution,
+    free_port,
+    needs_postgres,
+)
 
 from kernelopt.data import EvalResult, HarnessSettings, LatencyStats, WorkloadResult
 from kernelopt.operators import load_operator
 from kernelopt.tracking import TrackingStore
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(postgres_bin() is None,
-                       reason="PostgreSQL is not installed (Debian: apt-get install postgresql)"),
-    pytest.mark.skipif(importlib.util.find_spec("psycopg2") is None,
-                       reason="psycopg2 is not installed (pip install 'kernelopt[scale]')"),
-    pytest.mark.skipif(os.geteuid() == 0 and shutil.which("runuser") is None,
-                       reason="running as root without runuser: PostgreSQL refuses root and cannot be "
-                              "started as another user"),
-]
+pytestmark = [pytest.mark.slow, *needs_postgres()]
 SCRIPT = ROOT / "scripts" / "mlflow_server.sh"
 DEFINITION = "rmsnorm_h4096"
 #: Campaigns of one definition share its registry alias `champion`. Two races are known and reported
