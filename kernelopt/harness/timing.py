@@ -105,36 +105,42 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
                          f"{budget_s:g} s budget)")
         return min(1, warmup), iters
 
+    # the clocks are bound here, before the first timed call: a candidate that replaces time.perf_counter (or an
+    # Event method) inside a call and puts it back before the harness's integrity check after the loop would
+    # otherwise be read by every iteration in between (a self-restoring patch: 105x on the CPU, PASSED)
+    clock = time.perf_counter
+    event = torch.cuda.Event
+    record, event_sync, elapsed = event.record, event.synchronize, event.elapsed_time
     if dev.type != "cuda":
-        t = time.perf_counter()
+        t = clock()
         fn(*args)
-        warmup, iterations = within_budget(time.perf_counter() - t)
+        warmup, iterations = within_budget(clock() - t)
         for _ in range(warmup):
             fn(*args)
         times = []
         for _ in range(iterations):
-            t0 = time.perf_counter()
+            t0 = clock()
             fn(*args)
-            times.append((time.perf_counter() - t0) * 1e3)
+            times.append((clock() - t0) * 1e3)
         return times, name
 
     with torch.cuda.device(dev):
         flush = _flush_buffer(dev).zero_ if flush_l2 else None
         sync = torch.cuda.synchronize
         sync()
-        t = time.perf_counter()
+        t = clock()
         fn(*args)
         sync()
-        fastest = time.perf_counter() - t  # host wall of the quickest untimed call (the first may compile)
+        fastest = clock() - t  # host wall of the quickest untimed call (the first may compile)
         warmup, iterations = within_budget(fastest)
         for _ in range(warmup):
             if flush is not None:
                 flush()
             sync()
-            t = time.perf_counter()
+            t = clock()
             fn(*args)
             sync()
-            fastest = min(fastest, time.perf_counter() - t)
+            fastest = min(fastest, clock() - t)
         if name == "cupti" and cupti_max_call_ms and fastest * 1e3 > cupti_max_call_ms:
             name = "cuda_event"
         if name == "cupti":
@@ -145,19 +151,19 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
                 if flush is not None:
                     flush()
                 sync()
-                t0 = time.perf_counter()
+                t0 = clock()
                 fn(*args)
                 sync()
-                times.append((time.perf_counter() - t0) * 1e3)
+                times.append((clock() - t0) * 1e3)
             return times, name
         times = []
         for _ in range(iterations):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start, end = event(enable_timing=True), event(enable_timing=True)
             if flush is not None:
                 flush()
-            start.record()
+            record(start)
             fn(*args)
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
+            record(end)
+            event_sync(end)
+            times.append(elapsed(start, end))
         return times, name

@@ -30,6 +30,7 @@ CHEATS: dict[str, tuple[S, tuple[str, ...], dict, tuple[int, ...]]] = {
     "patch_time_callable": (S.REJECTED, ("harness tampering at import", "time_callable"), {}, (1,)),
     "patch_synchronize": (S.REJECTED, ("harness tampering", "torch.cuda.synchronize"), {}, (1,)),
     "patch_builtins": (S.REJECTED, ("harness tampering", "builtins.max"), {}, (1,)),
+    "patch_reference_torch": (S.REJECTED, ("harness tampering at import", "torch.rsqrt"), {}, (1,)),
     "mutate_input": (S.REJECTED, ("input mutation", "weight"), {}, (1,)),
     "precision_downcast": (S.REJECTED, ("precision probe", "policy.json"), {"precision_probe": True}, (1,)),
     "flashinfer_fallback": (S.REJECTED, ("static policy", "import of flashinfer"), {}, (1,)),
@@ -63,7 +64,9 @@ def test_corpus_has_a_case_for_every_cheat_folder():
     from adversarial_helpers import CORPUS
 
     folders = {p.name for p in (CORPUS / "cheats").iterdir() if (p / "solution.json").is_file()}
-    assert folders == set(CHEATS) | {"writes_operator_files"} and len(folders) >= 12
+    # each of these has its own test below (a worker process, a latency comparison)
+    assert folders == set(CHEATS) | {"writes_operator_files", "self_restoring_clock", "patch_worker_wire"}
+    assert len(folders) >= 12
 
 
 @pytest.mark.parametrize("name", ["py_value", "py_dps", "triton_rowwise"])
@@ -114,6 +117,30 @@ def test_harness_is_restored_after_tampering():
     # a solution rejected at import is imported (and rejected) again, not served from the build cache
     again = evaluate(request_for(corpus_solution("cheats", "patch_time_callable"), (1,)), device=DEVICE)
     assert "harness tampering at import" in again.results[0].log
+
+
+def test_a_clock_patch_that_restores_itself_times_nothing_it_fakes():
+    """Its clock, put in place inside a timed call and put back when read right after it, made that call measure
+    ~0 (105x, PASSED): the timer's clock is bound before the first timed call, so the patch is never read."""
+    honest = evaluate(request_for(corpus_solution("honest", "py_dps"), (1,), iterations=20), device=DEVICE)
+    cheat = evaluate(request_for(corpus_solution("cheats", "self_restoring_clock"), (1,), iterations=20),
+                     device=DEVICE)
+    (h,), (c,) = honest.results, cheat.results
+    assert h.status == S.PASSED and c.status in (S.PASSED, S.REJECTED), c.log
+    if c.status == S.PASSED:
+        assert c.latency.mean_ms > 0.3 * h.latency.mean_ms, (c.latency.mean_ms, h.latency.mean_ms)
+
+
+def test_a_patched_worker_result_wire_is_rejected_through_the_real_worker():
+    """Through the cpu executor's worker (run as `python -m kernelopt.executor.worker`, so its functions live in
+    `__main__`): the patch would have reported this and every later candidate of the worker 1000x faster."""
+    from kernelopt.executor import CpuExecutor
+
+    with CpuExecutor() as ex:  # the build cache: this test's (the folder's autouse fixture sets it)
+        cheat, honest = ex.evaluate_many([request_for(corpus_solution("cheats", "patch_worker_wire"), (1,)),
+                                          request_for(corpus_solution("honest", "py_dps"), (1,))])
+    assert cheat.results[0].status == S.REJECTED and "result_to_wire" in cheat.results[0].log, cheat.results[0].log
+    assert honest.results[0].status == S.PASSED and honest.results[0].latency.mean_ms > 1e-3
 
 
 def test_writes_to_operator_files_are_rejected(tmp_path, monkeypatch):
