@@ -126,6 +126,10 @@ class GuardedRun:
         problems = output_problems(list(self.definition.outputs), outs, self.device)
         if problems:
             raise Stop(S.REJECTED, f"{what}: " + "; ".join(problems))
+        shared = _shares_storage(outs, refs)
+        if shared:  # the reference's own tensor, found by walking the caller's frames: compared with itself
+            raise Stop(S.REJECTED, f"{what}: output '{shared}' is the harness's reference tensor (shares its "
+                                   "storage), not one the solution computed")
         v = self.evaluator.check(self.definition, guard_inputs, outs, refs, self.settings)
         if v.status is not None:
             raise Stop(S.REJECTED, f"{what}: {v.status.value}: {v.message}")
@@ -187,3 +191,14 @@ class GuardedRun:
         reason = roofline_floor.below_floor(mean_ms, floor)
         if reason:
             raise Stop(S.REJECTED, reason)
+
+
+def _shares_storage(outs: list[Any], refs: Any) -> str | None:
+    """The index of an output tensor whose storage is a reference output's (``None`` when none is)."""
+    ref_list = list(refs.values()) if isinstance(refs, dict) else list(refs) if isinstance(refs, (list, tuple)) \
+        else [refs]
+    held = {r.untyped_storage().data_ptr() for r in ref_list if isinstance(r, torch.Tensor) and r.numel()}
+    for i, o in enumerate(outs):
+        if isinstance(o, torch.Tensor) and o.numel() and o.untyped_storage().data_ptr() in held:
+            return str(i)
+    return None

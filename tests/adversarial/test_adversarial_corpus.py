@@ -31,6 +31,8 @@ CHEATS: dict[str, tuple[S, tuple[str, ...], dict, tuple[int, ...]]] = {
     "patch_synchronize": (S.REJECTED, ("harness tampering", "torch.cuda.synchronize"), {}, (1,)),
     "patch_builtins": (S.REJECTED, ("harness tampering", "builtins.max"), {}, (1,)),
     "patch_reference_torch": (S.REJECTED, ("harness tampering at import", "torch.rsqrt"), {}, (1,)),
+    "reference_from_frames": (S.REJECTED, ("re-check of the last timed call", "the harness's reference tensor"), {},
+                              (1,)),
     "mutate_input": (S.REJECTED, ("input mutation", "weight"), {}, (1,)),
     "precision_downcast": (S.REJECTED, ("precision probe", "policy.json"), {"precision_probe": True}, (1,)),
     "flashinfer_fallback": (S.REJECTED, ("static policy", "import of flashinfer"), {}, (1,)),
