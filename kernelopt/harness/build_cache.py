@@ -6,7 +6,8 @@ Layout (``<root>`` = ``$KERNELOPT_CACHE_DIR`` or ``~/.cache/kernelopt/builds``):
     <root>/ext/ko_<hash>/<sources...>     cpp / cuda sources and their torch-extension build folder
 
 Writes are atomic (a temporary folder renamed into place), so several worker processes may build the
-same solution at once; an existing folder is reused only when every source file matches byte for byte.
+same solution at once; an existing folder is reused only when every source file matches byte for byte and, for
+a Python package, it holds no other Python file (see ``_matches``); its bytecode is removed when it is reused.
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ def package_name(solution: Solution) -> str:
     return f"ko_{solution.hash()}"
 
 
-def _matches(folder: Path, solution: Solution) -> bool:
+def _matches(folder: Path, solution: Solution, kind: str = "py") -> bool:
+    """Every source byte for byte and, for an importable package, no Python file beyond its sources and the empty
+    ``__init__.py`` files the cache made: a candidate that wrote into another solution's cached package (an
+    ``__init__.py`` patching the worker) was imported by later, separate runs of that solution. (Bytecode is not
+    judged here: :func:`_drop_bytecode` removes it from a folder that is reused.)"""
     for src in solution.sources:
         f = folder / src.path
         try:
@@ -44,7 +49,27 @@ def _matches(folder: Path, solution: Solution) -> bool:
                 return False
         except (OSError, UnicodeDecodeError):
             return False
+    if kind != "py":
+        return True
+    listed = {src.path for src in solution.sources}
+    try:
+        for f in folder.rglob("*"):
+            rel = f.relative_to(folder).as_posix()
+            if "__pycache__" in f.parts:
+                continue
+            if f.suffix == ".py" and rel not in listed and (f.name != "__init__.py" or f.stat().st_size):
+                return False
+    except OSError:
+        return False
     return True
+
+
+def _drop_bytecode(folder: Path) -> None:
+    """Remove the ``__pycache__`` folders of a reused package: a ``.pyc`` whose recorded source size and time match
+    is imported instead of its source, and no check reads it as source (a process importing from the folder at the
+    same moment compiles the source again)."""
+    for cache in folder.rglob("__pycache__"):
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 def _write_sources(folder: Path, solution: Solution, make_packages: bool) -> None:
@@ -80,7 +105,9 @@ def materialize(solution: Solution, kind: str, cache_dir: str | Path | None = No
     base = root / kind
     base.mkdir(parents=True, exist_ok=True)
     target = base / package_name(solution)
-    if target.is_dir() and _matches(target, solution):
+    if target.is_dir() and _matches(target, solution, kind):
+        if kind == "py":
+            _drop_bytecode(target)
         return target
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=base))
     try:
@@ -91,7 +118,7 @@ def materialize(solution: Solution, kind: str, cache_dir: str | Path | None = No
             os.replace(tmp, target)
         except OSError:
             # Another process won the race; its copy is as good as ours if it matches.
-            if not (target.is_dir() and _matches(target, solution)):
+            if not (target.is_dir() and _matches(target, solution, kind)):
                 raise
     finally:
         if tmp.exists():

@@ -69,6 +69,14 @@ def test_cache_is_keyed_by_hash_and_modules_never_collide(tmp_path):
     (folder / "main.py").write_text("corrupted")
     assert build_cache.materialize(a, "py", tmp_path) == folder
     assert "return 'a'" in (folder / "main.py").read_text()  # a stale copy is rewritten
+    # written into by another candidate: a Python file the cache did not make, bytecode Python would prefer
+    (folder / "__init__.py").write_text("import sys  # patch the worker\n")
+    (folder / "evil.py").write_text("x = 1\n")
+    assert build_cache.materialize(a, "py", tmp_path) == folder
+    assert (folder / "__init__.py").read_text() == "" and not (folder / "evil.py").exists()
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"poisoned")
+    assert build_cache.materialize(a, "py", tmp_path) == folder and not (folder / "__pycache__").exists()
 
 
 def test_nested_files_and_relative_imports(tmp_path):
