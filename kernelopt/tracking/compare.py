@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from kernelopt.tracking import names
 from kernelopt.tracking.state import StateMixin, record_from_run
 
 TOKEN_METRICS = ("llm_input_tokens", "llm_output_tokens")
@@ -32,7 +33,8 @@ class CompareMixin(StateMixin):
             full = [r for r in recs if r.stage != "gate"]
             pool = full or recs
             passed = [r for r in pool if r.all_passed and r.mean_latency_ms is not None]
-            metrics = [r.data.metrics for r in runs]
+            # the tokens a campaign spent: an adopted run carries the earlier campaign's (its donor's) figures
+            metrics = [r.data.metrics for r in runs if not r.data.tags.get(names.ADOPTED_FROM)]
             tokens = sum(m.get(k, 0.0) for m in metrics for k in TOKEN_METRICS)
             costs = [m[COST_METRIC] for m in metrics if COST_METRIC in m]
             rows.append({

@@ -28,3 +28,14 @@ def test_compare_campaigns_rows(store):
     assert f["tokens"] == 600 and a["tokens"] == 200
     assert abs(f["cost_usd"] - 0.03) < 1e-9 and a["cost_usd"] is None
     assert a["generator"] == "openai" and a["stage_basis"] == "full"
+
+
+def test_an_adopted_run_brings_no_tokens_of_its_own(store):
+    """An adopted run is a copy of an earlier campaign's measurement, its LLM usage included: the compare table showed
+    the donor's tokens and cost for a campaign whose own requests never counted."""
+    donor = _campaign(store, "full_agent", [[2.0, 2.0]], tokens=100, cost=0.01)
+    later = _campaign(store, "agent_assisted", [[3.0, 3.0]], tokens=10)
+    store.adopt_candidate(later, store.candidate_runs(donor)[0].info.run_id)
+    rows = {r["campaign"]: r for r in store.compare_campaigns([donor, later])}
+    assert rows[donor]["tokens"] == 200 and rows[later]["tokens"] == 20
+    assert rows[later]["cost_usd"] is None and rows[later]["runs"] == 2
