@@ -27,7 +27,7 @@ from typing import Any
 from kernelopt.data.solution import Solution
 from kernelopt.generators.base import GenerationContext
 from kernelopt.generators.llm_base import Completion, GiveUpError, LLMGenerator
-from kernelopt.generators.parse import NoCodeError, parse_response
+from kernelopt.generators.parse import KeyInReplyError, NoCodeError, parse_response
 from kernelopt.generators.prompt import Prompt
 from kernelopt.generators.workspace import SOLUTION_DIR, collect, folder_files, make_workspace
 
@@ -107,6 +107,8 @@ class CLIAgentGenerator(LLMGenerator):
                 return [collect(Path(tmp), ctx, self.name, extra)]
         try:
             return parse_response(completion.text, ctx, generator=self.name, extra=extra)
+        except KeyInReplyError:
+            raise
         except NoCodeError as exc:
             raise NoCodeError(f"the agent wrote no files into solution/ and its final message has no code ({exc})") from None
 

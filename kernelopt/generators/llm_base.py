@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -25,12 +24,10 @@ from pydantic import BaseModel
 
 from kernelopt.data.solution import Solution
 from kernelopt.generators.base import GenerationContext
-from kernelopt.generators.parse import NoCodeError, parse_response
+from kernelopt.generators.keys import KEY_ENV_VARS, KEY_PATTERN, REDACTED, scrub  # noqa: F401 - re-exported
+from kernelopt.generators.parse import KeyInReplyError, NoCodeError, parse_response
 from kernelopt.generators.prompt import Prompt, build_prompt
 
-KEY_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
-KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-]{12,}|sk-ant-[A-Za-z0-9_\-]{12,})\b")
-REDACTED = "[REDACTED]"
 # USD per million (input, output) tokens; matched by the longest prefix of the model name.
 PRICES: dict[str, tuple[float, float]] = {
     "gpt-5-mini": (0.25, 2.0), "gpt-5": (1.25, 10.0), "gpt-4.1-mini": (0.4, 1.6), "gpt-4.1": (2.0, 8.0),
@@ -38,15 +35,6 @@ PRICES: dict[str, tuple[float, float]] = {
     "claude-opus-4-5": (5.0, 25.0), "claude-opus-4": (15.0, 75.0), "claude-sonnet-4": (3.0, 15.0), "claude-haiku-4": (1.0, 5.0),
     "claude-3-5-haiku": (0.8, 4.0),
 }
-
-
-def scrub(text: str) -> str:
-    """``text`` with API keys (the values of the key variables, and ``sk-...`` tokens) redacted."""
-    for var in KEY_ENV_VARS:
-        value = os.environ.get(var)
-        if value and len(value) >= 6:
-            text = text.replace(value, REDACTED)
-    return KEY_PATTERN.sub(REDACTED, text)
 
 
 def cost_usd(model: str | None, input_tokens: int, output_tokens: int) -> float | None:
@@ -230,6 +218,9 @@ class LLMGenerator:
                 break  # a dead service will not answer the next request either
             try:
                 sols = self.solutions_from(completion, ctx)
+            except KeyInReplyError as exc:
+                self._fail(f"{self.name}: {exc}", self.artifacts(prompt, completion, str(exc)))
+                continue
             except NoCodeError as exc:
                 self._fail(f"{self.name}: no usable code in the reply: {exc}",
                            self.artifacts(prompt, completion, str(exc)))

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from kernelopt.data.solution import Solution
 from kernelopt.generators.base import GenerationContext
+from kernelopt.generators.keys import holds_key
 from kernelopt.generators.seeds import TARGET_HARDWARE
 
 FENCE = re.compile(r"```([\w+.-]*)[^\n]*\n(.*?)```", re.DOTALL)
@@ -34,6 +35,13 @@ RUN_DEF = re.compile(r"^\s*def\s+run\s*\(", re.MULTILINE)
 
 class NoCodeError(ValueError):
     """The reply holds no usable solution (the message says what was missing)."""
+
+
+class KeyInReplyError(NoCodeError):
+    """The proposed solution contains a configured API key: it is refused and never stored."""
+
+    def __init__(self) -> None:
+        super().__init__("the reply contains an API key (not saved)")
 
 
 def _language(files: dict[str, str]) -> str:
@@ -84,8 +92,11 @@ def make_solution(files: dict[str, str], ctx: GenerationContext, *, generator: s
     """A deterministically named Solution from source files.
 
     Raises:
+        KeyInReplyError: a source, the entry or the description contains an API key (see ``keys.scrub``).
         NoCodeError: no files, no entry file, or the entry file lacks the entry function.
     """
+    if any(holds_key(t) for t in (*files, *files.values(), entry or "", description or "")):
+        raise KeyInReplyError
     if not files:
         raise NoCodeError("no source files")
     if entry is None:

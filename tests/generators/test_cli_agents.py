@@ -103,3 +103,16 @@ def test_optimize_exits_1_and_says_why_when_no_candidate_was_gated(agents: Path,
                        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
     assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-3000:]
     assert "no candidate from the generator: " in r.stdout and "exit status 3" in r.stdout, r.stdout[-3000:]
+
+
+def test_agent_kernel_quoting_the_api_key_is_refused(agents: Path, monkeypatch: pytest.MonkeyPatch):
+    """solution/kernel.py holding the key used to be stored as the candidate's source."""
+    key = "sk-ant-test-LEAKEDsecret0123456"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    monkeypatch.setenv("FAKE_AGENT_BEHAVIOUR", "leak")
+    g = make_generator("claude_code", timeout_s=60)
+    assert g.propose(ctx()) == []
+    log = take_log(g)
+    (failure,) = log.failures
+    assert failure.reason == "claude_code: the reply contains an API key (not saved)"
+    assert not log.artifacts and key not in json.dumps(failure.artifacts)

@@ -120,3 +120,16 @@ def test_scrub_and_cost_table(monkeypatch: pytest.MonkeyPatch):
     assert cost_usd("gpt-4o-2024-08-06", 1_000_000, 0) == 2.5
     assert cost_usd("gpt-4o-mini", 0, 1_000_000) == 0.6  # longest prefix wins
     assert cost_usd("some-local-model", 10, 10) is None and cost_usd(None, 1, 1) is None
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_reply_quoting_the_api_key_is_refused_and_never_stored(name: str):
+    """A kernel quoting the key (`# KEY=<ANTHROPIC_API_KEY>`) used to become the candidate's source unscrubbed."""
+    leaky = "```python\n" + KERNEL + f"# KEY={ANTHROPIC_KEY}\n```\n"
+    with FakeLLM(reply=leaky) as server:
+        g = gen(name, server)
+        assert g.propose(ctx()) == []
+        log = take_log(g)
+    (failure,) = log.failures
+    assert failure.reason == f"{name}: the reply contains an API key (not saved)"
+    assert not log.artifacts and ANTHROPIC_KEY not in json.dumps(failure.artifacts)
