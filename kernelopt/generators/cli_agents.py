@@ -18,7 +18,9 @@ The executable comes from ``generator.command`` (default ``claude`` / ``codex`` 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -37,6 +39,18 @@ INSTRUCTION = (
     "(it runs the official-aligned harness on solution/). Do not modify any other file. When done, "
     "reply with a one-paragraph summary."
 )
+
+
+def _killpg(proc: subprocess.Popen) -> None:
+    """SIGKILL the process group ``proc`` leads (started with ``start_new_session``), then reap ``proc``."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL was sent
+        pass
 
 
 class CLIAgentGenerator(LLMGenerator):
@@ -70,26 +84,49 @@ class CLIAgentGenerator(LLMGenerator):
             raise GiveUpError(f"{self.name}: executable '{cmd}' not found (set generator.command)")
         return found
 
+    def _run(self, argv: list[str], ws: Path) -> tuple[int, str, str]:
+        """Run the agent in its own session, bounded by ``timeout_s``: (exit status, stdout, stderr). Its whole
+        process group is killed when it returns, times out or anything interrupts the wait (Ctrl-C, SIGTERM as an
+        exception), so no child of the agent outlives the request.
+
+        Raises:
+            subprocess.TimeoutExpired: the time limit passed (``stdout`` holds what the agent printed).
+        """
+        proc = subprocess.Popen(argv, cwd=ws, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            try:
+                stdout, stderr = proc.communicate(timeout=self.timeout_s)
+            except subprocess.TimeoutExpired:
+                _killpg(proc)
+                try:
+                    stdout, _ = proc.communicate(timeout=10)
+                except subprocess.TimeoutExpired:  # a descendant in another session holds the pipe
+                    stdout = ""
+                raise subprocess.TimeoutExpired(argv, self.timeout_s, output=stdout) from None
+            return proc.returncode, stdout, stderr
+        finally:
+            _killpg(proc)
+
     def _request(self, prompt: Prompt, ctx: GenerationContext, index: int) -> Completion:
         ws = Path(tempfile.mkdtemp(prefix=f"kernelopt-{self.name}-"))
         try:
             make_workspace(ws, prompt, ctx)
             try:
-                proc = subprocess.run(self.argv(ws), check=False, cwd=ws, capture_output=True, text=True,
-                                      timeout=self.timeout_s, stdin=subprocess.DEVNULL)
+                returncode, stdout, stderr = self._run(self.argv(ws), ws)
             except subprocess.TimeoutExpired as exc:
                 files = folder_files(ws / SOLUTION_DIR)
                 if not files:
                     raise GiveUpError(f"{self.name}: no solution after the {self.timeout_s:.0f} s time limit") from None
                 out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
                 return Completion(text="", model=self.model, transcript=out, files=files)
-            text, tin, tout, cost = self.read_output(proc.stdout)
+            text, tin, tout, cost = self.read_output(stdout)
             files = folder_files(ws / SOLUTION_DIR) or None
             if files and (ws / SOLUTION_DIR / "solution.json").is_file():
                 files["solution.json"] = (ws / SOLUTION_DIR / "solution.json").read_text()
-            if proc.returncode != 0 and not files:
-                raise GiveUpError(f"{self.name}: exit status {proc.returncode}: {proc.stderr.strip()[-500:]}")
-            transcript = proc.stdout + (f"\n--- stderr ---\n{proc.stderr}" if proc.stderr.strip() else "")
+            if returncode != 0 and not files:
+                raise GiveUpError(f"{self.name}: exit status {returncode}: {stderr.strip()[-500:]}")
+            transcript = stdout + (f"\n--- stderr ---\n{stderr}" if stderr.strip() else "")
             return Completion(text=text, model=self.model, input_tokens=tin, output_tokens=tout, cost_usd=cost,
                               transcript=transcript, files=files)
         finally:

@@ -116,3 +116,50 @@ def test_agent_kernel_quoting_the_api_key_is_refused(agents: Path, monkeypatch: 
     (failure,) = log.failures
     assert failure.reason == "claude_code: the reply contains an API key (not saved)"
     assert not log.artifacts and key not in json.dumps(failure.artifacts)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _wait_pid(pidfile: Path) -> int:
+    import time
+
+    for _ in range(200):
+        if pidfile.is_file() and pidfile.read_text().strip():
+            return int(pidfile.read_text())
+        time.sleep(0.05)
+    raise AssertionError("the fake agent started no child")
+
+
+@pytest.mark.parametrize("how", ["timeout", "interrupt"])
+def test_agent_children_die_with_the_agent(agents: Path, monkeypatch: pytest.MonkeyPatch, how: str):
+    """An agent's child (`sleep 300`) used to survive the time limit and Ctrl-C, reparented to init."""
+    import _thread
+    import threading
+    import time
+
+    pidfile = agents / "child.pid"
+    monkeypatch.setenv("FAKE_AGENT_BEHAVIOUR", "spawn")
+    monkeypatch.setenv("FAKE_AGENT_PIDFILE", str(pidfile))
+    g = make_generator("claude_code", timeout_s=3 if how == "timeout" else 60)
+    if how == "timeout":
+        t0 = time.monotonic()
+        assert g.propose(ctx()) == []
+        assert time.monotonic() - t0 < 20 and "time limit" in take_log(g).failures[0].reason
+    else:
+        timer = threading.Thread(target=lambda: (_wait_pid(pidfile), time.sleep(0.3), _thread.interrupt_main()))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            g.propose(ctx())
+        timer.join()
+    pid = _wait_pid(pidfile)
+    for _ in range(50):
+        if not _alive(pid):
+            break
+        time.sleep(0.1)
+    assert not _alive(pid)
