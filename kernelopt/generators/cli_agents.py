@@ -93,7 +93,8 @@ class CLIAgentGenerator(LLMGenerator):
             subprocess.TimeoutExpired: the time limit passed (``stdout`` holds what the agent printed).
         """
         proc = subprocess.Popen(argv, cwd=ws, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                stderr=subprocess.PIPE, encoding="utf-8", errors="replace",
+                                start_new_session=True)
         try:
             try:
                 stdout, stderr = proc.communicate(timeout=self.timeout_s)
@@ -118,12 +119,13 @@ class CLIAgentGenerator(LLMGenerator):
                 files = folder_files(ws / SOLUTION_DIR)
                 if not files:
                     raise GiveUpError(f"{self.name}: no solution after the {self.timeout_s:.0f} s time limit") from None
-                out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+                out = exc.stdout.decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
                 return Completion(text="", model=self.model, transcript=out, files=files)
             text, tin, tout, cost = self.read_output(stdout)
             files = folder_files(ws / SOLUTION_DIR) or None
             if files and (ws / SOLUTION_DIR / "solution.json").is_file():
-                files["solution.json"] = (ws / SOLUTION_DIR / "solution.json").read_text()
+                files["solution.json"] = (ws / SOLUTION_DIR / "solution.json").read_text(encoding="utf-8",
+                                                                                     errors="replace")
             if returncode != 0 and not files:
                 raise GiveUpError(f"{self.name}: exit status {returncode}: {stderr.strip()[-500:]}")
             transcript = stdout + (f"\n--- stderr ---\n{stderr}" if stderr.strip() else "")

@@ -163,3 +163,12 @@ def test_agent_children_die_with_the_agent(agents: Path, monkeypatch: pytest.Mon
             break
         time.sleep(0.1)
     assert not _alive(pid)
+
+
+@pytest.mark.parametrize("name", AGENTS)
+def test_non_utf8_output_keeps_the_finished_kernel(agents: Path, monkeypatch: pytest.MonkeyPatch, name: str):
+    """One byte that is not UTF-8 on the agent's stdout used to raise UnicodeDecodeError and drop its kernel."""
+    monkeypatch.setenv("FAKE_AGENT_BEHAVIOUR", "badbyte")
+    g = make_generator(name, timeout_s=60)
+    (sol,) = g.propose(ctx())
+    assert sol.source("kernel.py") == KERNEL and not take_log(g).failures
