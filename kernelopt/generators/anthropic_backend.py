@@ -8,10 +8,9 @@ still accepts it (recent SDKs dropped the parameter; then the model's default sa
 from __future__ import annotations
 
 import inspect
-import os
 
 from kernelopt.generators.base import GenerationContext
-from kernelopt.generators.llm_base import Completion, LLMGenerator
+from kernelopt.generators.llm_base import Completion, LLMGenerator, env_key
 from kernelopt.generators.prompt import Prompt
 
 
@@ -26,9 +25,7 @@ class AnthropicGenerator(LLMGenerator):
             import anthropic
         except ImportError as exc:  # pragma: no cover
             raise RuntimeError("generator 'anthropic' needs the anthropic package (pip install kernelopt[llm])") from exc
-        key = os.environ.get("ANTHROPIC_API_KEY")
-        if not key:
-            raise RuntimeError("generator 'anthropic': set ANTHROPIC_API_KEY in the environment")
+        key = env_key("ANTHROPIC_API_KEY", self.name)
         return anthropic.Anthropic(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     def _request(self, prompt: Prompt, ctx: GenerationContext, index: int) -> Completion:

@@ -37,6 +37,21 @@ PRICES: dict[str, tuple[float, float]] = {
 }
 
 
+def env_key(var: str, generator: str) -> str:
+    """The API key in ``var``.
+
+    Raises:
+        RuntimeError: unset, blank, or with surrounding whitespace (a key with a trailing newline used to pass and then
+            fail every request as 'APIConnectionError: Connection error.' - the HTTP header was illegal).
+    """
+    key = os.environ.get(var)
+    if not key:
+        raise RuntimeError(f"generator '{generator}': set {var} in the environment")
+    if key != key.strip() or not key.strip():
+        raise RuntimeError(f"generator '{generator}': {var} has surrounding whitespace or is blank")
+    return key
+
+
 def cost_usd(model: str | None, input_tokens: int, output_tokens: int) -> float | None:
     """Cost of one request from :data:`PRICES` (``None`` for unknown models)."""
     if not model:

@@ -9,10 +9,9 @@ bounded exponential backoff.
 
 from __future__ import annotations
 
-import os
 
 from kernelopt.generators.base import GenerationContext
-from kernelopt.generators.llm_base import Completion, LLMGenerator
+from kernelopt.generators.llm_base import Completion, LLMGenerator, env_key
 from kernelopt.generators.prompt import Prompt
 
 
@@ -27,9 +26,7 @@ class OpenAIGenerator(LLMGenerator):
             import openai
         except ImportError as exc:  # pragma: no cover - the llm extra is installed in the venv
             raise RuntimeError("generator 'openai' needs the openai package (pip install kernelopt[llm])") from exc
-        key = os.environ.get("OPENAI_API_KEY")
-        if not key:
-            raise RuntimeError("generator 'openai': set OPENAI_API_KEY in the environment")
+        key = env_key("OPENAI_API_KEY", self.name)
         return openai.OpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     def _request(self, prompt: Prompt, ctx: GenerationContext, index: int) -> Completion:

@@ -133,3 +133,14 @@ def test_reply_quoting_the_api_key_is_refused_and_never_stored(name: str):
     (failure,) = log.failures
     assert failure.reason == f"{name}: the reply contains an API key (not saved)"
     assert not log.artifacts and ANTHROPIC_KEY not in json.dumps(failure.artifacts)
+
+
+@pytest.mark.parametrize("name, var", [("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY")])
+@pytest.mark.parametrize("value", [OPENAI_KEY + "\n", " " + ANTHROPIC_KEY, "   "])
+def test_preflight_refuses_a_key_with_whitespace_or_blank(monkeypatch: pytest.MonkeyPatch, name: str, var: str,
+                                                          value: str):
+    """Such a key used to pass preflight; every request then failed as 'APIConnectionError: Connection error.'."""
+    monkeypatch.setenv(var, value)
+    g = make_generator(name)
+    with pytest.raises(RuntimeError, match=f"{var} has surrounding whitespace or is blank"):
+        g.preflight()
