@@ -175,11 +175,25 @@ class LLMGenerator:
                 return self._request(prompt, ctx, index)
             except Exception as exc:  # noqa: BLE001 - classified below, never swallowed silently
                 if not self._retryable(exc):
-                    raise GiveUpError(scrub(f"{type(exc).__name__}: {exc}")) from None
+                    raise GiveUpError(scrub(self.describe(exc))) from None
                 if attempt >= self.max_retries:
-                    raise GiveUpError(scrub(f"gave up after {attempt + 1} attempts: {type(exc).__name__}: {exc}")) from None
+                    raise GiveUpError(scrub(f"gave up after {attempt + 1} attempts: {self.describe(exc)}")) from None
                 time.sleep(min(self.backoff_s * (2 ** attempt), self.max_backoff_s))
                 attempt += 1
+
+    def describe(self, exc: BaseException) -> str:
+        """``Type: message`` of a request error; an SDK connection error (whose message is only 'Connection error.')
+        also names the server it tried and the underlying cause (``Connection refused``, a DNS failure...)."""
+        msg = f"{type(exc).__name__}: {exc}"
+        request = getattr(exc, "request", None)
+        if "Connection" in type(exc).__name__ or "Timeout" in type(exc).__name__:
+            url = self.base_url or getattr(request, "url", None)
+            if url:
+                msg += f" (server {url})"
+        cause = exc.__cause__
+        if cause is not None and str(cause) and str(cause) not in msg:
+            msg += f": {type(cause).__name__}: {cause}"
+        return msg
 
     def artifacts(self, prompt: Prompt, completion: Completion | None, error: str | None = None) -> dict[str, str]:
         """Scrubbed artefacts of one request."""

@@ -144,3 +144,19 @@ def test_preflight_refuses_a_key_with_whitespace_or_blank(monkeypatch: pytest.Mo
     g = make_generator(name)
     with pytest.raises(RuntimeError, match=f"{var} has surrounding whitespace or is blank"):
         g.preflight()
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_connection_error_names_the_server_and_the_cause(name: str):
+    """It used to read only 'APIConnectionError: Connection error.'."""
+    import socket
+
+    with socket.socket() as s:  # a port where nothing listens
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}" + BACKENDS[name]
+    g = make_generator(name, base_url=url, max_retries=0)
+    assert g.propose(ctx()) == []
+    (failure,) = take_log(g).failures
+    assert "APIConnectionError" in failure.reason and url in failure.reason
+    assert "Connection refused" in failure.reason, failure.reason
