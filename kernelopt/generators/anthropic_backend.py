@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 
 from kernelopt.generators.base import GenerationContext
-from kernelopt.generators.llm_base import Completion, LLMGenerator, env_key
+from kernelopt.generators.llm_base import Completion, LLMGenerator, check_completion, env_key
 from kernelopt.generators.prompt import Prompt
 
 
@@ -29,10 +29,14 @@ class AnthropicGenerator(LLMGenerator):
         return anthropic.Anthropic(api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     def _request(self, prompt: Prompt, ctx: GenerationContext, index: int) -> Completion:
-        create = self._client().messages.create
-        kwargs = {"temperature": self.temperature} if "temperature" in inspect.signature(create).parameters else {}
-        resp = create(model=self.model, max_tokens=self.max_tokens, system=prompt.system,
-                      messages=[{"role": "user", "content": prompt.user}], **kwargs)
+        client = self._client()
+        params = inspect.signature(client.messages.create).parameters
+        kwargs = {"temperature": self.temperature} if "temperature" in params else {}
+        raw = client.messages.with_raw_response.create(model=self.model, max_tokens=self.max_tokens,
+                                                       system=prompt.system,
+                                                       messages=[{"role": "user", "content": prompt.user}], **kwargs)
+        resp = raw.parse()
+        check_completion(raw, resp, "content", str(client.base_url))
         text = "".join(getattr(b, "text", "") for b in (resp.content or []) if getattr(b, "type", "") == "text")
         usage = resp.usage
         return Completion(text=text, model=resp.model or self.model,

@@ -79,6 +79,23 @@ class GiveUpError(RuntimeError):
     """The backend failed after its bounded retries (or with a non-retryable error)."""
 
 
+class NotACompletionError(RuntimeError):
+    """The server answered 200 with a body that is not a JSON completion (an HTML page, an event stream)."""
+
+
+def check_completion(raw: Any, parsed: Any, attr: str, url: str) -> None:
+    """Raise :class:`NotACompletionError` when the SDK's ``parsed`` reply (from ``with_raw_response``) lacks ``attr``:
+    the SDK hands back the body as a ``str`` when it is not JSON, which used to surface as
+    ``AttributeError: 'str' object has no attribute 'choices'``."""
+    if hasattr(parsed, attr) and not isinstance(parsed, str):
+        return
+    headers = getattr(raw, "headers", None) or {}
+    ctype = headers.get("content-type") if hasattr(headers, "get") else None
+    body = parsed if isinstance(parsed, str) else str(getattr(raw, "text", "") or parsed)
+    raise NotACompletionError(f"server at {url} returned a body that is not a JSON completion"
+                              f"{f' ({ctype})' if ctype else ''}: {body[:200]!r}")
+
+
 @dataclass
 class ProposalFailure:
     """A request that produced no candidate: why, and what was sent/received (scrubbed)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 
 from kernelopt.generators.base import GenerationContext
-from kernelopt.generators.llm_base import Completion, LLMGenerator, env_key
+from kernelopt.generators.llm_base import Completion, LLMGenerator, check_completion, env_key
 from kernelopt.generators.prompt import Prompt
 
 
@@ -31,11 +31,13 @@ class OpenAIGenerator(LLMGenerator):
 
     def _request(self, prompt: Prompt, ctx: GenerationContext, index: int) -> Completion:
         client = self._client()
-        resp = client.chat.completions.create(
+        raw = client.chat.completions.with_raw_response.create(
             model=self.model, temperature=self.temperature, max_completion_tokens=self.max_tokens,
             seed=self.seed + index,
             messages=[{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}],
         )
+        resp = raw.parse()
+        check_completion(raw, resp, "choices", str(client.base_url))
         choices = resp.choices or []
         text = (choices[0].message.content or "") if choices else ""
         usage = resp.usage

@@ -160,3 +160,17 @@ def test_connection_error_names_the_server_and_the_cause(name: str):
     (failure,) = take_log(g).failures
     assert "APIConnectionError" in failure.reason and url in failure.reason
     assert "Connection refused" in failure.reason, failure.reason
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+@pytest.mark.parametrize("ctype, body", [("text/html", "<html><body>Please log in</body></html>"),
+                                         ("text/event-stream", 'data: {"delta": "x"}\n\n')])
+def test_a_body_that_is_not_a_json_completion_is_named(name: str, ctype: str, body: str):
+    """It used to read "AttributeError: 'str' object has no attribute 'choices'"."""
+    with FakeLLM(raw=(ctype, body)) as server:
+        g = gen(name, server, max_retries=2)
+        assert g.propose(ctx()) == []
+        (failure,) = take_log(g).failures
+        assert len(server.requests) == 1  # not retried
+    assert f"server at {server.url}" in failure.reason and "not a JSON completion" in failure.reason
+    assert ctype in failure.reason and body[:10] in failure.reason and "AttributeError" not in failure.reason
