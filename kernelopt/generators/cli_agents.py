@@ -59,6 +59,7 @@ class CLIAgentGenerator(LLMGenerator):
     name = "cli_agent"
     default_command = ""
     keep_workspaces = False
+    _executable: str | None = None  # set by the first executable() call
 
     def argv(self, workspace: Path) -> list[str]:
         """The agent's command line."""
@@ -73,16 +74,21 @@ class CLIAgentGenerator(LLMGenerator):
         self.executable()
 
     def executable(self) -> str:
-        """Resolved path of the agent executable.
+        """Absolute path of the agent executable, resolved once (the first call, e.g. preflight): a relative
+        ``generator.command`` such as ``bin/claude`` names a file under the directory the campaign started in, not
+        under each workspace the agent runs in.
 
         Raises:
             GiveUpError: not found.
         """
+        if self._executable is not None:
+            return self._executable
         cmd = self.command or self.default_command
         found = shutil.which(cmd)
         if found is None:
             raise GiveUpError(f"{self.name}: executable '{cmd}' not found (set generator.command)")
-        return found
+        self._executable = os.path.abspath(found)
+        return self._executable
 
     def _run(self, argv: list[str], ws: Path) -> tuple[int, str, str]:
         """Run the agent in its own session, bounded by ``timeout_s``: (exit status, stdout, stderr). Its whole

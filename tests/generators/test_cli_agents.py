@@ -172,3 +172,15 @@ def test_non_utf8_output_keeps_the_finished_kernel(agents: Path, monkeypatch: py
     g = make_generator(name, timeout_s=60)
     (sol,) = g.propose(ctx())
     assert sol.source("kernel.py") == KERNEL and not take_log(g).failures
+
+
+@pytest.mark.parametrize("name", AGENTS)
+def test_relative_command_is_resolved_once(agents: Path, monkeypatch: pytest.MonkeyPatch, name: str):
+    """`generator.command=bin/claude` passed preflight, then every request failed with FileNotFoundError (the path
+    was looked up again from the workspace)."""
+    monkeypatch.chdir(agents)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    g = make_generator(name, command=f"bin/{AGENTS[name]}", timeout_s=60)
+    g.preflight()
+    (sol,) = g.propose(ctx())
+    assert sol.source("kernel.py") == KERNEL
