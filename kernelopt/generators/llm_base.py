@@ -28,6 +28,8 @@ from kernelopt.generators.keys import KEY_ENV_VARS, KEY_PATTERN, REDACTED, scrub
 from kernelopt.generators.parse import KeyInReplyError, NoCodeError, parse_response
 from kernelopt.generators.prompt import Prompt, build_prompt
 
+MAX_RETRY_AFTER_S = 60.0  # the longest Retry-After honoured; longer ones are capped
+
 # USD per million (input, output) tokens; matched by the longest prefix of the model name.
 PRICES: dict[str, tuple[float, float]] = {
     "gpt-5-mini": (0.25, 2.0), "gpt-5": (1.25, 10.0), "gpt-4.1-mini": (0.4, 1.6), "gpt-4.1": (2.0, 8.0),
@@ -35,6 +37,28 @@ PRICES: dict[str, tuple[float, float]] = {
     "claude-opus-4-5": (5.0, 25.0), "claude-opus-4": (15.0, 75.0), "claude-sonnet-4": (3.0, 15.0), "claude-haiku-4": (1.0, 5.0),
     "claude-3-5-haiku": (0.8, 4.0),
 }
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    """Seconds the server asked to wait (``retry-after-ms``, or ``Retry-After`` in seconds or as an HTTP date) on
+    the SDK error's response, else ``None``."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is None or not hasattr(headers, "get"):
+        return None
+    try:
+        if headers.get("retry-after-ms"):
+            return max(float(headers.get("retry-after-ms")) / 1000.0, 0.0)
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        try:
+            return max(float(value), 0.0)
+        except ValueError:
+            from email.utils import parsedate_to_datetime
+
+            return max(parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def env_key(var: str, generator: str) -> str:
@@ -144,7 +168,8 @@ class LLMGenerator:
         temperature, max_tokens, timeout_s: Sampling and request limits.
         max_retries: Retries after the first attempt on rate limits / server errors.
         base_url: API base URL override (proxies, local fake servers).
-        backoff_s, max_backoff_s: Exponential backoff ``min(backoff_s * 2**i, max_backoff_s)``.
+        backoff_s, max_backoff_s: Exponential backoff ``min(backoff_s * 2**i, max_backoff_s)``; a longer
+            ``Retry-After`` from the server is honoured up to :data:`MAX_RETRY_AFTER_S`.
         hardware: Hardware tag for skill selection. skill_groups: Skill groups (agent config).
         command, max_turns: CLI-agent settings (ignored by SDK backends).
     """
@@ -195,7 +220,9 @@ class LLMGenerator:
                     raise GiveUpError(scrub(self.describe(exc))) from None
                 if attempt >= self.max_retries:
                     raise GiveUpError(scrub(f"gave up after {attempt + 1} attempts: {self.describe(exc)}")) from None
-                time.sleep(min(self.backoff_s * (2 ** attempt), self.max_backoff_s))
+                delay = min(self.backoff_s * (2 ** attempt), self.max_backoff_s)
+                wait = retry_after_s(exc)
+                time.sleep(max(delay, min(wait, MAX_RETRY_AFTER_S)) if wait is not None else delay)
                 attempt += 1
 
     def describe(self, exc: BaseException) -> str:

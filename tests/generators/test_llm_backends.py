@@ -174,3 +174,13 @@ def test_a_body_that_is_not_a_json_completion_is_named(name: str, ctype: str, bo
         assert len(server.requests) == 1  # not retried
     assert f"server at {server.url}" in failure.reason and "not a JSON completion" in failure.reason
     assert ctype in failure.reason and body[:10] in failure.reason and "AttributeError" not in failure.reason
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_retry_after_is_honoured(name: str):
+    """A 429 with `Retry-After: 2` used to be retried after the fixed backoff (here 0.01 s)."""
+    with FakeLLM(fail_first=1, retry_after="2") as server:
+        g = gen(name, server, max_retries=2)
+        (sol,) = g.propose(ctx())
+        gap = server.times[1] - server.times[0]
+    assert 1.8 <= gap < 5, gap
