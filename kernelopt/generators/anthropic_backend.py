@@ -39,7 +39,8 @@ class AnthropicGenerator(LLMGenerator):
         check_completion(raw, resp, "content", str(client.base_url))
         text = "".join(getattr(b, "text", "") for b in (resp.content or []) if getattr(b, "type", "") == "text")
         usage = resp.usage
-        return Completion(text=text, model=resp.model or self.model,
+        stop = getattr(resp, "stop_reason", None)
+        return Completion(text=text, model=resp.model or self.model, stop_note=self.truncated_note(stop, ("max_tokens",)),
                           input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
                           output_tokens=int(getattr(usage, "output_tokens", 0) or 0))
 

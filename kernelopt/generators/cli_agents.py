@@ -69,6 +69,10 @@ class CLIAgentGenerator(LLMGenerator):
         """(final text, input tokens, output tokens, cost) from the agent's stdout."""
         raise NotImplementedError
 
+    def stop_note(self, stdout: str) -> str | None:
+        """Why the agent stopped early, from its stdout (an error it reported), else ``None``."""
+        return None
+
     def preflight(self) -> None:
         """The agent's executable is found (see :meth:`executable`)."""
         self.executable()
@@ -132,11 +136,12 @@ class CLIAgentGenerator(LLMGenerator):
             if files and (ws / SOLUTION_DIR / "solution.json").is_file():
                 files["solution.json"] = (ws / SOLUTION_DIR / "solution.json").read_text(encoding="utf-8",
                                                                                      errors="replace")
+            note = self.stop_note(stdout)
             if returncode != 0 and not files:
-                raise GiveUpError(f"{self.name}: exit status {returncode}: {stderr.strip()[-500:]}")
+                raise GiveUpError(f"{self.name}: exit status {returncode}: {note or stderr.strip()[-500:]}")
             transcript = stdout + (f"\n--- stderr ---\n{stderr}" if stderr.strip() else "")
             return Completion(text=text, model=self.model, input_tokens=tin, output_tokens=tout, cost_usd=cost,
-                              transcript=transcript, files=files)
+                              transcript=transcript, files=files, stop_note=note)
         finally:
             if not self.keep_workspaces:
                 shutil.rmtree(ws, ignore_errors=True)
@@ -184,6 +189,20 @@ class ClaudeCodeGenerator(CLIAgentGenerator):
             float(cost) if isinstance(cost, (int, float)) else None
 
 
+    def stop_note(self, stdout: str) -> str | None:
+        """``claude hit --max-turns N`` for ``subtype: error_max_turns``; another error result is quoted."""
+        try:
+            obj: Any = json.loads(stdout.strip().splitlines()[-1]) if stdout.strip() else {}
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(obj, dict) or not (obj.get("is_error") or str(obj.get("subtype", "")).startswith("error")):
+            return None
+        if obj.get("subtype") == "error_max_turns":
+            return f"claude hit --max-turns {self.max_turns}"
+        detail = obj.get("result") or obj.get("error") or ""
+        return f"claude reported {obj.get('subtype') or 'an error'}" + (f": {json.dumps(detail)[:500]}" if detail else "")
+
+
 class CodexGenerator(CLIAgentGenerator):
     """OpenAI Codex CLI (``codex exec``)."""
 
@@ -211,3 +230,19 @@ class CodexGenerator(CLIAgentGenerator):
                 tin += int(usage.get("input_tokens") or 0)
                 tout += int(usage.get("output_tokens") or 0)
         return text, tin, tout, None
+
+    def stop_note(self, stdout: str) -> str | None:
+        """The message of the last ``turn.failed`` / ``error`` event, quoted."""
+        note = None
+        for line in stdout.splitlines():
+            try:
+                ev = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if not isinstance(ev, dict) or ev.get("type") not in ("turn.failed", "error"):
+                continue
+            err = ev.get("error") if isinstance(ev.get("error"), dict) else {}
+            msg = err.get("message") or ev.get("message") or ev.get("error")
+            if msg:
+                note = f"codex {ev['type']}: {json.dumps(str(msg))[:500]}"
+        return note

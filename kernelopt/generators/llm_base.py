@@ -97,6 +97,7 @@ class Completion(BaseModel):
     cost_usd: float | None = None
     transcript: str | None = None  # CLI agents: the raw stdout
     files: dict[str, str] | None = None  # CLI agents: files collected from the workspace
+    stop_note: str | None = None  # why the reply ended early ("reply truncated at max_tokens=N", an agent's error)
 
 
 class GiveUpError(RuntimeError):
@@ -225,6 +226,10 @@ class LLMGenerator:
                 time.sleep(max(delay, min(wait, MAX_RETRY_AFTER_S)) if wait is not None else delay)
                 attempt += 1
 
+    def truncated_note(self, reason: str | None, cut_values: tuple[str, ...]) -> str | None:
+        """The :attr:`Completion.stop_note` of an SDK reply whose finish/stop ``reason`` is one of ``cut_values``."""
+        return f"reply truncated at max_tokens={self.max_tokens} ({reason})" if reason in cut_values else None
+
     def describe(self, exc: BaseException) -> str:
         """``Type: message`` of a request error; an SDK connection error (whose message is only 'Connection error.')
         also names the server it tried and the underlying cause (``Connection refused``, a DNS failure...)."""
@@ -295,7 +300,8 @@ class LLMGenerator:
                 self._fail(f"{self.name}: {exc}", self.artifacts(prompt, completion, str(exc)))
                 continue
             except NoCodeError as exc:
-                self._fail(f"{self.name}: no usable code in the reply: {exc}",
+                note = f"{completion.stop_note}; " if completion.stop_note else ""
+                self._fail(f"{self.name}: {note}no usable code in the reply: {exc}",
                            self.artifacts(prompt, completion, str(exc)))
                 continue
             usage = self.usage(completion)

@@ -41,7 +41,8 @@ class OpenAIGenerator(LLMGenerator):
         choices = resp.choices or []
         text = (choices[0].message.content or "") if choices else ""
         usage = resp.usage
-        return Completion(text=text, model=resp.model or self.model,
+        finish = getattr(choices[0], "finish_reason", None) if choices else None
+        return Completion(text=text, model=resp.model or self.model, stop_note=self.truncated_note(finish, ("length",)),
                           input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
                           output_tokens=int(getattr(usage, "completion_tokens", 0) or 0))
 

@@ -184,3 +184,22 @@ def test_relative_command_is_resolved_once(agents: Path, monkeypatch: pytest.Mon
     g.preflight()
     (sol,) = g.propose(ctx())
     assert sol.source("kernel.py") == KERNEL
+
+
+@pytest.mark.parametrize("exit_code", ["0", "1"])
+def test_claude_max_turns_is_named(agents: Path, monkeypatch: pytest.MonkeyPatch, exit_code: str):
+    """`{"subtype": "error_max_turns", "is_error": true}` read only as 'wrote no files' / 'exit status 1: '."""
+    monkeypatch.setenv("FAKE_AGENT_BEHAVIOUR", "max_turns")
+    monkeypatch.setenv("FAKE_AGENT_EXIT", exit_code)
+    g = make_generator("claude_code", max_turns=3, timeout_s=60)
+    assert g.propose(ctx()) == []
+    assert "claude hit --max-turns 3" in take_log(g).failures[0].reason
+
+
+def test_codex_turn_failed_message_is_quoted(agents: Path, monkeypatch: pytest.MonkeyPatch):
+    """codex exiting non-zero read only 'exit status 1: ' (its error is in the JSONL events, not on stderr)."""
+    monkeypatch.setenv("FAKE_AGENT_BEHAVIOUR", "turn_failed")
+    g = make_generator("codex", timeout_s=60)
+    assert g.propose(ctx()) == []
+    reason = take_log(g).failures[0].reason
+    assert 'exit status 1: codex turn.failed: "Quota exceeded. Check your plan"' in reason, reason

@@ -184,3 +184,15 @@ def test_retry_after_is_honoured(name: str):
         (sol,) = g.propose(ctx())
         gap = server.times[1] - server.times[0]
     assert 1.8 <= gap < 5, gap
+
+
+@pytest.mark.parametrize("name, finish", [("openai", "length"), ("anthropic", "max_tokens")])
+@pytest.mark.parametrize("reply", ["", "```python\ndef run(x):\n    return ("])
+def test_reply_cut_at_max_tokens_says_so(name: str, finish: str, reply: str):
+    """An empty or cut reply (gpt-5 reasoning used up max_completion_tokens) read only 'the reply is empty' /
+    'no fenced code block'."""
+    with FakeLLM(reply=reply, finish=finish) as server:
+        g = gen(name, server, max_tokens=321)
+        assert g.propose(ctx()) == []
+    (failure,) = take_log(g).failures
+    assert f"reply truncated at max_tokens=321 ({finish})" in failure.reason, failure.reason
