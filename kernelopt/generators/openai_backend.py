@@ -9,7 +9,6 @@ bounded exponential backoff.
 
 from __future__ import annotations
 
-
 from kernelopt.generators.base import GenerationContext
 from kernelopt.generators.llm_base import Completion, LLMGenerator, check_completion, env_key
 from kernelopt.generators.prompt import Prompt
