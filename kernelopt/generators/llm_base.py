@@ -104,6 +104,21 @@ class GiveUpError(RuntimeError):
     """The backend failed after its bounded retries (or with a non-retryable error)."""
 
 
+class UnusableError(GiveUpError):
+    """The service refused the credentials or the account (401, 403, 429 ``insufficient_quota``): retrying, now or
+    in a later round, cannot help. The message starts with ``generator unusable: <status>``."""
+
+
+def unusable_status(exc: BaseException) -> int | None:
+    """The HTTP status of an SDK error that no retry fixes (401, 403, 429 with ``insufficient_quota``), else None."""
+    status = getattr(exc, "status_code", None)
+    if status in (401, 403):
+        return int(status)
+    if status == 429 and (getattr(exc, "code", None) == "insufficient_quota" or "insufficient_quota" in str(exc)):
+        return 429
+    return None
+
+
 class NotACompletionError(RuntimeError):
     """The server answered 200 with a body that is not a JSON completion (an HTML page, an event stream)."""
 
@@ -191,6 +206,7 @@ class LLMGenerator:
         self.hardware, self.skill_groups = hardware, list(skill_groups) if skill_groups else None
         self.command, self.max_turns = command, int(max_turns)
         self.notes: list[str] = []
+        self.unusable: str | None = None  # set on a 401/403/insufficient_quota: the reason every later proposal fails
         self._log = ProposalLog()
 
     # -- backend hooks -------------------------------------------------------------------------
@@ -217,6 +233,9 @@ class LLMGenerator:
             try:
                 return self._request(prompt, ctx, index)
             except Exception as exc:  # noqa: BLE001 - classified below, never swallowed silently
+                status = unusable_status(exc)
+                if status is not None:
+                    raise UnusableError(scrub(f"generator unusable: {status} {self.describe(exc)}")) from None
                 if not self._retryable(exc):
                     raise GiveUpError(scrub(self.describe(exc))) from None
                 if attempt >= self.max_retries:
@@ -288,9 +307,16 @@ class LLMGenerator:
         """One request per wanted candidate; failures are recorded (``take_log``), never raised."""
         prompt = build_prompt(ctx, hardware=self.hardware, skill_groups=self.skill_groups, notes=self.notes)
         out: list[Solution] = []
+        if self.unusable:  # the service refused the key/account: no further request is sent
+            self._fail(self.unusable, self.artifacts(prompt, None, self.unusable))
+            return out
         for i in range(max(ctx.count, 0)):
             try:
                 completion = self.complete(prompt, ctx, i)
+            except UnusableError as exc:
+                self.unusable = f"{exc} ({self.name})"
+                self._fail(self.unusable, self.artifacts(prompt, None, str(exc)))
+                break
             except GiveUpError as exc:
                 self._fail(f"{self.name}: request failed: {exc}", self.artifacts(prompt, None, str(exc)))
                 break  # a dead service will not answer the next request either

@@ -196,3 +196,16 @@ def test_reply_cut_at_max_tokens_says_so(name: str, finish: str, reply: str):
         assert g.propose(ctx()) == []
     (failure,) = take_log(g).failures
     assert f"reply truncated at max_tokens=321 ({finish})" in failure.reason, failure.reason
+
+
+@pytest.mark.parametrize("name, status, code", [("openai", 401, "invalid_api_key"), ("anthropic", 401, ""),
+                                                ("openai", 403, ""), ("openai", 429, "insufficient_quota")])
+def test_rejected_credentials_make_the_generator_unusable(name: str, status: int, code: str):
+    """401/403/insufficient_quota used to read like any other error (429 insufficient_quota was even retried)."""
+    with FakeLLM(always_fail=True, fail_status=status, fail_code=code or "x") as server:
+        g = gen(name, server, max_retries=3)
+        assert g.propose(ctx(count=2)) == []
+        assert len(server.requests) == 1  # not retried, no second request
+        assert g.propose(ctx()) == [] and len(server.requests) == 1  # nor in a later round
+    first, later = take_log(g).failures
+    assert first.reason.startswith(f"generator unusable: {status} ") and later.reason == first.reason
