@@ -25,7 +25,7 @@ from kernelopt.data.workload import Workload
 from kernelopt.controller.specialise import DISPATCH
 from kernelopt.generators.base import GenerationContext, Generator, kernelopt_extra
 from kernelopt.generators.dispatch import DispatchError, compose_planned
-from kernelopt.generators.llm_base import archive_failures, take_log
+from kernelopt.generators.llm_base import archive_failures, failure_metrics, take_log
 
 #: Band profiling (after the baseline sweep) may use this share of the wall clock left ...
 PROFILE_CLOCK_SHARE = 0.25
@@ -171,6 +171,9 @@ class _Loop:
         for failure in log.failures:
             self.emit("proposal_failed", reason=failure.reason)
         archive_failures(self.store, self.run_id, log.failures)
+        failed_usage = failure_metrics(log.failures)
+        if failed_usage:  # one step per decision: the sum over steps survives a resume (compare_campaigns reads it)
+            self.store.log_batch(self.run_id, metrics=failed_usage, step=len(state.decisions))
         self.gate_new(state, decision, included + proposals, generator=self.generator.name,
                       included={s.hash() for s in included})
 

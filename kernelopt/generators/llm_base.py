@@ -142,6 +142,7 @@ class ProposalFailure:
 
     reason: str
     artifacts: dict[str, str] = field(default_factory=dict)
+    usage: dict[str, Any] | None = None  # the reply's usage when one came (a truncated reply still costs tokens)
 
 
 @dataclass
@@ -167,6 +168,24 @@ def archive_failures(store: Any, run_id: str, failures: list[ProposalFailure]) -
                 (base / rel).parent.mkdir(parents=True, exist_ok=True)
                 (base / rel).write_text(scrub(content), encoding="utf-8")
         upload(run_id, Path(tmp))
+
+
+FAILED_TOKEN_METRICS = ("llm_failed_input_tokens", "llm_failed_output_tokens")
+FAILED_COST_METRIC = "llm_failed_cost_usd"
+
+
+def failure_metrics(failures: list[ProposalFailure]) -> dict[str, float]:
+    """Tokens and cost of the replies that gave no candidate (logged on the campaign run, one step per round, so
+    that ``compare_campaigns`` counts them); ``{}`` when none came with usage."""
+    used = [f.usage for f in failures if f.usage]
+    if not used:
+        return {}
+    out = {FAILED_TOKEN_METRICS[0]: float(sum(u.get("input_tokens") or 0 for u in used)),
+           FAILED_TOKEN_METRICS[1]: float(sum(u.get("output_tokens") or 0 for u in used))}
+    costs = [u["cost_usd"] for u in used if u.get("cost_usd") is not None]
+    if costs:
+        out[FAILED_COST_METRIC] = float(sum(costs))
+    return out
 
 
 def take_log(generator: Any) -> ProposalLog:
@@ -281,10 +300,11 @@ class LLMGenerator:
         return {"model": c.model or self.model, "input_tokens": c.input_tokens, "output_tokens": c.output_tokens,
                 "cost_usd": cost}
 
-    def _fail(self, reason: str, artifacts: dict[str, str]) -> None:
+    def _fail(self, reason: str, artifacts: dict[str, str], completion: Completion | None = None) -> None:
         reason = scrub(reason)
         self.notes.append(reason)
-        self._log.failures.append(ProposalFailure(reason=reason, artifacts=artifacts))
+        usage = self.usage(completion) if completion is not None else None
+        self._log.failures.append(ProposalFailure(reason=reason, artifacts=artifacts, usage=usage))
 
     def solutions_from(self, completion: Completion, ctx: GenerationContext) -> list[Solution]:
         """Parse a completion into solutions (CLI agents override to read workspace files)."""
@@ -323,12 +343,12 @@ class LLMGenerator:
             try:
                 sols = self.solutions_from(completion, ctx)
             except KeyInReplyError as exc:
-                self._fail(f"{self.name}: {exc}", self.artifacts(prompt, completion, str(exc)))
+                self._fail(f"{self.name}: {exc}", self.artifacts(prompt, completion, str(exc)), completion)
                 continue
             except NoCodeError as exc:
                 note = f"{completion.stop_note}; " if completion.stop_note else ""
                 self._fail(f"{self.name}: {note}no usable code in the reply: {exc}",
-                           self.artifacts(prompt, completion, str(exc)))
+                           self.artifacts(prompt, completion, str(exc)), completion)
                 continue
             usage = self.usage(completion)
             metrics = {"llm_input_tokens": float(usage["input_tokens"]),

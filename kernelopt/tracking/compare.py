@@ -11,10 +11,21 @@ from kernelopt.tracking.state import StateMixin, record_from_run
 
 TOKEN_METRICS = ("llm_input_tokens", "llm_output_tokens")
 COST_METRIC = "llm_cost_usd"
+# logged on the campaign run per round: the usage of replies that gave no candidate (truncated, no code...)
+FAILED_TOKEN_METRICS = ("llm_failed_input_tokens", "llm_failed_output_tokens")
+FAILED_COST_METRIC = "llm_failed_cost_usd"
 
 
 class CompareMixin(StateMixin):
     """Best latency, pass rate, candidates to target, tokens and cost per campaign."""
+
+    def _metric_sum(self, run_id: str, key: str) -> float | None:
+        """Sum of a metric's values over its steps (the last value of each step), ``None`` when never logged."""
+        history = self.client.get_metric_history(run_id, key)
+        if not history:
+            return None
+        by_step = {m.step: m.value for m in sorted(history, key=lambda m: m.timestamp)}
+        return float(sum(by_step.values()))
 
     def compare_campaigns(self, run_ids: Sequence[str], target_tolerance: float = 0.05) -> list[dict[str, Any]]:
         """One row per campaign.
@@ -23,7 +34,8 @@ class CompareMixin(StateMixin):
         best-so-far all-passed latency is within ``target_tolerance`` of the best latency of *all*
         compared campaigns (``None`` if never). Latencies of different stages are comparable only
         on the same workload set, so each campaign's figure uses its full-sweep/repeat runs when it
-        has any, else its gate runs.
+        has any, else its gate runs. ``tokens`` and ``cost_usd`` include the replies that gave no candidate
+        (``llm_failed_*`` on the campaign run: a reply cut at max_tokens still cost them).
         """
         rows: list[dict[str, Any]] = []
         for rid in run_ids:
@@ -37,6 +49,10 @@ class CompareMixin(StateMixin):
             metrics = [r.data.metrics for r in runs if not r.data.tags.get(names.ADOPTED_FROM)]
             tokens = sum(m.get(k, 0.0) for m in metrics for k in TOKEN_METRICS)
             costs = [m[COST_METRIC] for m in metrics if COST_METRIC in m]
+            tokens += sum(self._metric_sum(rid, k) or 0.0 for k in FAILED_TOKEN_METRICS)
+            failed_cost = self._metric_sum(rid, FAILED_COST_METRIC)
+            if failed_cost is not None:
+                costs.append(failed_cost)
             rows.append({
                 "campaign": rid, "agent_mode": camp.data.tags.get("kernelopt.agent_mode"),
                 "generator": camp.data.tags.get("kernelopt.generator"),

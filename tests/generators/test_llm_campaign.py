@@ -109,3 +109,13 @@ def test_generator_configs_build_the_generator(name: str):
     assert gen.name == name and gen.seed == 7
     if name != "offline":
         assert gen.skill_groups == list(cfg.agent.skills) and gen.max_retries == cfg.generator.max_retries
+
+
+def test_truncated_replies_cost_is_counted_on_the_campaign(tmp_path: Path, executor):
+    """A reply cut at max_tokens gives no candidate but costs tokens: logged on the campaign run, counted by compare."""
+    store = TrackingStore(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
+    with FakeLLM(reply="", finish="length") as server:
+        gen = make_generator("openai", base_url=server.url + "/v1", model="gpt-4o", backoff_s=0.01)
+        out = run_campaign(config("full_agent"), store=store, executor=executor, generator=gen)
+    (row,) = store.compare_campaigns([out.campaign_run_id])
+    assert row["tokens"] >= 1500 and row["cost_usd"] > 0

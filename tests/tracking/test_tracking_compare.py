@@ -39,3 +39,13 @@ def test_an_adopted_run_brings_no_tokens_of_its_own(store):
     rows = {r["campaign"]: r for r in store.compare_campaigns([donor, later])}
     assert rows[donor]["tokens"] == 200 and rows[later]["tokens"] == 20
     assert rows[later]["cost_usd"] is None and rows[later]["runs"] == 2
+
+
+def test_compare_counts_the_usage_of_failed_proposals(store):
+    """Replies that gave no candidate (e.g. cut at max_tokens) cost tokens that the comparison left out."""
+    camp = _campaign(store, "full_agent", [[2.0, 2.0]], tokens=10, cost=0.5)
+    store.log_batch(camp, metrics={"llm_failed_input_tokens": 100.0, "llm_failed_output_tokens": 1000.0,
+                                   "llm_failed_cost_usd": 0.25}, step=1)
+    store.log_batch(camp, metrics={"llm_failed_input_tokens": 1.0, "llm_failed_output_tokens": 2.0}, step=4)
+    (row,) = store.compare_campaigns([camp])
+    assert row["tokens"] == 20 + 1103 and abs(row["cost_usd"] - 0.75) < 1e-9
