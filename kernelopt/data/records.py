@@ -224,6 +224,13 @@ class Decision(Record):
 #: ``CandidateRecord.eval_wall_s``; the controller prices evaluations with it).
 EVAL_WALL_S = "eval_wall_s"
 
+#: Run metrics of LLM usage: per candidate run (its reply's tokens and cost) and, on the campaign run one step per
+#: round, those of the replies that gave no candidate (the generators log them, the comparison sums them)
+TOKEN_METRICS = ("llm_input_tokens", "llm_output_tokens")
+COST_METRIC = "llm_cost_usd"
+FAILED_TOKEN_METRICS = ("llm_failed_input_tokens", "llm_failed_output_tokens")
+FAILED_COST_METRIC = "llm_failed_cost_usd"
+
 
 class CandidateRecord(Record):
     """The controller's view of one evaluated candidate (rebuilt from the tracking store)."""

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from kernelopt.data.records import COST_METRIC, FAILED_COST_METRIC, FAILED_TOKEN_METRICS, TOKEN_METRICS
 from kernelopt.data.solution import Solution
 from kernelopt.generators.base import GenerationContext
 from kernelopt.generators.keys import KEY_ENV_VARS, KEY_PATTERN, REDACTED, scrub  # noqa: F401 - re-exported
@@ -168,10 +169,6 @@ def archive_failures(store: Any, run_id: str, failures: list[ProposalFailure]) -
                 (base / rel).parent.mkdir(parents=True, exist_ok=True)
                 (base / rel).write_text(scrub(content), encoding="utf-8")
         upload(run_id, Path(tmp))
-
-
-FAILED_TOKEN_METRICS = ("llm_failed_input_tokens", "llm_failed_output_tokens")
-FAILED_COST_METRIC = "llm_failed_cost_usd"
 
 
 def failure_metrics(failures: list[ProposalFailure]) -> dict[str, float]:
@@ -351,10 +348,9 @@ class LLMGenerator:
                            self.artifacts(prompt, completion, str(exc)), completion)
                 continue
             usage = self.usage(completion)
-            metrics = {"llm_input_tokens": float(usage["input_tokens"]),
-                       "llm_output_tokens": float(usage["output_tokens"])}
+            metrics = {TOKEN_METRICS[0]: float(usage["input_tokens"]), TOKEN_METRICS[1]: float(usage["output_tokens"])}
             if usage["cost_usd"] is not None:
-                metrics["llm_cost_usd"] = float(usage["cost_usd"])
+                metrics[COST_METRIC] = float(usage["cost_usd"])
             for sol in sols:
                 self._log.artifacts[sol.hash()] = self.artifacts(prompt, completion)
                 self._log.metrics[sol.hash()] = metrics

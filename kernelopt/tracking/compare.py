@@ -6,14 +6,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from kernelopt.data.records import COST_METRIC, FAILED_COST_METRIC, FAILED_TOKEN_METRICS, TOKEN_METRICS
 from kernelopt.tracking import names
 from kernelopt.tracking.state import StateMixin, record_from_run
-
-TOKEN_METRICS = ("llm_input_tokens", "llm_output_tokens")
-COST_METRIC = "llm_cost_usd"
-# logged on the campaign run per round: the usage of replies that gave no candidate (truncated, no code...)
-FAILED_TOKEN_METRICS = ("llm_failed_input_tokens", "llm_failed_output_tokens")
-FAILED_COST_METRIC = "llm_failed_cost_usd"
 
 
 class CompareMixin(StateMixin):
