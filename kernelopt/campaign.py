@@ -14,7 +14,7 @@ from kernelopt.campaign_steps import _Loop, split_plan
 from kernelopt.campaign_types import ANALYSIS_ARTIFACT, CampaignConfig, CampaignOutcome, Progress, Store
 from kernelopt.controller import decide
 from kernelopt.controller.workloads import representative, select_workloads
-from kernelopt.data.records import CampaignState
+from kernelopt.data.records import CampaignState, Decision
 from kernelopt.data.workload import Workload
 from kernelopt.generators.base import Generator
 from kernelopt.operators import load_operator
@@ -82,6 +82,17 @@ def _finish_interrupted_round(loop: _Loop, state: CampaignState, emit: Progress)
         loop.generate(state, last)
 
 
+def _unless_unusable(decision: Decision, generator: Generator) -> Decision:
+    """``decision``, or a stop when it asks for new candidates from a generator the service refused (401, 403, an
+    exhausted quota: every later request fails the same way); sweeps, repeats and promotions of candidates already
+    gated go on. It ran empty rounds, printing the refusal each time, until the round budget or patience ended it."""
+    unusable = getattr(generator, "unusable", None)
+    if decision.action != "generate" or not unusable:
+        return decision
+    return Decision(action="stop", reason=f"{unusable}: no new candidate can come from it (fix the key or account, "
+                                          "then resume)", evidence=decision.evidence)
+
+
 def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator: Generator,
                  progress: Progress | None = None) -> CampaignOutcome:
     """Run (or resume) one optimisation campaign until the controller says stop.
@@ -134,7 +145,7 @@ def run_campaign(cfg: CampaignConfig, *, store: Store, executor: Any, generator:
             _finish_interrupted_round(loop, current(), emit)
         for _ in range(max_steps):
             state = current()
-            decision = decide(state, cfg.budget, cfg.rules)
+            decision = _unless_unusable(decide(state, cfg.budget, cfg.rules), generator)
             champion = state.champion.run_id if state.champion else None  # another campaign may move it
             sig = (decision.action, tuple(decision.candidate_run_ids), decision.parent_run_id, len(state.candidates),
                    champion)

@@ -95,6 +95,17 @@ def test_garbage_replies_end_the_campaign_cleanly_with_reasons_archived(tmp_path
     assert all(v not in all_artifact_text(tmp_path / "artifacts") for v in KEYS.values())
 
 
+def test_a_refused_key_stops_the_campaign_saying_so(tmp_path: Path, executor):
+    """After a 401 every request fails the same way: the campaign ran empty rounds until its budget or patience
+    ended it, with an unrelated stop reason."""
+    store = TrackingStore(f"sqlite:///{tmp_path}/mlflow.db", str(tmp_path / "artifacts"))
+    with FakeLLM(always_fail=True, fail_status=401, fail_code="invalid_api_key") as server:
+        gen = make_generator("openai", base_url=server.url + "/v1", backoff_s=0.01)
+        out = run_campaign(config("full_agent"), store=store, executor=executor, generator=gen)
+    assert out.stop_reason.startswith("generator unusable: 401 "), out.stop_reason
+    assert "no new candidate can come from it" in out.stop_reason and len(server.requests) == 1
+
+
 @pytest.mark.parametrize("name", ["openai", "anthropic", "claude_code", "codex", "offline"])
 def test_generator_configs_build_the_generator(name: str):
     from hydra import compose, initialize_config_dir
