@@ -14,13 +14,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from kernelopt.data.loader import DataError
 from kernelopt.data.solution import BuildSpec, Solution, SourceFile
 
 SOURCE_SUFFIXES = (".py", ".cu", ".cuh", ".cpp", ".cc", ".c", ".h", ".hpp")
 SKIP_FILES = frozenset({"seed.json", "points.json", "solution.json", "README.md"})
 
 
-class SolutionFolderError(ValueError):
+class SolutionFolderError(DataError):
     """The folder or spec cannot form a valid ``Solution``; the message names the folder/field."""
 
 
@@ -30,8 +31,12 @@ def read_sources(folder: str | Path, suffixes: Iterable[str] = SOURCE_SUFFIXES) 
     Files named in :data:`SKIP_FILES`, anything under ``__pycache__`` and files whose suffix is not
     in ``suffixes`` are left out.
 
+    A symbolic link is read only when its target lies inside ``folder`` too: one pointing elsewhere would copy
+    that file (any file the user can read) into the solution, its build cache and tracking artefacts.
+
     Raises:
-        SolutionFolderError: ``folder`` is not a folder or holds no source file.
+        SolutionFolderError: ``folder`` is not a folder, holds no source file, a source file that links outside
+            it or one that is not UTF-8 text.
     """
     root = Path(folder)
     if not root.is_dir():
@@ -41,10 +46,19 @@ def read_sources(folder: str | Path, suffixes: Iterable[str] = SOURCE_SUFFIXES) 
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root)
         if p.is_file() and p.name not in SKIP_FILES and "__pycache__" not in rel.parts and p.suffix in wanted:
-            out.append(SourceFile(path=rel.as_posix(), content=p.read_text()))
+            out.append(SourceFile(path=rel.as_posix(), content=_read_source(p, root)))
     if not out:
         raise SolutionFolderError(f"{root}: no source files ({', '.join(wanted)})")
     return out
+
+
+def _read_source(path: Path, root: Path) -> str:
+    """The text of ``path``, a file below ``root``; refused when a link takes it outside ``root``."""
+    target = path.resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise SolutionFolderError(f"{path}: a symbolic link to {target}, outside the solution folder {root} "
+                                  "(copy the file into the folder instead)")
+    return path.read_text(encoding="utf-8")
 
 
 def solution_from_folder(

@@ -116,6 +116,25 @@ def test_solution_from_folder(tmp_path: Path) -> None:
         solution_from_folder(tmp_path / "missing", spec, name="x", definition="d")
 
 
+
+def test_solution_folder_refuses_links_out_of_it(tmp_path: Path) -> None:
+    from kernelopt.data import DataError
+    from kernelopt.solutions import read_sources
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("hunter2\n")
+    folder = tmp_path / "sol"
+    folder.mkdir()
+    (folder / "kernel.py").write_text("def run():\n    pass\n")
+    (folder / "same.py").symlink_to("kernel.py")  # a link inside the folder is read
+    assert [(s.path, s.content) for s in read_sources(folder)][1] == ("same.py", "def run():\n    pass\n")
+    (folder / "leak.py").symlink_to(secret)
+    with pytest.raises(DataError, match=f"leak.py: a symbolic link to {secret}, outside the solution folder"):
+        read_sources(folder)
+    (folder / "leak.py").unlink()
+    (folder / "lib").symlink_to(tmp_path)  # a linked folder is not walked into
+    assert [s.path for s in read_sources(folder)] == ["kernel.py", "same.py"]
+
 # --------------------------------------------------------------------------- seed.json checks
 def _spec(seed_dir: Path) -> dict[str, Any]:
     return json.loads((seed_dir / "seed.json").read_text())
