@@ -58,7 +58,10 @@ def _read_source(path: Path, root: Path) -> str:
     if not target.is_relative_to(root.resolve()):
         raise SolutionFolderError(f"{path}: a symbolic link to {target}, outside the solution folder {root} "
                                   "(copy the file into the folder instead)")
-    return path.read_text(encoding="utf-8")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise SolutionFolderError(f"{path}: not UTF-8 text (a binary file?)") from None
 
 
 def solution_from_folder(

@@ -135,6 +135,15 @@ def test_solution_folder_refuses_links_out_of_it(tmp_path: Path) -> None:
     (folder / "lib").symlink_to(tmp_path)  # a linked folder is not walked into
     assert [s.path for s in read_sources(folder)] == ["kernel.py", "same.py"]
 
+
+def test_solution_folder_names_a_binary_file(tmp_path: Path) -> None:
+    from kernelopt.solutions import SolutionFolderError, read_sources
+
+    (tmp_path / "kernel.py").write_text("def run():\n    pass\n")
+    (tmp_path / "blob.cu").write_bytes(b"\x00" * 128 + b"\x80\x81")
+    with pytest.raises(SolutionFolderError, match=r"blob.cu: not UTF-8 text \(a binary file\?\)"):
+        read_sources(tmp_path)
+
 # --------------------------------------------------------------------------- seed.json checks
 def _spec(seed_dir: Path) -> dict[str, Any]:
     return json.loads((seed_dir / "seed.json").read_text())
