@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import signal
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -148,7 +150,9 @@ class _Run(GuardedRun):
                 self._sync()
         except OutputFormatError as exc:
             raise _Stop(S.RUNTIME_ERROR, f"solution output: {exc}") from None
-        except Exception as exc:
+        except BaseException as exc:  # a candidate's SystemExit and KeyboardInterrupt too (see _user_interrupt)
+            if _user_interrupt(exc):
+                raise
             raise _Stop(S.RUNTIME_ERROR, f"solution raised {type(exc).__name__}: {exc}\n"
                         + _tail(traceback.format_exc())) from None
         self._guard_after_call(guard, inputs, when, threads)
@@ -253,7 +257,9 @@ class _Run(GuardedRun):
             try:
                 with _captured(self.log):
                     times, timer = time_callable(last, [*inputs.values(), *outs], **kw, records=records)
-            except Exception as exc:
+            except BaseException as exc:  # a candidate's SystemExit and KeyboardInterrupt too
+                if _user_interrupt(exc):
+                    raise
                 raise _Stop(S.RUNTIME_ERROR, f"timing the solution failed: {type(exc).__name__}: {exc}\n"
                             + _tail(traceback.format_exc())) from None
             self._keep_official_span(records)
@@ -337,7 +343,8 @@ class _Run(GuardedRun):
         (the controller prices evaluations per workload with it: a GDN prefill gate on two 8,192-token workloads
         took 80+ s where the campaign's median gate workload took ~3 s)."""
         started = time.perf_counter()
-        res = self._result()
+        with _noting_sigint():
+            res = self._result()
         res.extra["wall_s"] = round(time.perf_counter() - started, 4)
         return res
 
@@ -365,7 +372,9 @@ class _Run(GuardedRun):
                           "matched_ratio": self.ratio}
             return WorkloadResult(**base, status=stop.status, log=_tail("\n".join(self.log)), extra=self.extra,
                                   **errors)
-        except Exception as exc:  # harness-side failure (inputs, stats): still a record, never a crash
+        except BaseException as exc:  # harness-side failure (inputs, stats), a candidate's in a probe: a record
+            if _user_interrupt(exc):
+                raise
             self.log.append(f"harness error: {type(exc).__name__}: {exc}\n{_tail(traceback.format_exc())}")
             return WorkloadResult(**base, status=S.RUNTIME_ERROR, log=_tail("\n".join(self.log)))
 
@@ -462,6 +471,44 @@ def evaluate(request: EvalRequest, device: str = "cpu") -> EvalResult:
     return EvalResult(definition=defn.name, solution=sol.name, solution_hash=sol.hash(), results=results,
                       environment=env, timer=timers[0] if timers else None, build_log=log_text,
                       wall_s=time.perf_counter() - t0, profile=profile)
+
+
+#: Whether a SIGINT reached this process during the workload being evaluated (see :func:`_noting_sigint`).
+_SIGINT_SEEN = False
+
+
+def _user_interrupt(exc: BaseException) -> bool:
+    """True for a KeyboardInterrupt that is the user's Ctrl-C (a SIGINT to this process): it must stop an in-process
+    evaluation, so the clauses around candidate code re-raise it; any other exception a candidate raises
+    (SystemExit, its own ``raise KeyboardInterrupt``) is that workload's RUNTIME_ERROR. Where the exception
+    surfaced cannot tell the two apart: a Ctrl-C lands mostly inside the candidate's calls, where the time goes;
+    whether a SIGINT arrived can."""
+    return isinstance(exc, KeyboardInterrupt) and _SIGINT_SEEN
+
+
+@contextlib.contextmanager
+def _noting_sigint():
+    """Within the block, a SIGINT sets ``_SIGINT_SEEN`` and then goes to the handler in place before (Python's
+    raises KeyboardInterrupt), restored after. Main thread only (Python runs signal handlers there: a
+    KeyboardInterrupt in another thread is a candidate's), and only over a Python handler (SIG_IGN, SIG_DFL: no
+    KeyboardInterrupt comes from a SIGINT)."""
+    global _SIGINT_SEEN
+    _SIGINT_SEEN = False
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield
+        return
+
+    def _note(signum: int, frame: Any) -> None:
+        global _SIGINT_SEEN
+        _SIGINT_SEEN = True
+        previous(signum, frame)
+
+    signal.signal(signal.SIGINT, _note)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class _Rejected(Exception):

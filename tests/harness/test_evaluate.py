@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import signal
 import time
 
 import pytest
 from harness_helpers import DEVICE, fixture_solution, rmsnorm_request
 
 from kernelopt.data import EvaluationStatus as S
+from kernelopt.data import Solution
 from kernelopt.harness.evaluate import evaluate
 
 
@@ -99,6 +101,43 @@ def test_exception_is_runtime_error_with_traceback_and_output():
     assert "IndexError" in r.log and "deliberate" in r.log and "Traceback" in r.log
     assert "about to fail" in r.log
 
+
+_RAISES_ON_BATCH_1 = """import os, signal, torch
+CALLS = [0]
+
+def run(hidden_states, weight, eps=1e-5):
+    if hidden_states.shape[0] == 1:
+        CALLS[0] += 1
+        if CALLS[0] > __AFTER__:
+            __DO__
+    x = hidden_states.float()
+    return (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight.float()).to(hidden_states.dtype)
+"""
+
+
+def _raising(do: str, after: int = 0):
+    meta = fixture_solution("rmsnorm_py_value").model_dump(mode="json")
+    code = _RAISES_ON_BATCH_1.replace("__DO__", do).replace("__AFTER__", str(after))
+    return Solution.model_validate({**meta, "name": f"raises_{abs(hash(code))}",
+                                    "sources": [{"path": "main.py", "content": code}]})
+
+
+@pytest.mark.parametrize("do", ["raise KeyboardInterrupt('from the kernel')", "raise SystemExit(3)"])
+@pytest.mark.parametrize("after", [0, 1])  # in the correctness call; in the timed calls
+def test_keyboard_interrupt_or_exit_from_a_candidate_is_its_runtime_error(do, after):
+    req = rmsnorm_request(_raising(do, after), batch_sizes=(1, 7), trials=1, same_address_probe=False)
+    res = evaluate(req, device=DEVICE)
+    assert [r.status for r in res.results] == [S.RUNTIME_ERROR, S.PASSED], [r.log for r in res.results]
+    assert ("timing the solution failed" in res.results[0].log) == bool(after)
+    assert ("KeyboardInterrupt: from the kernel" if "Keyboard" in do else "SystemExit: 3") in res.results[0].log
+
+
+def test_ctrl_c_during_a_candidate_call_stops_the_evaluation():
+    req = rmsnorm_request(_raising("os.kill(os.getpid(), signal.SIGINT); [i for i in range(10**6)]"),
+                          batch_sizes=(1, 7))
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(req, device=DEVICE)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the harness's note is gone
 
 def test_timer_monkey_patching_is_rejected():
     real = time.perf_counter
