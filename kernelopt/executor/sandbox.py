@@ -18,10 +18,12 @@ from pathlib import Path
 import kernelopt
 from kernelopt.harness.reference_times import ENV as REFERENCE_TIMES_ENV
 
-#: Environment variables matching any of these (case-insensitive) never reach a worker.
+#: Environment variables matching any of these (case-insensitive) never reach a worker. A denylist: what a
+#: kernel needs (PATH, HOME, PYTHONPATH, LD_LIBRARY_PATH, CUDA_*, TRITON_*, TORCH_*, the KERNELOPT_* folders and
+#: worker target) matches none of them.
 SECRET_PATTERNS: tuple[str, ...] = (
-    "*_API_KEY", "API_KEY", "*_TOKEN", "*SECRET*", "*PASSWORD*", "MLFLOW_TRACKING_*", "AWS_*",
-    "DATABRICKS_*",
+    "*KEY*", "*_TOKEN", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_PASS", "*_PAT", "*CREDENTIAL*",
+    "*DATABASE_URL", "*_DSN", "SSH_AUTH_SOCK", "MLFLOW_TRACKING_*", "AWS_*", "DATABRICKS_*",
 )
 
 _REPO_ROOT = Path(kernelopt.__file__).resolve().parent.parent

@@ -110,6 +110,12 @@ def test_scrub_env_drops_credentials_and_keeps_the_rest():
            "AWS_ACCESS_KEY_ID": "x", "DATABRICKS_HOST": "x", "PATH": "/bin", "HOME": "/root",
            "CUDA_VISIBLE_DEVICES": "0", "TOKENIZERS_PARALLELISM": "false"}
     assert set(scrub_env(env)) == {"PATH", "HOME", "CUDA_VISIBLE_DEVICES", "TOKENIZERS_PARALLELISM"}
+    leaked_before = ["GITHUB_PAT", "GH_PAT", "OPENAI_KEY", "ANTHROPIC_APIKEY", "AZURE_OPENAI_KEY", "KAGGLE_KEY",
+                     "DATABASE_URL", "GOOGLE_APPLICATION_CREDENTIALS", "SSH_AUTH_SOCK", "PGPASSWD", "SENTRY_DSN"]
+    needed = ["PATH", "HOME", "LD_LIBRARY_PATH", "PYTHONPATH", "CUDA_HOME", "CUDA_PATH", "CUDA_DEVICE_ORDER",
+              "TRITON_INTERPRET", "TRITON_CACHE_DIR", "TORCH_CUDA_ARCH_LIST", "KERNELOPT_CACHE_DIR",
+              "KERNELOPT_REFERENCE_TIMES_DIR", "KERNELOPT_OPERATORS_DIR", "KERNELOPT_NCU", "KERNELOPT_WORKER_TARGET"]
+    assert set(scrub_env(dict.fromkeys(leaked_before + needed, "x"))) == set(needed)
     wenv = worker_env({"TRITON_INTERPRET": "1"}, base=env)
     assert "OPENAI_API_KEY" not in wenv and wenv["TRITON_INTERPRET"] == "1"
     assert wenv["PYTHONUNBUFFERED"] == "1"
