@@ -22,6 +22,9 @@ from kernelopt.data.workload import Workload
 
 TimerName = Literal["cupti", "cuda_event", "cpu_wall"]
 
+#: The line after which an executor appends a worker's output to a workload's log.
+WORKER_OUTPUT_MARK = "--- worker output (tail) ---"
+
 
 class Record(BaseModel):
     """Strict base for kernelopt records: unknown keys are errors."""
@@ -107,9 +110,14 @@ class WorkloadResult(Record):
         return self.status == EvaluationStatus.PASSED
 
     def failure_line(self, build_log: str = "", limit: int = 300) -> str:
-        """``STATUS: last log line`` (the build log's when the workload's own is empty)."""
+        """``STATUS: last log line`` (the build log's when the workload's own is empty). For an executor fault
+        (``extra["executor_fault"]``) the last line before the worker's output: the fault's own ("worker crashed
+        (killed by signal SIGSEGV (11))...", not the end of the faulthandler dump after it)."""
         status = getattr(self.status, "value", self.status)
-        lines = [ln.strip() for ln in (self.log or build_log).splitlines() if ln.strip()]
+        log = self.log or build_log
+        if self.extra.get("executor_fault"):
+            log = log.split(WORKER_OUTPUT_MARK)[0]
+        lines = [ln.strip() for ln in log.splitlines() if ln.strip()]
         return f"{status}: {lines[-1] if lines else ''}"[:limit]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kernelopt.data.records import EvalRequest, EvalResult, WorkloadResult
+from kernelopt.data.records import WORKER_OUTPUT_MARK, EvalRequest, EvalResult, WorkloadResult
 from kernelopt.data.trace import EvaluationStatus
 from kernelopt.data.workload import Workload
 
@@ -18,7 +18,7 @@ POISON_PATTERNS: tuple[str, ...] = (
     "cuda_error_", "an illegal memory", "hardware exception", "uncorrectable ecc", "out of memory",
 )
 
-_OUTPUT_HEADER = "\n--- worker output (tail) ---\n"
+_OUTPUT_HEADER = f"\n{WORKER_OUTPUT_MARK}\n"
 
 
 @dataclass

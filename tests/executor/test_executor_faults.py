@@ -70,6 +70,8 @@ def test_segfault_is_a_runtime_error_naming_the_signal(cpu_executor):
     log = res.results[0].log
     assert "SIGSEGV" in log
     assert "Segmentation fault" in log  # faulthandler's dump, from the worker's output tail
+    # the one-line summary (campaign display, `kernelopt evaluate`, tracking tag) is the crash, not the dump's end
+    assert res.failure_line().startswith("RUNTIME_ERROR: worker crashed (killed by signal SIGSEGV (11))")
     assert cpu_executor.evaluate(rmsnorm_request(executor_solution("good"))).all_passed
 
 
