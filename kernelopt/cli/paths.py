@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from kernelopt.data import DataError
+from kernelopt.data.loader import names_folder
 
 
 def _folder(folder: Path, what: str, path: Path) -> None:
@@ -41,11 +42,6 @@ def output_dir(path: str | Path, what: str) -> Path:
         raise DataError(f"{what} {p}: is a file; give a folder")
     _folder(p, what, p)
     return p
-
-
-def names_folder(path: str | Path) -> bool:
-    """``path`` is a folder, or is written as one (``out/``: it was taken for a file named ``out``)."""
-    return Path(path).is_dir() or str(path).endswith(("/", os.sep))
 
 
 def output_file_or_folder(path: str | Path | None, what: str) -> Path | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +96,11 @@ def parse_jsonl(model: type[M], text: str, where: str) -> list[M]:
             raise DataError(f"{where}:{lineno}: malformed JSON: {exc.msg}") from None
         out.append(parse_model(model, obj, f"{where}:{lineno}"))
     return out
+
+
+def names_folder(path: str | Path) -> bool:
+    """``path`` is a folder, or is written as one (``out/``: it was taken for a file named ``out``)."""
+    return Path(path).is_dir() or str(path).endswith(("/", os.sep))
 
 
 def split_unfinished(text: str) -> tuple[str, int]:

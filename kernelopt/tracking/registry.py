@@ -4,7 +4,6 @@ the ``champion`` alias, and solution download / export."""
 from __future__ import annotations
 
 import json
-import os
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,6 +13,7 @@ from mlflow.entities.model_registry import ModelVersion
 from mlflow.exceptions import MlflowException
 
 from kernelopt.data import ChampionInfo, Solution, parse_model
+from kernelopt.data.loader import names_folder
 from kernelopt.tracking import names
 from kernelopt.tracking.base import StoreBase, not_found, stringify
 
@@ -145,7 +145,7 @@ class RegistryMixin(StoreBase):
         data = solution.to_dict()
         data.pop("kernelopt", None)
         target = Path(path) if path is not None else Path.cwd()
-        if target.is_dir() or str(path).endswith(("/", os.sep)):
+        if path is None or names_folder(path):
             target = target / f"{solution.name}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(data, indent=2) + "\n")
