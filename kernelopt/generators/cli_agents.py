@@ -188,7 +188,6 @@ class ClaudeCodeGenerator(CLIAgentGenerator):
         return str(obj.get("result") or ""), tin, int(usage.get("output_tokens") or 0), \
             float(cost) if isinstance(cost, (int, float)) else None
 
-
     def stop_note(self, stdout: str) -> str | None:
         """``claude hit --max-turns N`` for ``subtype: error_max_turns``; another error result is quoted."""
         try:
