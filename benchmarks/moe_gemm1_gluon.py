@@ -1,0 +1,483 @@
+"""GEMM1 of the FP8 MoE's long calls written in Gluon, its block-scale FMAs overlapping the next wgmma, against the
+retained Triton GEMM1 on the same synthetic inputs.
+
+Why. Above 4,096 tokens the retained dispatch's GEMM1 (``_gemm1_swiglu_td_kernel`` of the seed
+``moe_grouped_fp8_q8s2``: two FP8 dots per 128-wide K block, gate and up, each scaled by the rows' and the weight
+block's scales into an fp32 accumulator, SwiGLU and FP8 quantisation in the epilogue) runs at ~0.55 of the H200's
+measured FP8 rate (1,085 us at 14,107 tokens, H200 call CF). Triton makes a dot asynchronous only when its result
+feeds the next dot as the accumulator; here every dot's result is scaled first, so the compiled loop waits for each
+wgmma (``warp_group_dot_wait {pendings = 0}``) before its FMAs, and the tensor cores idle while they run.
+
+This kernel (``_gemm1_gluon_kernel``) issues the wgmmas itself, asynchronously, in the order
+``up(k)``, [wait for ``gate(k-1)``, its FMAs], ``gate(k)``, [wait for ``up(k)``, its FMAs]: one wgmma is always in
+flight while the other's promotion runs. Operands come through TMA into a ring of ``STAGES`` shared-memory buffers
+(mbarriers), refilled once both warp groups have passed the previous K block; the activations are read from their
+copy in the tiles' row order (``xs``: the seed's ``A_SORTED=1`` permutation, timed separately here) so that each
+tile's rows are one TMA box. Same tile table, program grid (tile, N block), scales, epilogue and output as the
+Triton kernel; the check compares the dequantised intermediates of every routed row.
+
+    python benchmarks/moe_gemm1_gluon.py --tokens 14107            # on the GPU (Hopper, Triton with Gluon)
+    python benchmarks/moe_gemm1_gluon.py --compile-only            # compile for sm_90 here, no GPU (ptxas)
+
+Writes ``benchmarks/results/moe_gemm1_gluon_<device>[_<name>].{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import triton
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (
+    mbarrier,
+    tma,
+    warpgroup_mma,
+    warpgroup_mma_wait,
+)
+
+from benchmarks._common import (
+    add_sweep_options,
+    call_timer,
+    fmt,
+    md_table,
+    sweep_attempt,
+    sweep_results,
+    write_sweep,
+)
+from benchmarks.moe_gemm1_sweep import SEEDS, synthetic_inputs
+
+#: a CTA-wide barrier: ``gl.barrier`` in newer Gluon, ``gl.thread_barrier`` in older releases
+_cta_barrier = gl.barrier if hasattr(gl, "barrier") else gl.thread_barrier
+#: a TMA load into shared memory: ``tma.async_load`` in newer Gluon, ``async_copy_global_to_shared`` before
+_tma_load = tma.async_load if hasattr(tma, "async_load") else tma.async_copy_global_to_shared
+TOP_K = 8
+QMAX = 448.0
+
+
+@gluon.jit
+def _gemm1_gluon_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, order_ptr, h_ptr, hs_ptr, T,
+                        H: gl.constexpr, I: gl.constexpr, TOPK: gl.constexpr,
+                        BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
+                        STAGES: gl.constexpr, QMAX: gl.constexpr, num_warps: gl.constexpr):
+    """Program (tile, n): rows ``start ... start + rows`` of the sorted pairs (one expert) times that expert's W1
+    rows ``n * BLOCK_N ...`` (up) and ``I + n * BLOCK_N ...`` (gate); writes ``h`` (e4m3) and its per-row scale."""
+    tile = gl.program_id(0)
+    pid_n = gl.program_id(1)
+    expert = gl.load(tile_ptr + tile * 3).to(gl.int64)
+    start = gl.load(tile_ptr + tile * 3 + 1)
+    rows = gl.load(tile_ptr + tile * 3 + 2)
+    if rows == 0:
+        return
+
+    WN: gl.constexpr = num_warps // 4  # warp groups side by side along N
+    mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, WN],
+                                                  instr_shape=[16, BLOCK_N // WN, 32])
+    row_l: gl.constexpr = gl.SliceLayout(1, mma)
+    col_l: gl.constexpr = gl.SliceLayout(0, mma)
+    offs_m = gl.arange(0, BLOCK_M, layout=row_l)
+    mask_m = offs_m < rows
+    token = gl.load(order_ptr + start + offs_m, mask=mask_m, other=0).to(gl.int64) // TOPK
+
+    a_bufs = gl.allocate_shared_memory(xs_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], xs_desc.layout)
+    u_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
+    g_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
+    bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(STAGES):
+        mbarrier.init(bars.index(s), count=1)
+
+    row_a = start.to(gl.int32)
+    row_up = (expert * (2 * I) + pid_n * BLOCK_N).to(gl.int32)
+    row_gate = row_up + I
+    KB: gl.constexpr = H // BLOCK_K
+    s_up = w_scale_ptr + expert * (2 * I // BLOCK_K) * KB + (pid_n * BLOCK_N // BLOCK_K) * KB
+    s_gate = s_up + (I // BLOCK_K) * KB
+    NBYTES: gl.constexpr = xs_desc.block_type.nbytes + 2 * w_desc.block_type.nbytes
+
+    for s in gl.static_range(STAGES - 1):  # the first STAGES - 1 K blocks (KB >= STAGES: H is 7,168 here)
+        mbarrier.expect(bars.index(s), NBYTES)
+        _tma_load(xs_desc, [row_a, s * BLOCK_K], bars.index(s), a_bufs.index(s))
+        _tma_load(w_desc, [row_up, s * BLOCK_K], bars.index(s), u_bufs.index(s))
+        _tma_load(w_desc, [row_gate, s * BLOCK_K], bars.index(s), g_bufs.index(s))
+
+    zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
+    acc_u = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
+    acc_g = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
+
+    # K block 0: up and gate issued, up promoted while gate runs
+    xa = gl.load(a_scale_ptr + token, mask=mask_m, other=0.0)
+    su = gl.load(s_up)
+    sg = gl.load(s_gate)
+    mbarrier.wait(bars.index(0), 0)
+    tu = warpgroup_mma(a_bufs.index(0), u_bufs.index(0).permute((1, 0)), zero, use_acc=False, is_async=True)
+    tg = warpgroup_mma(a_bufs.index(0), g_bufs.index(0).permute((1, 0)), zero, use_acc=False, is_async=True)
+    tu = warpgroup_mma_wait(num_outstanding=1, deps=(tu, ))
+    acc_u += tu * (xa * su)[:, None]
+    sc_g = xa * sg
+
+    for kb in range(1, KB):
+        cur = kb % STAGES
+        xa = gl.load(a_scale_ptr + kb * T + token, mask=mask_m, other=0.0)
+        su = gl.load(s_up + kb)
+        sg = gl.load(s_gate + kb)
+        mbarrier.wait(bars.index(cur), (kb // STAGES) & 1)
+        tu = warpgroup_mma(a_bufs.index(cur), u_bufs.index(cur).permute((1, 0)), zero, use_acc=False, is_async=True)
+        tg = warpgroup_mma_wait(num_outstanding=1, deps=(tg, ))  # gate(k-1) done; up(k) runs
+        acc_g += tg * sc_g[:, None]
+        # K block kb - 1's buffers are free once every warp group has waited for its gate(k-1): refill them
+        _cta_barrier()
+        nk = kb + STAGES - 1
+        if nk < KB:
+            ps = nk % STAGES
+            mbarrier.expect(bars.index(ps), NBYTES)
+            _tma_load(xs_desc, [row_a, nk * BLOCK_K], bars.index(ps), a_bufs.index(ps))
+            _tma_load(w_desc, [row_up, nk * BLOCK_K], bars.index(ps), u_bufs.index(ps))
+            _tma_load(w_desc, [row_gate, nk * BLOCK_K], bars.index(ps), g_bufs.index(ps))
+        tg = warpgroup_mma(a_bufs.index(cur), g_bufs.index(cur).permute((1, 0)), zero, use_acc=False, is_async=True)
+        tu = warpgroup_mma_wait(num_outstanding=1, deps=(tu, ))  # up(k) done; gate(k) runs
+        acc_u += tu * (xa * su)[:, None]
+        sc_g = xa * sg
+
+    tg = warpgroup_mma_wait(num_outstanding=0, deps=(tg, ))
+    acc_g += tg * sc_g[:, None]
+    for s in gl.static_range(STAGES):
+        mbarrier.invalidate(bars.index(s))
+
+    h = acc_g / (1.0 + gl.exp(-acc_g)) * acc_u  # silu(X2) * X1, as the reference
+    scale = gl.maximum(gl.max(gl.abs(h), axis=1), 1e-30) / QMAX
+    q = h / scale[:, None]
+    rows_idx = start.to(gl.int64) + offs_m
+    offs_n = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, layout=col_l)
+    mask = mask_m[:, None] & (offs_n[None, :] < I)
+    gl.store(h_ptr + rows_idx[:, None] * I + offs_n[None, :], q.to(h_ptr.dtype.element_ty), mask=mask)
+    gl.store(hs_ptr + rows_idx * (I // BLOCK_N) + pid_n, scale, mask=mask_m)
+
+
+@gluon.jit
+def _gemm2_gluon_kernel(h_desc, w_desc, hs_ptr, w_scale_ptr, tile_ptr, y_ptr,
+                        H: gl.constexpr, I: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                        BLOCK_K: gl.constexpr, STAGES: gl.constexpr, num_warps: gl.constexpr):
+    """Program (tile, n) of GEMM2: the tile's FP8 intermediate rows times W2 rows ``n * BLOCK_N ...`` of its expert,
+    as two column halves whose wgmmas alternate with the other half's block-scale FMAs; bf16 rows into ``y``.
+    ``BLOCK_N`` <= 128 (one W2 scale block per K step), ``BLOCK_K`` = GEMM1's BLOCK_N (the intermediate's scale
+    group) = 128."""
+    tile = gl.program_id(0)
+    pid_n = gl.program_id(1)
+    expert = gl.load(tile_ptr + tile * 3).to(gl.int64)
+    start = gl.load(tile_ptr + tile * 3 + 1)
+    rows = gl.load(tile_ptr + tile * 3 + 2)
+    if rows == 0:
+        return
+
+    HALF: gl.constexpr = BLOCK_N // 2
+    mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
+                                                  instr_shape=[16, HALF, 32])
+    row_l: gl.constexpr = gl.SliceLayout(1, mma)
+    col_l: gl.constexpr = gl.SliceLayout(0, mma)
+    offs_m = gl.arange(0, BLOCK_M, layout=row_l)
+    mask_m = offs_m < rows
+    rows_idx = start.to(gl.int64) + offs_m
+    KQ: gl.constexpr = I // BLOCK_K
+    hs_rows = hs_ptr + rows_idx * KQ
+    s_w = w_scale_ptr + expert * (H // 128) * KQ + ((pid_n * BLOCK_N) // 128) * KQ  # W2 scales [E, H/128, I/128]
+
+    h_bufs = gl.allocate_shared_memory(h_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], h_desc.layout)
+    lo_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, HALF, BLOCK_K], w_desc.layout)
+    hi_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, HALF, BLOCK_K], w_desc.layout)
+    bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(STAGES):
+        mbarrier.init(bars.index(s), count=1)
+    row_h = start.to(gl.int32)
+    row_lo = (expert * H + pid_n * BLOCK_N).to(gl.int32)
+    row_hi = row_lo + HALF
+    NBYTES: gl.constexpr = h_desc.block_type.nbytes + 2 * w_desc.block_type.nbytes
+    for s in gl.static_range(STAGES - 1):
+        mbarrier.expect(bars.index(s), NBYTES)
+        _tma_load(h_desc, [row_h, s * BLOCK_K], bars.index(s), h_bufs.index(s))
+        _tma_load(w_desc, [row_lo, s * BLOCK_K], bars.index(s), lo_bufs.index(s))
+        _tma_load(w_desc, [row_hi, s * BLOCK_K], bars.index(s), hi_bufs.index(s))
+
+    zero = gl.zeros([BLOCK_M, HALF], gl.float32, mma)
+    acc_lo = gl.zeros([BLOCK_M, HALF], gl.float32, mma)
+    acc_hi = gl.zeros([BLOCK_M, HALF], gl.float32, mma)
+    sc = gl.load(hs_rows, mask=mask_m, other=0.0) * gl.load(s_w)
+    mbarrier.wait(bars.index(0), 0)
+    tlo = warpgroup_mma(h_bufs.index(0), lo_bufs.index(0).permute((1, 0)), zero, use_acc=False, is_async=True)
+    thi = warpgroup_mma(h_bufs.index(0), hi_bufs.index(0).permute((1, 0)), zero, use_acc=False, is_async=True)
+    tlo = warpgroup_mma_wait(num_outstanding=1, deps=(tlo, ))
+    acc_lo += tlo * sc[:, None]
+    sc_hi = sc
+    for kq in range(1, KQ):
+        cur = kq % STAGES
+        sc = gl.load(hs_rows + kq, mask=mask_m, other=0.0) * gl.load(s_w + kq)
+        mbarrier.wait(bars.index(cur), (kq // STAGES) & 1)
+        tlo = warpgroup_mma(h_bufs.index(cur), lo_bufs.index(cur).permute((1, 0)), zero, use_acc=False,
+                            is_async=True)
+        thi = warpgroup_mma_wait(num_outstanding=1, deps=(thi, ))
+        acc_hi += thi * sc_hi[:, None]
+        _cta_barrier()
+        nk = kq + STAGES - 1
+        if nk < KQ:
+            ps = nk % STAGES
+            mbarrier.expect(bars.index(ps), NBYTES)
+            _tma_load(h_desc, [row_h, nk * BLOCK_K], bars.index(ps), h_bufs.index(ps))
+            _tma_load(w_desc, [row_lo, nk * BLOCK_K], bars.index(ps), lo_bufs.index(ps))
+            _tma_load(w_desc, [row_hi, nk * BLOCK_K], bars.index(ps), hi_bufs.index(ps))
+        thi = warpgroup_mma(h_bufs.index(cur), hi_bufs.index(cur).permute((1, 0)), zero, use_acc=False,
+                            is_async=True)
+        tlo = warpgroup_mma_wait(num_outstanding=1, deps=(tlo, ))
+        acc_lo += tlo * sc[:, None]
+        sc_hi = sc
+    thi = warpgroup_mma_wait(num_outstanding=0, deps=(thi, ))
+    acc_hi += thi * sc_hi[:, None]
+    for s in gl.static_range(STAGES):
+        mbarrier.invalidate(bars.index(s))
+
+    offs_n = pid_n * BLOCK_N + gl.arange(0, HALF, layout=col_l)
+    mask = mask_m[:, None] & (offs_n[None, :] < H)
+    ptrs = y_ptr + rows_idx[:, None] * H + offs_n[None, :]
+    gl.store(ptrs, acc_lo.to(y_ptr.dtype.element_ty), mask=mask)
+    gl.store(ptrs + HALF, acc_hi.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def gluon_launcher(x: Any, x_s: Any, w1: Any, w1_s: Any, table: Any, order: Any, used: int, q: Any, qs: Any,
+                   t: int, n_tiles: int, bm: int, bn: int, warps: int, stages: int) -> tuple[Any, Any]:
+    """``(permute, gemm1)``: the activations' copy in the tiles' row order (torch gather) and the Gluon GEMM1 over
+    it; both callables take no argument."""
+    import torch
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+    h, i = x.shape[1], w1.shape[1] // 2
+    xs = torch.empty((max(used, 1), h), dtype=x.dtype, device=x.device)
+    tokens = (order[:used].long() // TOP_K)
+
+    def permute() -> None:
+        torch.index_select(x, 0, tokens, out=xs[:used])
+
+    permute()
+    a_layout = gl.NVMMASharedLayout.get_default_for([bm, 128], gl.float8e4nv)
+    w_layout = gl.NVMMASharedLayout.get_default_for([bn, 128], gl.float8e4nv)
+    xs_desc = TensorDescriptor(xs, list(xs.shape), list(xs.stride()), [bm, 128], a_layout)
+    w_view = w1.view(-1, h)
+    w_desc = TensorDescriptor(w_view, list(w_view.shape), list(w_view.stride()), [bn, 128], w_layout)
+
+    def gemm1() -> Any:
+        return _gemm1_gluon_kernel[(n_tiles, i // bn)](
+            xs_desc, w_desc, x_s, w1_s, table, order, q, qs, t, H=h, I=i, TOPK=TOP_K, BLOCK_M=bm, BLOCK_N=bn,
+            BLOCK_K=128, STAGES=stages, QMAX=QMAX, num_warps=warps)
+
+    return permute, gemm1
+
+
+def triton_launcher(td: Any, x: Any, x_s: Any, w1: Any, w1_s: Any, table: Any, order: Any, q: Any, qs: Any,
+                    t: int, n_tiles: int, bm: int, bn: int, warps: int, stages: int) -> Any:
+    """The retained long calls' Triton GEMM1 (``_gemm1_swiglu_td_kernel``, activations gathered by token)."""
+    h, i = x.shape[1], w1.shape[1] // 2
+
+    def gemm1() -> Any:
+        return td._gemm1_swiglu_td_kernel[(n_tiles, i // bn)](
+            x, x_s, w1, w1_s, table, order, q, qs, t, x, q.shape[0], H=h, I=i, TOPK=TOP_K, BLOCK_M=bm, BLOCK_N=bn,
+            BLOCK_K=128, NUM_STAGES=stages, UPCAST=False, QMAX=QMAX, E=w1.shape[0], A_SORTED=0,
+            num_warps=warps, num_stages=stages)
+
+    return gemm1
+
+
+def _modules() -> tuple[Any, ...]:
+    """The retained long path's seed: its ``q8td`` (Triton GEMM1), ``q8tw`` (Triton GEMM2) and ``base`` (routing,
+    tile table)."""
+    if str(SEEDS) not in sys.path:
+        sys.path.insert(0, str(SEEDS))
+    return tuple(importlib.import_module(f"moe_grouped_fp8_q8s2.{name}") for name in ("q8td", "q8tw", "base"))
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    import torch
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+    if not torch.cuda.is_available():
+        raise SystemExit("moe_gemm1_gluon.py: needs a Hopper GPU (Gluon has no interpreter); --compile-only here")
+    td, tw, base = _modules()
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    t, bm, bn, hid = args.tokens, 64, 128, 7168
+    logits, bias, x, x_s, w1, w1_s, w2, w2_s = synthetic_inputs(t, hid, 2048, "cuda",
+                                                                torch.Generator().manual_seed(7))
+    x_s, w1_s, w2_s = (v.float().contiguous() for v in (x_s, w1_s, w2_s))
+    ids, _rw = base._route(logits, bias, 2.5)
+    order, table, _pos, n_tiles = base._tiles(ids, 0, bm)
+    used = int(table[:, 2].sum())
+    i = w1.shape[1] // 2
+    timer = call_timer("cuda", args.timer)
+    rows: list[dict[str, Any]] = []
+    flops1, flops2 = 2.0 * used * hid * 2 * i, 2.0 * used * i * hid
+
+    def gemm1_outputs() -> tuple[Any, Any]:
+        return (torch.zeros(t * TOP_K, i, dtype=torch.float8_e4m3fn, device="cuda"),
+                torch.zeros(t * TOP_K, i // bn, dtype=torch.float32, device="cuda"))
+
+    def dequant(q: Any, qs: Any) -> Any:
+        return q[:used].float() * qs[:used].repeat_interleave(bn, 1)
+
+    def timed(row: dict[str, Any], launch: Any, flops: float, extra: Any = None) -> None:
+        """Launch once (compile), ``extra()`` -> check fields, then time; one row of the table either way."""
+        if sweep_attempt(row, rows, launch) is None:
+            return
+        torch.cuda.synchronize()
+        fields = extra() if extra is not None else {}
+        ms = sweep_attempt(row, rows, timer, launch, args.warmup, args.iters)
+        if ms is None:
+            return
+        row.update(ms=ms, tflops=flops / (ms * 1e-3) / 1e12, **fields)
+        rows.append(row)
+        print(f"  {row}", file=sys.stderr)
+
+    # GEMM1: the retained Triton kernel, then the Gluon one at each ring depth
+    q_ref, qs_ref = gemm1_outputs()
+    timed({"gemm": 1, "kernel": "triton td (retained)", "warps": 8, "stages": 4},
+          triton_launcher(td, x, x_s, w1, w1_s, table, order, q_ref, qs_ref, t, n_tiles, bm, bn, 8, 4), flops1)
+    ref = dequant(q_ref, qs_ref)
+    for stages in args.stages:
+        q, qs = gemm1_outputs()
+        row = {"gemm": 1, "kernel": "gluon", "warps": 8, "stages": stages}
+        got = sweep_attempt(row, rows, gluon_launcher, x, x_s, w1, w1_s, table, order, used, q, qs, t, n_tiles, bm,
+                            bn, 8, stages)
+        if got is None:
+            continue
+        permute, launch = got
+
+        def check1(q: Any = q, qs: Any = qs, permute: Any = permute) -> dict[str, Any]:
+            deq = dequant(q, qs)
+            return {"max_rel_diff": float((deq - ref).abs().max() / ref.abs().max().clamp_min(1e-30)),
+                    "codes_equal": float((q[:used].view(torch.uint8) == q_ref[:used].view(torch.uint8)).float().mean()),
+                    "permute_ms": timer(permute, args.warmup, args.iters)}
+
+        timed(row, launch, flops1, check1)
+
+    # GEMM2 over the Triton GEMM1's intermediate: the retained Triton kernel, then the Gluon one
+    def y_out() -> Any:
+        return torch.zeros(t * TOP_K, hid, dtype=torch.bfloat16, device="cuda")
+
+    y_ref = y_out()
+
+    def ref2() -> Any:
+        return tw._gemm2_tw_kernel[(n_tiles, hid // bn)](
+            q_ref, qs_ref, w2, w2_s, table, y_ref, t * TOP_K, H=hid, I=i, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=128,
+            SCALE_K=128, NUM_STAGES=3, UPCAST=False, E=w2.shape[0], num_warps=4, num_stages=3)
+
+    timed({"gemm": 2, "kernel": "triton tw (retained)", "warps": 4, "stages": 3}, ref2, flops2)
+    h_desc = TensorDescriptor(q_ref, list(q_ref.shape), list(q_ref.stride()), [bm, 128],
+                              gl.NVMMASharedLayout.get_default_for([bm, 128], gl.float8e4nv))
+    w2_view = w2.view(-1, i)
+    w2_desc = TensorDescriptor(w2_view, list(w2_view.shape), list(w2_view.stride()), [bn // 2, 128],
+                               gl.NVMMASharedLayout.get_default_for([bn // 2, 128], gl.float8e4nv))
+    for stages in args.stages2:
+        y = y_out()
+
+        def launch2(y: Any = y, stages: int = stages) -> Any:
+            return _gemm2_gluon_kernel[(n_tiles, hid // bn)](h_desc, w2_desc, qs_ref, w2_s, table, y, H=hid, I=i,
+                                                             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=128, STAGES=stages,
+                                                             num_warps=4)
+
+        def check2(y: Any = y) -> dict[str, Any]:
+            a, b = y[:used].float(), y_ref[:used].float()
+            return {"max_rel_diff": float((a - b).abs().max() / b.abs().max().clamp_min(1e-30))}
+
+        timed({"gemm": 2, "kernel": "gluon", "warps": 4, "stages": stages}, launch2, flops2, check2)
+    return {"device": torch.cuda.get_device_name(), "tokens": t, "rows_routed": used, "triton": triton.__version__,
+            "warmup": args.warmup, "iters": args.iters, "timer": args.timer, "configs": rows}
+
+
+def _compiled_summary(k: Any, label: str) -> str:
+    """Registers (cuobjdump of the cubin), spill stores, shared memory and wgmma shapes / waits of a compiled kernel."""
+    import re
+    import subprocess
+    import tempfile
+
+    tools = Path(triton.__file__).parent / "backends" / "nvidia" / "bin"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
+        cubin.write(k.asm["cubin"])
+        cubin.flush()
+        usage = subprocess.run([str(tools / "cuobjdump"), "-res-usage", cubin.name], capture_output=True, text=True,
+                               check=True).stdout
+    regs = re.search(r"REG:(\d+)", usage)
+    ptx = k.asm["ptx"]
+    shapes = sorted(set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", ptx)))
+    waits = re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)
+    return (f"{label}: {regs.group(1) if regs else '?'} registers, {ptx.count('st.local')} spill stores, "
+            f"{k.metadata.shared} bytes of shared memory, wgmma {shapes}, wait_group {waits}")
+
+
+def compile_only(args: argparse.Namespace) -> int:
+    """Compile both Gluon kernels for sm_90 on this machine (no GPU; ptxas) and print their resources."""
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    def desc(rows: int) -> str:
+        return f"tensordesc<fp8e4nv[{rows}, 128],{gl.NVMMASharedLayout.get_default_for([rows, 128], gl.float8e4nv)!r}>"
+
+    def build(fn: Any, sig: dict[str, str], consts: dict[str, Any], warps: int) -> Any:
+        sig = {**sig, **{name: "constexpr" for name in consts}}
+        return triton.compile(GluonASTSource(fn, sig, constexprs=consts), target=GPUTarget("cuda", 90, 32),
+                              options={"num_warps": warps})
+
+    for stages in args.stages:
+        k = build(_gemm1_gluon_kernel,
+                  {"xs_desc": desc(64), "w_desc": desc(128), "a_scale_ptr": "*fp32", "w_scale_ptr": "*fp32",
+                   "tile_ptr": "*i32", "order_ptr": "*i32", "h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "T": "i32"},
+                  {"H": 7168, "I": 2048, "TOPK": TOP_K, "BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 128,
+                   "STAGES": stages, "QMAX": QMAX, "num_warps": 8}, 8)
+        print(_compiled_summary(k, f"GEMM1, {stages} stages, 8 warps (Triton {triton.__version__}, sm_90)"))
+    for stages in args.stages2:
+        k = build(_gemm2_gluon_kernel,
+                  {"h_desc": desc(64), "w_desc": desc(64), "hs_ptr": "*fp32", "w_scale_ptr": "*fp32",
+                   "tile_ptr": "*i32", "y_ptr": "*bf16"},
+                  {"H": 7168, "I": 2048, "BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 128, "STAGES": stages,
+                   "num_warps": 4}, 4)
+        print(_compiled_summary(k, f"GEMM2, {stages} stages, 4 warps (Triton {triton.__version__}, sm_90)"))
+    return 0
+
+
+def markdown(data: dict[str, Any], command: str) -> str:
+    title = (f"# MoE GEMM1 / GEMM2 in Gluon vs the retained Triton kernels ({data['device']}, T = {data['tokens']}, "
+             f"{data['rows_routed']} routed rows, Triton {data['triton']})")
+    lines = [title, "", f"Command: `{command}`", "",
+             ("Median of one launch; `permute` = the activations' copy in the tiles' row order the Gluon GEMM1 "
+              "reads (torch gather), not part of its figure; `diff` = largest difference of the outputs (GEMM1: "
+              "dequantised intermediates) / largest value, against the retained kernel's; `codes` = share of e4m3 "
+              "codes equal to the retained GEMM1's. GEMM2 reads the retained GEMM1's intermediate."), ""]
+    rows = [[c["gemm"], c["kernel"], c["warps"], c["stages"], fmt(c.get("ms")), fmt(c.get("tflops"), ".0f"),
+             fmt(c.get("permute_ms")), fmt(c.get("max_rel_diff"), ".1e"), fmt(c.get("codes_equal"), ".4f"),
+             c.get("error", "")] for c in data["configs"]]
+    lines.append(md_table(["GEMM", "kernel", "warps", "stages", "ms", "TFLOP/s", "permute ms", "diff", "codes", "error"],
+                          rows))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tokens", type=int, default=14107, help="seq_len T (default 14107, the largest workload)")
+    p.add_argument("--stages", type=int, nargs="+", default=[3, 4], help="Gluon kernel's ring depths to time")
+    p.add_argument("--stages2", type=int, nargs="+", default=[3, 4], help="Gluon GEMM2's ring depths to time")
+    p.add_argument("--compile-only", action="store_true", help="compile for sm_90 here (no GPU) and stop")
+    add_sweep_options(p)
+    args = p.parse_args(argv)
+    if os.environ.get("TRITON_INTERPRET", "0") == "1":
+        print("moe_gemm1_gluon.py: unset TRITON_INTERPRET (Gluon kernels have no interpreter)", file=sys.stderr)
+        return 2
+    if args.compile_only:
+        return compile_only(args)
+    sweep_results("moe_gemm1_gluon.py", args)
+    write_sweep("moe_gemm1_gluon.py", argv, args, measure(args), markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TRITON_PRINT_AUTOTUNING", "0")
+    sys.exit(main())
