@@ -14,7 +14,10 @@ flight while the other's promotion runs. Operands come through TMA into a ring o
 (mbarriers), refilled once both warp groups have passed the previous K block; the activations are read from their
 copy in the tiles' row order (``xs``: the seed's ``A_SORTED=1`` permutation, timed separately here) so that each
 tile's rows are one TMA box. Same tile table, program grid (tile, N block), scales, epilogue and output as the
-Triton kernel; the check compares the dequantised intermediates of every routed row.
+Triton kernel; the check compares the dequantised intermediates of every routed row. GEMM2
+(``_gemm2_gluon_kernel``) does the same over two column halves, against the retained ``_gemm2_tw_kernel``, both
+reading the retained GEMM1's intermediate. The kernels live in the seed ``moe_grouped_fp8_q8gl``
+(``gluon_kernels.py``), which runs them inside the platform's long-call plan.
 
     python benchmarks/moe_gemm1_gluon.py --tokens 14107            # on the GPU (Hopper, Triton with Gluon)
     python benchmarks/moe_gemm1_gluon.py --compile-only            # compile for sm_90 here, no GPU (ptxas)
@@ -34,14 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import triton
-from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import (
-    mbarrier,
-    tma,
-    warpgroup_mma,
-    warpgroup_mma_wait,
-)
 
 from benchmarks._common import (
     add_sweep_options,
@@ -54,197 +50,16 @@ from benchmarks._common import (
 )
 from benchmarks.moe_gemm1_sweep import SEEDS, synthetic_inputs
 
-#: a CTA-wide barrier: ``gl.barrier`` in newer Gluon, ``gl.thread_barrier`` in older releases
-_cta_barrier = gl.barrier if hasattr(gl, "barrier") else gl.thread_barrier
-#: a TMA load into shared memory: ``tma.async_load`` in newer Gluon, ``async_copy_global_to_shared`` before
-_tma_load = tma.async_load if hasattr(tma, "async_load") else tma.async_copy_global_to_shared
 TOP_K = 8
 QMAX = 448.0
+#: the seed holding the Gluon kernels (``gluon_kernels.py``) and the Triton ones of the retained long path
+SEED = "moe_grouped_fp8_q8gl"
 
 
-@gluon.jit
-def _gemm1_gluon_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, order_ptr, h_ptr, hs_ptr, T,
-                        H: gl.constexpr, I: gl.constexpr, TOPK: gl.constexpr,
-                        BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
-                        STAGES: gl.constexpr, QMAX: gl.constexpr, num_warps: gl.constexpr):
-    """Program (tile, n): rows ``start ... start + rows`` of the sorted pairs (one expert) times that expert's W1
-    rows ``n * BLOCK_N ...`` (up) and ``I + n * BLOCK_N ...`` (gate); writes ``h`` (e4m3) and its per-row scale."""
-    tile = gl.program_id(0)
-    pid_n = gl.program_id(1)
-    expert = gl.load(tile_ptr + tile * 3).to(gl.int64)
-    start = gl.load(tile_ptr + tile * 3 + 1)
-    rows = gl.load(tile_ptr + tile * 3 + 2)
-    if rows == 0:
-        return
-
-    WN: gl.constexpr = num_warps // 4  # warp groups side by side along N
-    mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, WN],
-                                                  instr_shape=[16, BLOCK_N // WN, 32])
-    row_l: gl.constexpr = gl.SliceLayout(1, mma)
-    col_l: gl.constexpr = gl.SliceLayout(0, mma)
-    offs_m = gl.arange(0, BLOCK_M, layout=row_l)
-    mask_m = offs_m < rows
-    token = gl.load(order_ptr + start + offs_m, mask=mask_m, other=0).to(gl.int64) // TOPK
-
-    a_bufs = gl.allocate_shared_memory(xs_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], xs_desc.layout)
-    u_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
-    g_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
-    bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    for s in gl.static_range(STAGES):
-        mbarrier.init(bars.index(s), count=1)
-
-    row_a = start.to(gl.int32)
-    row_up = (expert * (2 * I) + pid_n * BLOCK_N).to(gl.int32)
-    row_gate = row_up + I
-    KB: gl.constexpr = H // BLOCK_K
-    s_up = w_scale_ptr + expert * (2 * I // BLOCK_K) * KB + (pid_n * BLOCK_N // BLOCK_K) * KB
-    s_gate = s_up + (I // BLOCK_K) * KB
-    NBYTES: gl.constexpr = xs_desc.block_type.nbytes + 2 * w_desc.block_type.nbytes
-
-    for s in gl.static_range(STAGES - 1):  # the first STAGES - 1 K blocks (KB >= STAGES: H is 7,168 here)
-        mbarrier.expect(bars.index(s), NBYTES)
-        _tma_load(xs_desc, [row_a, s * BLOCK_K], bars.index(s), a_bufs.index(s))
-        _tma_load(w_desc, [row_up, s * BLOCK_K], bars.index(s), u_bufs.index(s))
-        _tma_load(w_desc, [row_gate, s * BLOCK_K], bars.index(s), g_bufs.index(s))
-
-    zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
-    acc_u = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
-    acc_g = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
-
-    # K block 0: up and gate issued, up promoted while gate runs
-    xa = gl.load(a_scale_ptr + token, mask=mask_m, other=0.0)
-    su = gl.load(s_up)
-    sg = gl.load(s_gate)
-    mbarrier.wait(bars.index(0), 0)
-    tu = warpgroup_mma(a_bufs.index(0), u_bufs.index(0).permute((1, 0)), zero, use_acc=False, is_async=True)
-    tg = warpgroup_mma(a_bufs.index(0), g_bufs.index(0).permute((1, 0)), zero, use_acc=False, is_async=True)
-    tu = warpgroup_mma_wait(num_outstanding=1, deps=(tu, ))
-    acc_u += tu * (xa * su)[:, None]
-    sc_g = xa * sg
-
-    for kb in range(1, KB):
-        cur = kb % STAGES
-        xa = gl.load(a_scale_ptr + kb * T + token, mask=mask_m, other=0.0)
-        su = gl.load(s_up + kb)
-        sg = gl.load(s_gate + kb)
-        mbarrier.wait(bars.index(cur), (kb // STAGES) & 1)
-        tu = warpgroup_mma(a_bufs.index(cur), u_bufs.index(cur).permute((1, 0)), zero, use_acc=False, is_async=True)
-        tg = warpgroup_mma_wait(num_outstanding=1, deps=(tg, ))  # gate(k-1) done; up(k) runs
-        acc_g += tg * sc_g[:, None]
-        # K block kb - 1's buffers are free once every warp group has waited for its gate(k-1): refill them
-        _cta_barrier()
-        nk = kb + STAGES - 1
-        if nk < KB:
-            ps = nk % STAGES
-            mbarrier.expect(bars.index(ps), NBYTES)
-            _tma_load(xs_desc, [row_a, nk * BLOCK_K], bars.index(ps), a_bufs.index(ps))
-            _tma_load(w_desc, [row_up, nk * BLOCK_K], bars.index(ps), u_bufs.index(ps))
-            _tma_load(w_desc, [row_gate, nk * BLOCK_K], bars.index(ps), g_bufs.index(ps))
-        tg = warpgroup_mma(a_bufs.index(cur), g_bufs.index(cur).permute((1, 0)), zero, use_acc=False, is_async=True)
-        tu = warpgroup_mma_wait(num_outstanding=1, deps=(tu, ))  # up(k) done; gate(k) runs
-        acc_u += tu * (xa * su)[:, None]
-        sc_g = xa * sg
-
-    tg = warpgroup_mma_wait(num_outstanding=0, deps=(tg, ))
-    acc_g += tg * sc_g[:, None]
-    for s in gl.static_range(STAGES):
-        mbarrier.invalidate(bars.index(s))
-
-    h = acc_g / (1.0 + gl.exp(-acc_g)) * acc_u  # silu(X2) * X1, as the reference
-    scale = gl.maximum(gl.max(gl.abs(h), axis=1), 1e-30) / QMAX
-    q = h / scale[:, None]
-    rows_idx = start.to(gl.int64) + offs_m
-    offs_n = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, layout=col_l)
-    mask = mask_m[:, None] & (offs_n[None, :] < I)
-    gl.store(h_ptr + rows_idx[:, None] * I + offs_n[None, :], q.to(h_ptr.dtype.element_ty), mask=mask)
-    gl.store(hs_ptr + rows_idx * (I // BLOCK_N) + pid_n, scale, mask=mask_m)
-
-
-@gluon.jit
-def _gemm2_gluon_kernel(h_desc, w_desc, hs_ptr, w_scale_ptr, tile_ptr, y_ptr,
-                        H: gl.constexpr, I: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-                        BLOCK_K: gl.constexpr, STAGES: gl.constexpr, num_warps: gl.constexpr):
-    """Program (tile, n) of GEMM2: the tile's FP8 intermediate rows times W2 rows ``n * BLOCK_N ...`` of its expert,
-    as two column halves whose wgmmas alternate with the other half's block-scale FMAs; bf16 rows into ``y``.
-    ``BLOCK_N`` <= 128 (one W2 scale block per K step), ``BLOCK_K`` = GEMM1's BLOCK_N (the intermediate's scale
-    group) = 128."""
-    tile = gl.program_id(0)
-    pid_n = gl.program_id(1)
-    expert = gl.load(tile_ptr + tile * 3).to(gl.int64)
-    start = gl.load(tile_ptr + tile * 3 + 1)
-    rows = gl.load(tile_ptr + tile * 3 + 2)
-    if rows == 0:
-        return
-
-    HALF: gl.constexpr = BLOCK_N // 2
-    mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
-                                                  instr_shape=[16, HALF, 32])
-    row_l: gl.constexpr = gl.SliceLayout(1, mma)
-    col_l: gl.constexpr = gl.SliceLayout(0, mma)
-    offs_m = gl.arange(0, BLOCK_M, layout=row_l)
-    mask_m = offs_m < rows
-    rows_idx = start.to(gl.int64) + offs_m
-    KQ: gl.constexpr = I // BLOCK_K
-    hs_rows = hs_ptr + rows_idx * KQ
-    s_w = w_scale_ptr + expert * (H // 128) * KQ + ((pid_n * BLOCK_N) // 128) * KQ  # W2 scales [E, H/128, I/128]
-
-    h_bufs = gl.allocate_shared_memory(h_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], h_desc.layout)
-    lo_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, HALF, BLOCK_K], w_desc.layout)
-    hi_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, HALF, BLOCK_K], w_desc.layout)
-    bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    for s in gl.static_range(STAGES):
-        mbarrier.init(bars.index(s), count=1)
-    row_h = start.to(gl.int32)
-    row_lo = (expert * H + pid_n * BLOCK_N).to(gl.int32)
-    row_hi = row_lo + HALF
-    NBYTES: gl.constexpr = h_desc.block_type.nbytes + 2 * w_desc.block_type.nbytes
-    for s in gl.static_range(STAGES - 1):
-        mbarrier.expect(bars.index(s), NBYTES)
-        _tma_load(h_desc, [row_h, s * BLOCK_K], bars.index(s), h_bufs.index(s))
-        _tma_load(w_desc, [row_lo, s * BLOCK_K], bars.index(s), lo_bufs.index(s))
-        _tma_load(w_desc, [row_hi, s * BLOCK_K], bars.index(s), hi_bufs.index(s))
-
-    zero = gl.zeros([BLOCK_M, HALF], gl.float32, mma)
-    acc_lo = gl.zeros([BLOCK_M, HALF], gl.float32, mma)
-    acc_hi = gl.zeros([BLOCK_M, HALF], gl.float32, mma)
-    sc = gl.load(hs_rows, mask=mask_m, other=0.0) * gl.load(s_w)
-    mbarrier.wait(bars.index(0), 0)
-    tlo = warpgroup_mma(h_bufs.index(0), lo_bufs.index(0).permute((1, 0)), zero, use_acc=False, is_async=True)
-    thi = warpgroup_mma(h_bufs.index(0), hi_bufs.index(0).permute((1, 0)), zero, use_acc=False, is_async=True)
-    tlo = warpgroup_mma_wait(num_outstanding=1, deps=(tlo, ))
-    acc_lo += tlo * sc[:, None]
-    sc_hi = sc
-    for kq in range(1, KQ):
-        cur = kq % STAGES
-        sc = gl.load(hs_rows + kq, mask=mask_m, other=0.0) * gl.load(s_w + kq)
-        mbarrier.wait(bars.index(cur), (kq // STAGES) & 1)
-        tlo = warpgroup_mma(h_bufs.index(cur), lo_bufs.index(cur).permute((1, 0)), zero, use_acc=False,
-                            is_async=True)
-        thi = warpgroup_mma_wait(num_outstanding=1, deps=(thi, ))
-        acc_hi += thi * sc_hi[:, None]
-        _cta_barrier()
-        nk = kq + STAGES - 1
-        if nk < KQ:
-            ps = nk % STAGES
-            mbarrier.expect(bars.index(ps), NBYTES)
-            _tma_load(h_desc, [row_h, nk * BLOCK_K], bars.index(ps), h_bufs.index(ps))
-            _tma_load(w_desc, [row_lo, nk * BLOCK_K], bars.index(ps), lo_bufs.index(ps))
-            _tma_load(w_desc, [row_hi, nk * BLOCK_K], bars.index(ps), hi_bufs.index(ps))
-        thi = warpgroup_mma(h_bufs.index(cur), hi_bufs.index(cur).permute((1, 0)), zero, use_acc=False,
-                            is_async=True)
-        tlo = warpgroup_mma_wait(num_outstanding=1, deps=(tlo, ))
-        acc_lo += tlo * sc[:, None]
-        sc_hi = sc
-    thi = warpgroup_mma_wait(num_outstanding=0, deps=(thi, ))
-    acc_hi += thi * sc_hi[:, None]
-    for s in gl.static_range(STAGES):
-        mbarrier.invalidate(bars.index(s))
-
-    offs_n = pid_n * BLOCK_N + gl.arange(0, HALF, layout=col_l)
-    mask = mask_m[:, None] & (offs_n[None, :] < H)
-    ptrs = y_ptr + rows_idx[:, None] * H + offs_n[None, :]
-    gl.store(ptrs, acc_lo.to(y_ptr.dtype.element_ty), mask=mask)
-    gl.store(ptrs + HALF, acc_hi.to(y_ptr.dtype.element_ty), mask=mask)
+def _gluon_kernels() -> Any:
+    if str(SEEDS) not in sys.path:
+        sys.path.insert(0, str(SEEDS))
+    return importlib.import_module(f"{SEED}.gluon_kernels")
 
 
 def gluon_launcher(x: Any, x_s: Any, w1: Any, w1_s: Any, table: Any, order: Any, used: int, q: Any, qs: Any,
@@ -269,7 +84,7 @@ def gluon_launcher(x: Any, x_s: Any, w1: Any, w1_s: Any, table: Any, order: Any,
     w_desc = TensorDescriptor(w_view, list(w_view.shape), list(w_view.stride()), [bn, 128], w_layout)
 
     def gemm1() -> Any:
-        return _gemm1_gluon_kernel[(n_tiles, i // bn)](
+        return _gluon_kernels()._gemm1_gluon_kernel[(n_tiles, i // bn)](
             xs_desc, w_desc, x_s, w1_s, table, order, q, qs, t, H=h, I=i, TOPK=TOP_K, BLOCK_M=bm, BLOCK_N=bn,
             BLOCK_K=128, STAGES=stages, QMAX=QMAX, num_warps=warps)
 
@@ -295,7 +110,7 @@ def _modules() -> tuple[Any, ...]:
     tile table)."""
     if str(SEEDS) not in sys.path:
         sys.path.insert(0, str(SEEDS))
-    return tuple(importlib.import_module(f"moe_grouped_fp8_q8s2.{name}") for name in ("q8td", "q8tw", "base"))
+    return tuple(importlib.import_module(f"{SEED}.{name}") for name in ("q8td", "q8tw", "base"))
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
@@ -381,9 +196,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         y = y_out()
 
         def launch2(y: Any = y, stages: int = stages) -> Any:
-            return _gemm2_gluon_kernel[(n_tiles, hid // bn)](h_desc, w2_desc, qs_ref, w2_s, table, y, H=hid, I=i,
-                                                             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=128, STAGES=stages,
-                                                             num_warps=4)
+            return _gluon_kernels()._gemm2_gluon_kernel[(n_tiles, hid // bn)](
+                h_desc, w2_desc, qs_ref, w2_s, table, y, H=hid, I=i, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=128,
+                STAGES=stages, num_warps=4)
 
         def check2(y: Any = y) -> dict[str, Any]:
             a, b = y[:used].float(), y_ref[:used].float()
@@ -428,14 +243,14 @@ def compile_only(args: argparse.Namespace) -> int:
                               options={"num_warps": warps})
 
     for stages in args.stages:
-        k = build(_gemm1_gluon_kernel,
+        k = build(_gluon_kernels()._gemm1_gluon_kernel,
                   {"xs_desc": desc(64), "w_desc": desc(128), "a_scale_ptr": "*fp32", "w_scale_ptr": "*fp32",
                    "tile_ptr": "*i32", "order_ptr": "*i32", "h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "T": "i32"},
                   {"H": 7168, "I": 2048, "TOPK": TOP_K, "BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 128,
                    "STAGES": stages, "QMAX": QMAX, "num_warps": 8}, 8)
         print(_compiled_summary(k, f"GEMM1, {stages} stages, 8 warps (Triton {triton.__version__}, sm_90)"))
     for stages in args.stages2:
-        k = build(_gemm2_gluon_kernel,
+        k = build(_gluon_kernels()._gemm2_gluon_kernel,
                   {"h_desc": desc(64), "w_desc": desc(64), "hs_ptr": "*fp32", "w_scale_ptr": "*fp32",
                    "tile_ptr": "*i32", "y_ptr": "*bf16"},
                   {"H": 7168, "I": 2048, "BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 128, "STAGES": stages,

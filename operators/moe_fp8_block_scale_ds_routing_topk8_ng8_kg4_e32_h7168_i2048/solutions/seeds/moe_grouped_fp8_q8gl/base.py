@@ -1,0 +1,1 @@
+../moe_grouped_fp8/kernel.py

@@ -1,0 +1,1 @@
+../../../../_solution_lib/persistent_tiles.py
