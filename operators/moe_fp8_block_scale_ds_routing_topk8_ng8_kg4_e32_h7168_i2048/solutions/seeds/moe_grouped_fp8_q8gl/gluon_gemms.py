@@ -49,13 +49,14 @@ class Gemm1:
 
 class Gemm2:
     """The plan's GEMM2 step (called as q8hp's bound GEMM2: ``(grid, h, h_scale, w2, w2_scale, table, y,
-    n_pairs)``) on the Gluon GEMM2 (two column halves of ``BLOCK_N2 / 2``)."""
+    n_pairs)``) on the Gluon GEMM2 (two column halves of ``BLOCK_N2 / 2``, one warp group: 4 warps, as q8s2's
+    ``NUM_WARPS2``)."""
 
-    def __init__(self, cfg: dict, stages: int, warps: int) -> None:
+    def __init__(self, cfg: dict, stages: int) -> None:
         from . import gluon_kernels
 
         self.kernel = gluon_kernels._gemm2_gluon_kernel
-        self.cfg, self.stages, self.warps = cfg, stages, warps
+        self.cfg, self.stages, self.warps = cfg, stages, 4
 
     def __call__(self, grid: tuple, h, h_scale, w, w_scale, table, y, _n_pairs) -> None:
         c = self.cfg

@@ -61,7 +61,9 @@ def _gemm1_gluon_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, ord
     s_gate = s_up + (I // BLOCK_K) * KB
     NBYTES: gl.constexpr = xs_desc.block_type.nbytes + 2 * w_desc.block_type.nbytes
 
-    for s in gl.static_range(STAGES - 1):  # the first STAGES - 1 K blocks (KB >= STAGES: H is 7,168 here)
+    # the first STAGES K blocks, one per buffer (KB >= STAGES: H is 7,168); K block kb + STAGES - 1 goes into the
+    # buffer of K block kb - 1 once that block's wgmmas are done (iteration kb)
+    for s in gl.static_range(STAGES):
         mbarrier.expect(bars.index(s), NBYTES)
         _tma_load(xs_desc, [row_a, s * BLOCK_K], bars.index(s), a_bufs.index(s))
         _tma_load(w_desc, [row_up, s * BLOCK_K], bars.index(s), u_bufs.index(s))
@@ -158,7 +160,7 @@ def _gemm2_gluon_kernel(h_desc, w_desc, hs_ptr, w_scale_ptr, tile_ptr, y_ptr,
     row_lo = (expert * H + pid_n * BLOCK_N).to(gl.int32)
     row_hi = row_lo + HALF
     NBYTES: gl.constexpr = h_desc.block_type.nbytes + 2 * w_desc.block_type.nbytes
-    for s in gl.static_range(STAGES - 1):
+    for s in gl.static_range(STAGES):  # as GEMM1: the first STAGES K blocks (KQ = 16 >= STAGES)
         mbarrier.expect(bars.index(s), NBYTES)
         _tma_load(h_desc, [row_h, s * BLOCK_K], bars.index(s), h_bufs.index(s))
         _tma_load(w_desc, [row_lo, s * BLOCK_K], bars.index(s), lo_bufs.index(s))

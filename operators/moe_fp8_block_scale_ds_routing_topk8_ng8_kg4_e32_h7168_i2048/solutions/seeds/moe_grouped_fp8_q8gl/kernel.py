@@ -36,7 +36,7 @@ def _plan(t, device, cfg: dict, kernels: dict):
                                                                     "num_stages": stages})
     if int(PARAMS["GLUON"]) and not cfg["INTERPRET"] and _gl.usable(torch.device(device)):
         plan.gemm1 = _gl.Gemm1(_td._permute_kernel, plan.n_pairs, cfg, int(PARAMS["GLUON_STAGES"]))
-        plan.gemm2 = _gl.Gemm2(cfg, int(PARAMS["GLUON_STAGES2"]), cfg["NUM_WARPS2"])
+        plan.gemm2 = _gl.Gemm2(cfg, int(PARAMS["GLUON_STAGES2"]))
     return plan
 
 
