@@ -7,12 +7,24 @@
 #      the MoE workloads above 80 tokens (901 / 11,948 / 14,107) side by side: the retained dispatch, the same with
 #      q8gl from 81 tokens, and with q8gl above 4,096 only; the retained one again last.
 #   3. If a q8gl dispatch is the faster: its contest sweep (all 19 workloads).
+# Steps 2-3 run only when step 1 finds a Gluon GEMM faster than its Triton one.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=ia END_BY=540 bash scripts/gpu_session_ia.sh
 source "$(dirname "$0")/gpu_env.sh" session
 PAT="$MOE_DISPATCH/%s.json"
 keep_call_results "benchmarks/results/moe_gemm1_gluon_*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   step 150 python3 benchmarks/moe_gemm1_gluon.py --tokens 14107 --stages 3 4 --stages2 3 4 --name "$CALL"
+  # steps 2-3 only when a Gluon GEMM beat its Triton one alone (GEMM1 counted with its permutation)
+  python3 - benchmarks/results/moe_gemm1_gluon_*_"$CALL".json >>"$L" 2>&1 <<'PY' || exit 0
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["configs"] if r.get("ms")]
+def best(gemm, kernel, extra=""):
+    return min((r["ms"] + r.get(extra, 0) for r in rows if r["gemm"] == gemm and r["kernel"].startswith(kernel)),
+               default=float("inf"))
+g1, g2 = best(1, "gluon", "permute_ms") / best(1, "triton"), best(2, "gluon") / best(2, "triton")
+print(f"=== Gluon / Triton alone: GEMM1 (with its permutation) {g1:.3f}, GEMM2 {g2:.3f}")
+sys.exit(0 if min(g1, g2) < 1 else 1)
+PY
   BEST=$(moe_seed_side_by_side q8gl moe_${CALL}_ _long.jsonl 81 100000 "$PAT" q8bp_80_retained q8bp_80_q8gl_4096 \
     q8bp_80_q8s2_4096_q8gl)
   sweep_unless_kept $MOE "$BEST" q8bp_80_retained "$PAT" moe_${BEST}_${CALL} "$P/contest_scratch_${CALL}"
