@@ -46,3 +46,40 @@ def test_a_cpu_run_says_it_needs_a_gpu_and_writes_nothing(tmp_path: Path) -> Non
 def test_the_interpreter_is_refused() -> None:
     proc = _run("--compile-only", interpret=True, timeout=120)
     assert proc.returncode == 2 and "TRITON_INTERPRET" in proc.stderr, proc.stderr[-2000:]
+
+
+def _q8gl():
+    """The seed's entry module (a seed folder imports as a package)."""
+    import importlib
+
+    from benchmarks.moe_gemm1_gluon import SEEDS
+
+    if str(SEEDS) not in sys.path:
+        sys.path.insert(0, str(SEEDS))
+    return importlib.import_module("moe_grouped_fp8_q8gl.kernel")
+
+
+def test_the_seed_builds_q8s2s_plan_and_keeps_its_triton_gemms_where_gluon_cannot_run() -> None:
+    import torch
+
+    k = _q8gl()
+    assert k._hp.LongPlan is k._plan and k._s2.PARAMS is k.PARAMS and k._hp._q8.PARAMS is k.PARAMS
+    assert not k._gl.usable(torch.device("cpu"))
+    plan = k._plan(100, torch.device("cpu"), k._hp._config(7168, 2048), k._hp._KERNELS)
+    # no Gluon on a CPU: q8s2's bound Triton launches, GEMM2 at STAGES2
+    assert type(plan.gemm1).__name__ == type(plan.gemm2).__name__ == "BoundLaunch"
+    assert plan.gemm2.kw["NUM_STAGES"] == k.PARAMS["STAGES2"] == 3
+
+
+def test_the_seed_refuses_an_unknown_gluon_setting() -> None:
+    import pytest
+
+    k = _q8gl()
+    saved = dict(k.PARAMS)
+    try:
+        k.PARAMS["GLUON_STAGES"] = 7
+        with pytest.raises(ValueError, match="GLUON_STAGES"):
+            k.run(*([None] * 11))
+    finally:
+        k.PARAMS.clear()
+        k.PARAMS.update(saved)

@@ -1,0 +1,1 @@
+../moe_grouped_fp8_q8s2/kernel.py
