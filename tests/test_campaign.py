@@ -155,8 +155,13 @@ def test_a_second_campaign_adopts_the_first_ones_runs_and_says_so_once_each(tmp_
     capsys.readouterr()
     assert promote_run(champ.run_id, tracking_uri=store.tracking_uri) == 0
     assert f"{champ.run_id} is already the champion of {OP} (version {champ.version})" in capsys.readouterr().out
-    # nor of another run of the champion's kernel (the controller's rule, `controller.is_champion`: by solution)
-    again = next(c.run_id for c in mine.values() if c.solution_hash == champ.solution_hash and c.stage == "sweep")
+    # nor of another run of the champion's kernel (the controller's rule, `controller.is_champion`: by solution):
+    # the other campaign's sweep of it (when the second campaign's timing promoted its own run of a kernel, the
+    # first one's sweep; otherwise the second one's adopted copy)
+    others = [c.run_id for c in (*mine.values(), *earlier.values())
+              if c.solution_hash == champ.solution_hash and c.stage == "sweep" and c.run_id != champ.run_id]
+    assert others, "the champion's kernel was swept once only: both campaigns propose the same candidates"
+    again = others[0]
     assert promote_run(again, tracking_uri=store.tracking_uri) == 0
     assert f"{again} (the solution of run {champ.run_id}) is already the champion" in capsys.readouterr().out
     assert store.get_champion(OP).version == champ.version
