@@ -359,3 +359,27 @@ def operator_and_solution(script: str, operator: str, solution: str) -> tuple[An
     from kernelopt.cli.tasks import load_solution_arg
 
     return load_operator_arg(script, operator), load_solution_arg(solution, None)
+
+
+def compiled_resources(kernel: Any) -> dict[str, Any]:
+    """Registers per thread (``cuobjdump -res-usage`` of the cubin, with Triton's own tools: no GPU needed), spill
+    stores, wgmma instruction shapes and count, and the ``wgmma.wait_group`` counts in order, of a kernel compiled
+    by ``triton.compile`` for a CUDA target."""
+    import re
+    import subprocess
+    import tempfile
+
+    import triton
+
+    tools = Path(triton.__file__).parent / "backends" / "nvidia" / "bin"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
+        cubin.write(kernel.asm["cubin"])
+        cubin.flush()
+        usage = subprocess.run([str(tools / "cuobjdump"), "-res-usage", cubin.name], capture_output=True, text=True,
+                               check=True).stdout
+    regs = re.search(r"REG:(\d+)", usage)
+    ptx = kernel.asm["ptx"]
+    return {"registers": int(regs.group(1)) if regs else None, "spill_stores": ptx.count("st.local"),
+            "wgmma": sorted(set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", ptx))),
+            "wgmma_instructions": ptx.count("wgmma.mma_async"),
+            "wait_group": [int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)]}

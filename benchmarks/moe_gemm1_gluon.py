@@ -42,6 +42,7 @@ from triton.experimental.gluon import language as gl
 from benchmarks._common import (
     add_sweep_options,
     call_timer,
+    compiled_resources,
     fmt,
     md_table,
     sweep_attempt,
@@ -210,23 +211,11 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _compiled_summary(k: Any, label: str) -> str:
-    """Registers (cuobjdump of the cubin), spill stores, shared memory and wgmma shapes / waits of a compiled kernel."""
-    import re
-    import subprocess
-    import tempfile
-
-    tools = Path(triton.__file__).parent / "backends" / "nvidia" / "bin"
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
-        cubin.write(k.asm["cubin"])
-        cubin.flush()
-        usage = subprocess.run([str(tools / "cuobjdump"), "-res-usage", cubin.name], capture_output=True, text=True,
-                               check=True).stdout
-    regs = re.search(r"REG:(\d+)", usage)
-    ptx = k.asm["ptx"]
-    shapes = sorted(set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", ptx)))
-    waits = re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)
-    return (f"{label}: {regs.group(1) if regs else '?'} registers, {ptx.count('st.local')} spill stores, "
-            f"{k.metadata.shared} bytes of shared memory, wgmma {shapes}, wait_group {waits}")
+    """Registers, spill stores, shared memory and wgmma shapes / waits of a compiled kernel, as one line."""
+    r = compiled_resources(k)
+    waits = [str(n) for n in r["wait_group"]]
+    return (f"{label}: {r['registers'] or '?'} registers, {r['spill_stores']} spill stores, "
+            f"{k.metadata.shared} bytes of shared memory, wgmma {r['wgmma']}, wait_group {waits}")
 
 
 def compile_only(args: argparse.Namespace) -> int:

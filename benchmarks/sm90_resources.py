@@ -13,14 +13,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from _common import command_line, md_table, write_results
+from _common import command_line, compiled_resources, md_table, write_results
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO / "operators" / "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048" / "solutions" / "seeds"
@@ -50,17 +47,8 @@ def resources(fn: Any, types: list[str], constexprs: dict[str, Any], warps: int,
     sig = dict(zip(fn.arg_names, types + ["constexpr"] * (len(fn.arg_names) - len(types))))
     kernel = triton.compile(ASTSource(fn, sig, constexprs=constexprs), target=GPUTarget("cuda", 90, 32),
                             options={"num_warps": warps, "num_stages": stages})
-    tools = Path(triton.__file__).parent / "backends" / "nvidia" / "bin"
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
-        cubin.write(kernel.asm["cubin"])
-        cubin.flush()
-        usage = subprocess.run([str(tools / "cuobjdump"), "-res-usage", cubin.name], capture_output=True, text=True,
-                               check=True).stdout
-    regs = re.search(r"REG:(\d+)", usage)
-    ptx = kernel.asm["ptx"]
-    return {"registers": int(regs.group(1)) if regs else None, "spill_stores": ptx.count("st.local"),
-            "wgmma": sorted(set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", ptx))),
-            "wgmma_instructions": ptx.count("wgmma.mma_async")}
+    res = compiled_resources(kernel)
+    return {k: res[k] for k in ("registers", "spill_stores", "wgmma", "wgmma_instructions")}
 
 
 def main(argv: list[str] | None = None) -> int:

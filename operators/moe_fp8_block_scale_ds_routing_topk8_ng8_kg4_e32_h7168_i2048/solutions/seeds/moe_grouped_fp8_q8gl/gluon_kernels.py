@@ -23,17 +23,32 @@ _tma_load = tma.async_load if hasattr(tma, "async_load") else tma.async_copy_glo
 
 
 @gluon.jit
+def _load_k_block(a_desc, b_desc, row_a, row_b0, row_b1, k, bar, a_buf, b0_buf, b1_buf, NBYTES: gl.constexpr):
+    """One K block's three TMA boxes into their ring buffers, on one mbarrier: the rows' [BM, BK] from ``a_desc``
+    and two [BN, BK] weight boxes (GEMM1: up and gate rows; GEMM2: the two column halves) from ``b_desc``."""
+    mbarrier.expect(bar, NBYTES)
+    _tma_load(a_desc, [row_a, k], bar, a_buf)
+    _tma_load(b_desc, [row_b0, k], bar, b0_buf)
+    _tma_load(b_desc, [row_b1, k], bar, b1_buf)
+
+
+@gluon.jit
+def _tile(tile_ptr):
+    """This program's tile (axis 0) of the (expert, first row, rows) table."""
+    tile = gl.program_id(0)
+    return (gl.load(tile_ptr + tile * 3).to(gl.int64), gl.load(tile_ptr + tile * 3 + 1),
+            gl.load(tile_ptr + tile * 3 + 2))
+
+
+@gluon.jit
 def _gemm1_gluon_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, order_ptr, h_ptr, hs_ptr, T,
                         H: gl.constexpr, I: gl.constexpr, TOPK: gl.constexpr,
                         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
                         STAGES: gl.constexpr, QMAX: gl.constexpr, num_warps: gl.constexpr):
     """Program (tile, n): rows ``start ... start + rows`` of the sorted pairs (one expert) times that expert's W1
     rows ``n * BLOCK_N ...`` (up) and ``I + n * BLOCK_N ...`` (gate); writes ``h`` (e4m3) and its per-row scale."""
-    tile = gl.program_id(0)
     pid_n = gl.program_id(1)
-    expert = gl.load(tile_ptr + tile * 3).to(gl.int64)
-    start = gl.load(tile_ptr + tile * 3 + 1)
-    rows = gl.load(tile_ptr + tile * 3 + 2)
+    expert, start, rows = _tile(tile_ptr)
     if rows == 0:
         return
 
@@ -64,10 +79,8 @@ def _gemm1_gluon_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, ord
     # the first STAGES K blocks, one per buffer (KB >= STAGES: H is 7,168); K block kb + STAGES - 1 goes into the
     # buffer of K block kb - 1 once that block's wgmmas are done (iteration kb)
     for s in gl.static_range(STAGES):
-        mbarrier.expect(bars.index(s), NBYTES)
-        _tma_load(xs_desc, [row_a, s * BLOCK_K], bars.index(s), a_bufs.index(s))
-        _tma_load(w_desc, [row_up, s * BLOCK_K], bars.index(s), u_bufs.index(s))
-        _tma_load(w_desc, [row_gate, s * BLOCK_K], bars.index(s), g_bufs.index(s))
+        _load_k_block(xs_desc, w_desc, row_a, row_up, row_gate, s * BLOCK_K, bars.index(s), a_bufs.index(s),
+                      u_bufs.index(s), g_bufs.index(s), NBYTES)
 
     zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
     acc_u = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
@@ -98,10 +111,8 @@ def _gemm1_gluon_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, ord
         nk = kb + STAGES - 1
         if nk < KB:
             ps = nk % STAGES
-            mbarrier.expect(bars.index(ps), NBYTES)
-            _tma_load(xs_desc, [row_a, nk * BLOCK_K], bars.index(ps), a_bufs.index(ps))
-            _tma_load(w_desc, [row_up, nk * BLOCK_K], bars.index(ps), u_bufs.index(ps))
-            _tma_load(w_desc, [row_gate, nk * BLOCK_K], bars.index(ps), g_bufs.index(ps))
+            _load_k_block(xs_desc, w_desc, row_a, row_up, row_gate, nk * BLOCK_K, bars.index(ps), a_bufs.index(ps),
+                          u_bufs.index(ps), g_bufs.index(ps), NBYTES)
         tg = warpgroup_mma(a_bufs.index(cur), g_bufs.index(cur).permute((1, 0)), zero, use_acc=False, is_async=True)
         tu = warpgroup_mma_wait(num_outstanding=1, deps=(tu, ))  # up(k) done; gate(k) runs
         acc_u += tu * (xa * su)[:, None]
@@ -130,11 +141,8 @@ def _gemm2_gluon_kernel(h_desc, w_desc, hs_ptr, w_scale_ptr, tile_ptr, y_ptr,
     as two column halves whose wgmmas alternate with the other half's block-scale FMAs; bf16 rows into ``y``.
     ``BLOCK_N`` <= 128 (one W2 scale block per K step), ``BLOCK_K`` = GEMM1's BLOCK_N (the intermediate's scale
     group) = 128."""
-    tile = gl.program_id(0)
     pid_n = gl.program_id(1)
-    expert = gl.load(tile_ptr + tile * 3).to(gl.int64)
-    start = gl.load(tile_ptr + tile * 3 + 1)
-    rows = gl.load(tile_ptr + tile * 3 + 2)
+    expert, start, rows = _tile(tile_ptr)
     if rows == 0:
         return
 
@@ -161,10 +169,8 @@ def _gemm2_gluon_kernel(h_desc, w_desc, hs_ptr, w_scale_ptr, tile_ptr, y_ptr,
     row_hi = row_lo + HALF
     NBYTES: gl.constexpr = h_desc.block_type.nbytes + 2 * w_desc.block_type.nbytes
     for s in gl.static_range(STAGES):  # as GEMM1: the first STAGES K blocks (KQ = 16 >= STAGES)
-        mbarrier.expect(bars.index(s), NBYTES)
-        _tma_load(h_desc, [row_h, s * BLOCK_K], bars.index(s), h_bufs.index(s))
-        _tma_load(w_desc, [row_lo, s * BLOCK_K], bars.index(s), lo_bufs.index(s))
-        _tma_load(w_desc, [row_hi, s * BLOCK_K], bars.index(s), hi_bufs.index(s))
+        _load_k_block(h_desc, w_desc, row_h, row_lo, row_hi, s * BLOCK_K, bars.index(s), h_bufs.index(s),
+                      lo_bufs.index(s), hi_bufs.index(s), NBYTES)
 
     zero = gl.zeros([BLOCK_M, HALF], gl.float32, mma)
     acc_lo = gl.zeros([BLOCK_M, HALF], gl.float32, mma)
@@ -188,10 +194,8 @@ def _gemm2_gluon_kernel(h_desc, w_desc, hs_ptr, w_scale_ptr, tile_ptr, y_ptr,
         nk = kq + STAGES - 1
         if nk < KQ:
             ps = nk % STAGES
-            mbarrier.expect(bars.index(ps), NBYTES)
-            _tma_load(h_desc, [row_h, nk * BLOCK_K], bars.index(ps), h_bufs.index(ps))
-            _tma_load(w_desc, [row_lo, nk * BLOCK_K], bars.index(ps), lo_bufs.index(ps))
-            _tma_load(w_desc, [row_hi, nk * BLOCK_K], bars.index(ps), hi_bufs.index(ps))
+            _load_k_block(h_desc, w_desc, row_h, row_lo, row_hi, nk * BLOCK_K, bars.index(ps), h_bufs.index(ps),
+                          lo_bufs.index(ps), hi_bufs.index(ps), NBYTES)
         thi = warpgroup_mma(h_bufs.index(cur), hi_bufs.index(cur).permute((1, 0)), zero, use_acc=False,
                             is_async=True)
         tlo = warpgroup_mma_wait(num_outstanding=1, deps=(tlo, ))
