@@ -9,13 +9,17 @@
 #   3. If a q8gl dispatch is the faster: its contest sweep (all 19 workloads).
 # Steps 2-3 run only when step 1 finds a Gluon GEMM faster than its Triton one.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=ia END_BY=540 bash scripts/gpu_session_ia.sh
+# Call IA (10:23 UTC): step 1 only, both Gluon GEMMs slower alone (GEMM1 1.243 with its permutation, GEMM2 1.048).
+# Call IB:  WHEELS=.whl_eval CALL=ib END_BY=420 ALWAYS=1 bash scripts/gpu_session_ia.sh   (steps 2-3)
 source "$(dirname "$0")/gpu_env.sh" session
 PAT="$MOE_DISPATCH/%s.json"
 keep_call_results "benchmarks/results/moe_gemm1_gluon_*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  step 150 python3 benchmarks/moe_gemm1_gluon.py --tokens 14107 --stages 3 4 --stages2 3 4 --name "$CALL"
-  # steps 2-3 only when a Gluon GEMM beat its Triton one alone (GEMM1 counted with its permutation)
-  python3 - benchmarks/results/moe_gemm1_gluon_*_"$CALL".json >>"$L" 2>&1 <<'PY' || exit 0
+  # steps 2-3 only when a Gluon GEMM beat its Triton one alone (GEMM1 counted with its permutation), or with
+  # ALWAYS=1 (call IB: step 1 skipped, the end-to-end figure and the GPU tests wanted anyway)
+  [ -n "${ALWAYS:-}" ] || step 150 python3 benchmarks/moe_gemm1_gluon.py --tokens 14107 --stages 3 4 --stages2 3 4 \
+    --name "$CALL"
+  [ -n "${ALWAYS:-}" ] || python3 - benchmarks/results/moe_gemm1_gluon_*_"$CALL".json >>"$L" 2>&1 <<'PY' || exit 0
 import json, sys
 rows = [r for r in json.load(open(sys.argv[1]))["configs"] if r.get("ms")]
 def best(gemm, kernel, extra=""):
