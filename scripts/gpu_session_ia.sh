@@ -11,7 +11,7 @@
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=ia END_BY=540 bash scripts/gpu_session_ia.sh
 # Call IA (10:23 UTC): step 1 only, both Gluon GEMMs slower alone (GEMM1 1.243 with its permutation, GEMM2 1.048).
 # Call IB:  WHEELS=.whl_eval CALL=ib END_BY=400 ALWAYS=1 bash scripts/gpu_session_ia.sh   (steps 2-3; queued
-# 2026-12-05 10:37-11:03 UTC and never run: no machine could be started)
+# 2026-12-05 10:37-11:18 UTC and never run: no machine could be started)
 source "$(dirname "$0")/gpu_env.sh" session
 PAT="$MOE_DISPATCH/%s.json"
 keep_call_results "benchmarks/results/moe_gemm1_gluon_*"
