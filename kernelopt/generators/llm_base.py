@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from kernelopt.data.records import COST_METRIC, FAILED_COST_METRIC, FAILED_TOKEN_METRICS, TOKEN_METRICS
 from kernelopt.data.solution import Solution
 from kernelopt.generators.base import GenerationContext
-from kernelopt.generators.keys import KEY_ENV_VARS, KEY_PATTERN, REDACTED, scrub  # noqa: F401 - re-exported
+from kernelopt.generators.keys import scrub
 from kernelopt.generators.parse import KeyInReplyError, NoCodeError, parse_response
 from kernelopt.generators.prompt import Prompt, build_prompt
 
@@ -72,7 +72,7 @@ def env_key(var: str, generator: str) -> str:
     key = os.environ.get(var)
     if not key:
         raise RuntimeError(f"generator '{generator}': set {var} in the environment")
-    if key != key.strip() or not key.strip():
+    if key != key.strip():  # (a blank key is whitespace too)
         raise RuntimeError(f"generator '{generator}': {var} has surrounding whitespace or is blank")
     return key
 
