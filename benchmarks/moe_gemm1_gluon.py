@@ -57,10 +57,11 @@ QMAX = 448.0
 SEED = "moe_grouped_fp8_q8gl"
 
 
-def _gluon_kernels() -> Any:
+def _seed_module(name: str) -> Any:
+    """A module of the seed (a seed folder imports as a package)."""
     if str(SEEDS) not in sys.path:
         sys.path.insert(0, str(SEEDS))
-    return importlib.import_module(f"{SEED}.gluon_kernels")
+    return importlib.import_module(f"{SEED}.{name}")
 
 
 def gluon_launcher(x: Any, x_s: Any, w1: Any, w1_s: Any, table: Any, order: Any, used: int, q: Any, qs: Any,
@@ -68,8 +69,8 @@ def gluon_launcher(x: Any, x_s: Any, w1: Any, w1_s: Any, table: Any, order: Any,
     """``(permute, gemm1)``: the activations' copy in the tiles' row order (torch gather) and the Gluon GEMM1 over
     it; both callables take no argument."""
     import torch
-    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
+    desc = _seed_module("gluon_gemms")._desc
     h, i = x.shape[1], w1.shape[1] // 2
     xs = torch.empty((max(used, 1), h), dtype=x.dtype, device=x.device)
     tokens = (order[:used].long() // TOP_K)
@@ -78,14 +79,10 @@ def gluon_launcher(x: Any, x_s: Any, w1: Any, w1_s: Any, table: Any, order: Any,
         torch.index_select(x, 0, tokens, out=xs[:used])
 
     permute()
-    a_layout = gl.NVMMASharedLayout.get_default_for([bm, 128], gl.float8e4nv)
-    w_layout = gl.NVMMASharedLayout.get_default_for([bn, 128], gl.float8e4nv)
-    xs_desc = TensorDescriptor(xs, list(xs.shape), list(xs.stride()), [bm, 128], a_layout)
-    w_view = w1.view(-1, h)
-    w_desc = TensorDescriptor(w_view, list(w_view.shape), list(w_view.stride()), [bn, 128], w_layout)
+    xs_desc, w_desc = desc(xs, bm), desc(w1.view(-1, h), bn)
 
     def gemm1() -> Any:
-        return _gluon_kernels()._gemm1_gluon_kernel[(n_tiles, i // bn)](
+        return _seed_module("gluon_kernels")._gemm1_gluon_kernel[(n_tiles, i // bn)](
             xs_desc, w_desc, x_s, w1_s, table, order, q, qs, t, H=h, I=i, TOPK=TOP_K, BLOCK_M=bm, BLOCK_N=bn,
             BLOCK_K=128, STAGES=stages, QMAX=QMAX, num_warps=warps)
 
@@ -109,14 +106,11 @@ def triton_launcher(td: Any, x: Any, x_s: Any, w1: Any, w1_s: Any, table: Any, o
 def _modules() -> tuple[Any, ...]:
     """The retained long path's seed: its ``q8td`` (Triton GEMM1), ``q8tw`` (Triton GEMM2) and ``base`` (routing,
     tile table)."""
-    if str(SEEDS) not in sys.path:
-        sys.path.insert(0, str(SEEDS))
-    return tuple(importlib.import_module(f"{SEED}.{name}") for name in ("q8td", "q8tw", "base"))
+    return tuple(_seed_module(name) for name in ("q8td", "q8tw", "base"))
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     import torch
-    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
     if not torch.cuda.is_available():
         raise SystemExit("moe_gemm1_gluon.py: needs a Hopper GPU (Gluon has no interpreter); --compile-only here")
@@ -188,16 +182,13 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             SCALE_K=128, NUM_STAGES=3, UPCAST=False, E=w2.shape[0], num_warps=4, num_stages=3)
 
     timed({"gemm": 2, "kernel": "triton tw (retained)", "warps": 4, "stages": 3}, ref2, flops2)
-    h_desc = TensorDescriptor(q_ref, list(q_ref.shape), list(q_ref.stride()), [bm, 128],
-                              gl.NVMMASharedLayout.get_default_for([bm, 128], gl.float8e4nv))
-    w2_view = w2.view(-1, i)
-    w2_desc = TensorDescriptor(w2_view, list(w2_view.shape), list(w2_view.stride()), [bn // 2, 128],
-                               gl.NVMMASharedLayout.get_default_for([bn // 2, 128], gl.float8e4nv))
+    desc = _seed_module("gluon_gemms")._desc
+    h_desc, w2_desc = desc(q_ref, bm), desc(w2.view(-1, i), bn // 2)
     for stages in args.stages2:
         y = y_out()
 
         def launch2(y: Any = y, stages: int = stages) -> Any:
-            return _gluon_kernels()._gemm2_gluon_kernel[(n_tiles, hid // bn)](
+            return _seed_module("gluon_kernels")._gemm2_gluon_kernel[(n_tiles, hid // bn)](
                 h_desc, w2_desc, qs_ref, w2_s, table, y, H=hid, I=i, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=128,
                 STAGES=stages, num_warps=4)
 
@@ -232,14 +223,14 @@ def compile_only(args: argparse.Namespace) -> int:
                               options={"num_warps": warps})
 
     for stages in args.stages:
-        k = build(_gluon_kernels()._gemm1_gluon_kernel,
+        k = build(_seed_module("gluon_kernels")._gemm1_gluon_kernel,
                   {"xs_desc": desc(64), "w_desc": desc(128), "a_scale_ptr": "*fp32", "w_scale_ptr": "*fp32",
                    "tile_ptr": "*i32", "order_ptr": "*i32", "h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "T": "i32"},
                   {"H": 7168, "I": 2048, "TOPK": TOP_K, "BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 128,
                    "STAGES": stages, "QMAX": QMAX, "num_warps": 8}, 8)
         print(_compiled_summary(k, f"GEMM1, {stages} stages, 8 warps (Triton {triton.__version__}, sm_90)"))
     for stages in args.stages2:
-        k = build(_gluon_kernels()._gemm2_gluon_kernel,
+        k = build(_seed_module("gluon_kernels")._gemm2_gluon_kernel,
                   {"h_desc": desc(64), "w_desc": desc(64), "hs_ptr": "*fp32", "w_scale_ptr": "*fp32",
                    "tile_ptr": "*i32", "y_ptr": "*bf16"},
                   {"H": 7168, "I": 2048, "BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 128, "STAGES": stages,
@@ -283,5 +274,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("TRITON_PRINT_AUTOTUNING", "0")
     sys.exit(main())

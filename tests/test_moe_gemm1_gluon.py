@@ -49,14 +49,10 @@ def test_the_interpreter_is_refused() -> None:
 
 
 def _q8gl():
-    """The seed's entry module (a seed folder imports as a package)."""
-    import importlib
+    """The seed's entry module."""
+    from benchmarks.moe_gemm1_gluon import _seed_module
 
-    from benchmarks.moe_gemm1_gluon import SEEDS
-
-    if str(SEEDS) not in sys.path:
-        sys.path.insert(0, str(SEEDS))
-    return importlib.import_module("moe_grouped_fp8_q8gl.kernel")
+    return _seed_module("kernel")
 
 
 def test_the_seed_builds_q8s2s_plan_and_keeps_its_triton_gemms_where_gluon_cannot_run() -> None:
