@@ -1,0 +1,134 @@
+"""The one-launch GDN prefill seed ``gdn_prefill_onelaunch`` (wy3h's prep, state walk and output as the roles of one
+kernel ordered by epoch flags) against the operator's fp32 reference and wy3h itself.
+
+Cases: empty sequences first, in the middle and alone, ragged tail chunks, several chunks per sequence, with and
+without an initial state, a non-default scale, output tiles wider and narrower than the walk's, fp32 scratch.
+Outputs are pre-filled with NaN: every element must be written. Each case runs twice: the second call (the next
+epoch) must give the same results, and after each call the ticket and done counters must be back at zero (the last
+program to finish resets them; a counter left non-zero would hand the next call's programs the wrong roles). In the
+interpreter the roles run the same code as wy3h's three kernels, so the results must equal wy3h's bit for bit; on a
+GPU (one compiled kernel against three) within tf32 / bf16 rounding, and a call repeated 20 times must give the
+same bits every time (a missing wait would read scratch a call early and show as a difference).
+
+The kernels run in a subprocess with ``TRITON_INTERPRET=1`` set before triton is imported (as in
+tests/test_seeds.py); this file is also that subprocess's script: ``python tests/test_gdn_prefill_onelaunch.py
+[cpu|cuda]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from operator_helpers import fib_close, gdn_prefill_inputs, import_entry, reference_run, run_kernel_script, run_on_gpu
+
+REPO = Path(__file__).resolve().parents[1]
+PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
+SEEDS = REPO / "operators" / PREFILL / "solutions" / "seeds"
+ONE, WY3H = "gdn_prefill_onelaunch", "gdn_prefill_chunked_wy3h"
+
+# (label, params (wy3h runs at the same C, BV, BV_O, warps and scratch), sequence lengths, options)
+CASES: list[tuple[str, dict[str, Any], list[int], dict[str, Any]]] = [
+    ("defaults_ragged", {}, [0, 5, 70], {}),
+    ("c32_narrow_walk_wide_out", {"C": 32, "BV": 32, "BV_O": 128, "num_warps": 2}, [33, 0, 17, 1],
+     {"no_state": True, "scale": 0.05}),
+    ("wide_walk_narrow_out_fp32", {"BV": 128, "BV_O": 32, "INTER": "fp32", "STATES": "fp32"}, [130], {}),
+    ("only_empty", {}, [0, 0], {}),
+]
+REPEATS_GPU = 20
+
+
+def test_onelaunch_matches_wy3h_and_reference_in_interpreter() -> None:
+    res = run_kernel_script(Path(__file__), ["cpu"], "cpu", 900)
+    assert [r["label"] for r in res] == [c[0] for c in CASES] + ["bad_chunk"]
+    bad = [r for r in res if not r["ok"]]
+    assert not bad, json.dumps(bad, indent=1)[:6000]
+
+
+@pytest.mark.gpu
+def test_onelaunch_matches_wy3h_and_reference_on_gpu() -> None:
+    res = run_on_gpu(Path(__file__), timeout=600)
+    bad = [r for r in res if not r["ok"]]
+    assert not bad, json.dumps(bad, indent=1)[:6000]
+
+
+# --------------------------------------------------------------------------- subprocess side
+def _seed(name: str, params: dict[str, Any]) -> Any:
+    from kernelopt.generators.seeds import load_seed
+
+    seed = load_seed(SEEDS / name)
+    return seed.instantiate({**seed.spec.defaults, **{k: v for k, v in params.items() if k in seed.spec.space}})
+
+
+def _call(entry: Any, inputs: list[Any], lens: list[int], device: str) -> tuple[Any, Any]:
+    import torch
+
+    out = torch.full((sum(lens), 8, 128), float("nan"), dtype=torch.bfloat16, device=device)
+    new_state = torch.full((len(lens), 8, 128, 128), float("nan"), dtype=torch.float32, device=device)
+    entry(*inputs, out, new_state)
+    return out.cpu(), new_state.cpu()
+
+
+def _counters_zero(entry: Any, device: str) -> bool:
+    """Are the one-launch module's ticket and done counters on ``device`` both zero?"""
+    import torch
+
+    module = sys.modules[entry.__module__]
+    sync = module._SYNCS.get(torch.device(device))
+    return sync is not None and sync.counters.cpu().tolist() == [0, 0]
+
+
+def _check(device: str) -> list[dict[str, Any]]:
+    import torch
+
+    reference = reference_run(PREFILL)
+    results = []
+    for i, (label, params, lens, opts) in enumerate(CASES):
+        gen = torch.Generator().manual_seed(2468 + i)
+        inputs = gdn_prefill_inputs(torch.cumsum(torch.tensor([0, *lens], dtype=torch.int64), 0), opts, gen)
+        ref_out, ref_state = reference(*inputs)
+        dev_inputs = [x.to(device) if hasattr(x, "to") else x for x in inputs]
+        entry = import_entry(_seed(ONE, params))
+        out, state = _call(entry, dev_inputs, lens, device)
+        checks: dict[str, Any] = {"counters_zero": {"ok": sum(lens) == 0 or _counters_zero(entry, device)}}
+        repeats = REPEATS_GPU if device != "cpu" else 1
+        same = all(torch.equal(a, b) for _ in range(repeats)
+                   for a, b in zip(_call(entry, dev_inputs, lens, device), (out, state)))
+        checks["next_epochs_same_bits"] = {"ok": bool(same), "calls": repeats}
+        checks["counters_zero_after"] = {"ok": sum(lens) == 0 or _counters_zero(entry, device)}
+        checks["out_vs_reference"] = fib_close(out, ref_out, 1e-2, 1e-2)
+        checks["state_vs_reference"] = fib_close(state, ref_state, 5e-3, 5e-3)
+        wy3h = _call(import_entry(_seed(WY3H, {"num_warps_h": params.get("num_warps", 4),
+                                               "num_warps_o": params.get("num_warps", 4), **params})),
+                     dev_inputs, lens, device)
+        if device == "cpu":  # the same code, role by role
+            checks["equals_wy3h"] = {"ok": bool(torch.equal(out, wy3h[0]) and torch.equal(state, wy3h[1]))}
+        else:  # one kernel against three: the dots may sum in another order
+            checks["out_vs_wy3h"] = fib_close(out, wy3h[0], 1e-2, 1e-2)
+            checks["state_vs_wy3h"] = fib_close(state, wy3h[1], 2e-3, 2e-3)
+        results.append({"label": label, "ok": all(c["ok"] for c in checks.values()), **checks})
+    entry = import_entry(_seed(ONE, {}))
+    sys.modules[entry.__module__].PARAMS["C"] = 16  # outside the space (the seed refuses it there): run's own check
+    try:
+        entry(*dev_inputs, *_call_buffers(lens, device))
+        results.append({"label": "bad_chunk", "ok": False, "error": "C=16 was accepted"})
+    except ValueError as exc:
+        results.append({"label": "bad_chunk", "ok": "C=16 must be 32 or 64" in str(exc), "error": str(exc)})
+    return results
+
+
+def _call_buffers(lens: list[int], device: str) -> tuple[Any, Any]:
+    import torch
+
+    return (torch.empty((sum(lens), 8, 128), dtype=torch.bfloat16, device=device),
+            torch.empty((len(lens), 8, 128, 128), dtype=torch.float32, device=device))
+
+
+if __name__ == "__main__":
+    _device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
+    assert (_device == "cpu") == (os.environ.get("TRITON_INTERPRET") == "1"), "cpu runs need TRITON_INTERPRET=1"
+    print(json.dumps(_check(_device)))
