@@ -2,23 +2,24 @@
 # Device call JA (2026-12-05): GDN prefill in one launch (GPU tests: tests/test_gdn_prefill_onelaunch.py and the seed's points). The seed gdn_prefill_onelaunch runs wy3h's three kernels
 # (prep by halves, state walk, parallel output) as the roles of one kernel ordered by epoch flags (its kernel.py says
 # why: the official span counts the host's 12-20 us per launch wherever the kernels run shorter). Its GPU tests, then
-# side by side through `kernelopt evaluate` on 20 workloads spread over the four bands: the retained dispatch first,
-# the seed at its defaults (C 64, BV 64), at C 32 / BV 32 (more walk programs, cheaper prep), at C 64 / BV 32, and the
-# retained dispatch again last (its drift bounds the ratios). No sweep: the per-band picks decide a dispatch first.
+# side by side through `kernelopt evaluate` on 16 workloads spread over the four bands: the retained dispatch first,
+# the seed at its defaults (C 64, BV 64), at BV 32 (twice the walk programs), at BV 32 with a 100 ns sleep between
+# polls, at C 32 / BV 32 (cheaper prep, twice the walk steps), and the retained dispatch again last (its drift bounds the ratios). No sweep: the per-band picks decide a dispatch first.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=ja END_BY=560 bash scripts/gpu_session_ja.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
   step 200 python3 -m pytest -q -m gpu tests/test_gdn_prefill_onelaunch.py tests/test_seeds.py -k onelaunch
-  uuids=$(prefill_points 6:1 12:1 24:1 48:1 61:1 92:1 116:1 185:2 341:2 401:4 525:1 661:3 832:4 1377:1 2107:1 \
-    2284:3 3271:2 3999:13 5709:2 8192:20)
+  uuids=$(prefill_points 6:1 24:1 48:1 61:1 116:1 185:2 341:2 401:4 525:1 661:3 832:4 1377:1 2284:3 3999:13 \
+    5709:2 8192:20)
   ONE="$PRE_SEEDS/gdn_prefill_onelaunch"
   if last_step_passed; then
     evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" "$uuids"
     evaluate_once "$P/prefill_${CALL}_one.jsonl" "$PRE" "$ONE" "$uuids"
+    evaluate_once "$P/prefill_${CALL}_one_bv32.jsonl" "$PRE" "$ONE@BV=32" "$uuids"
+    evaluate_once "$P/prefill_${CALL}_one_bv32_sleep.jsonl" "$PRE" "$ONE@BV=32,SLEEP_NS=100" "$uuids"
     evaluate_once "$P/prefill_${CALL}_one_c32bv32.jsonl" "$PRE" "$ONE@C=32,BV=32" "$uuids"
-    evaluate_once "$P/prefill_${CALL}_one_c64bv32.jsonl" "$PRE" "$ONE@C=64,BV=32" "$uuids"
     evaluate_once "$P/prefill_${CALL}_retained_again.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" "$uuids"
   fi
 ) &

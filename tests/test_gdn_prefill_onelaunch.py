@@ -34,7 +34,7 @@ ONE, WY3H = "gdn_prefill_onelaunch", "gdn_prefill_chunked_wy3h"
 # (label, params (wy3h runs at the same C, BV, BV_O, warps and scratch), sequence lengths, options)
 CASES: list[tuple[str, dict[str, Any], list[int], dict[str, Any]]] = [
     ("defaults_ragged", {}, [0, 5, 70], {}),
-    ("c32_narrow_walk_wide_out", {"C": 32, "BV": 32, "BV_O": 128, "num_warps": 2}, [33, 0, 17, 1],
+    ("c32_narrow_walk_wide_out_sleep", {"C": 32, "BV": 32, "BV_O": 128, "num_warps": 2, "SLEEP_NS": 100}, [33, 0, 17, 1],
      {"no_state": True, "scale": 0.05}),
     ("wide_walk_narrow_out_fp32", {"BV": 128, "BV_O": 32, "INTER": "fp32", "STATES": "fp32"}, [130], {}),
     ("only_empty", {}, [0, 0], {}),

@@ -33,6 +33,8 @@ Under the Triton interpreter programs run one after another in ticket order, so 
 Entry point: ``run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_state)`` (DPS).
 """
 
+import os
+
 import torch
 import triton
 import triton.language as tl
@@ -42,18 +44,22 @@ from .gdn_prefill_args import HEAD, NUM_QK_HEADS, NUM_V_HEADS, prefill_args
 from .wy3b import _dot, _rne, _stored, low_flags, scratch_dtype
 from .wy3h import _half_gates, _unit_lower_inverse
 
-PARAMS = {"C": 64, "BV": 64, "BV_O": 64, "num_warps": 4, "INTER": "bf16", "STATES": "bf16", "PRECISION": "tf32"}  # kernelopt:params
+PARAMS = {"C": 64, "BV": 64, "BV_O": 64, "num_warps": 4, "INTER": "bf16", "STATES": "bf16", "PRECISION": "tf32", "SLEEP_NS": 0}  # kernelopt:params
 
 SEED = "gdn_prefill_onelaunch"
+_INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"  # no inline PTX (nanosleep) in the interpreter
 _EPOCH_LIMIT = 1 << 30  # flags restart (zeroed) before the int32 epoch could wrap
 
 
 @triton.jit
-def _wait(flag_ptr, epoch):
+def _wait(flag_ptr, epoch, SLEEP_NS: tl.constexpr):
     """Spin until ``*flag_ptr`` holds ``epoch`` (acquire), then a CTA barrier: the flag's writer's stores are
-    visible to every thread after it."""
+    visible to every thread after it. With SLEEP_NS > 0 (on a GPU) each failed poll sleeps (``nanosleep``) that long, so
+    waiting programs take fewer issue slots and atomics from the programs they wait on."""
     while tl.atomic_add(flag_ptr, 0, sem="acquire") < epoch:
-        pass
+        if SLEEP_NS > 0:
+            tl.inline_asm_elementwise(f"nanosleep.u32 {SLEEP_NS}; mov.u32 $0, $1;", "=r,r", [epoch], dtype=tl.int32,
+                                      is_pure=False, pack=1)
     tl.debug_barrier()
 
 
@@ -122,7 +128,7 @@ def _prep(k_ptr, v_ptr, a_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_ptr, w_ptr, u_p
 def _walk(k_ptr, w_ptr, u_ptr, g_ptr, state_ptr, cu_ptr, h_ptr, vnew_ptr, new_state_ptr, prep_flag_ptr, h_flag_ptr,
           epoch, i_s, i_hv, i_vt, HQK: tl.constexpr, HV: tl.constexpr, D: tl.constexpr, BV: tl.constexpr,
           C: tl.constexpr, PRECISION: tl.constexpr, HAS_STATE: tl.constexpr, LOW: tl.constexpr,
-          UPCAST: tl.constexpr):
+          UPCAST: tl.constexpr, SLEEP_NS: tl.constexpr):
     """Sequence ``i_s``, v-head ``i_hv``, columns ``[i_vt BV, +BV)``: wy3b's state walk, each chunk after its
     prep's flag, each chunk's start state and V_new released to the outputs by its own flag."""
     i_hqk = i_hv // (HV // HQK)
@@ -146,7 +152,7 @@ def _walk(k_ptr, w_ptr, u_ptr, g_ptr, state_ptr, cu_ptr, h_ptr, vnew_ptr, new_st
         k = tl.load(k_ptr + ((t * HQK + i_hqk) * D)[:, None] + offs_k[None, :], mask=valid[:, None],
                     other=0.0).to(tl.float32)
         hv_rows = (t * HV + i_hv) * D
-        _wait(prep_flag_ptr + slot * HV + i_hv, epoch)
+        _wait(prep_flag_ptr + slot * HV + i_hv, epoch, SLEEP_NS)
         w = _stored(tl.load(w_ptr + hv_rows[:, None] + offs_k[None, :], mask=valid[:, None], other=0.0,
                             cache_modifier=".cg"), LOW, UPCAST)
         u = _stored(tl.load(u_ptr + hv_rows[:, None] + offs_v[None, :], mask=valid[:, None], other=0.0,
@@ -170,7 +176,8 @@ def _walk(k_ptr, w_ptr, u_ptr, g_ptr, state_ptr, cu_ptr, h_ptr, vnew_ptr, new_st
 @triton.jit
 def _output(q_ptr, k_ptr, vnew_ptr, g_ptr, h_ptr, cu_ptr, out_ptr, h_flag_ptr, scale, n_seq, epoch, slot, i_hv, i_vt,
             HQK: tl.constexpr, HV: tl.constexpr, D: tl.constexpr, BV: tl.constexpr, BV_O: tl.constexpr,
-            C: tl.constexpr, PRECISION: tl.constexpr, LOW: tl.constexpr, UPCAST: tl.constexpr, LOW_H: tl.constexpr):
+            C: tl.constexpr, PRECISION: tl.constexpr, LOW: tl.constexpr, UPCAST: tl.constexpr, LOW_H: tl.constexpr,
+            SLEEP_NS: tl.constexpr):
     """Chunk ``slot``, v-head ``i_hv``, columns ``[i_vt BV_O, +BV_O)``: wy3b's output after the walk tiles that
     wrote those columns of the chunk's start state and V_new have released them."""
     i_hqk = i_hv // (HV // HQK)
@@ -178,7 +185,7 @@ def _output(q_ptr, k_ptr, vnew_ptr, g_ptr, h_ptr, cu_ptr, out_ptr, h_flag_ptr, s
     if found:
         flags = h_flag_ptr + (slot.to(tl.int64) * HV + i_hv) * (D // BV)
         for j in range((i_vt * BV_O) // BV, ((i_vt + 1) * BV_O - 1) // BV + 1):
-            _wait(flags + j, epoch)
+            _wait(flags + j, epoch, SLEEP_NS)
         offs_k = tl.arange(0, D)
         offs_v = i_vt * BV_O + tl.arange(0, BV_O)
         offs_c = tl.arange(0, C)
@@ -208,7 +215,7 @@ def _onelaunch_kernel(
     scale, n_seq, n_slots, epoch,
     HQK: tl.constexpr, HV: tl.constexpr, D: tl.constexpr, C: tl.constexpr, LOG2C: tl.constexpr,
     BV: tl.constexpr, BV_O: tl.constexpr, PRECISION: tl.constexpr, HAS_STATE: tl.constexpr,
-    LOW: tl.constexpr, UPCAST: tl.constexpr, LOW_H: tl.constexpr,
+    LOW: tl.constexpr, UPCAST: tl.constexpr, LOW_H: tl.constexpr, SLEEP_NS: tl.constexpr,
 ):
     n_prep = n_slots * HV
     n_walk = n_seq * HV * (D // BV)
@@ -222,12 +229,12 @@ def _onelaunch_kernel(
         i_sh = i // (D // BV)
         _walk(k_ptr, w_ptr, u_ptr, g_ptr, state_ptr, cu_ptr, h_ptr, vnew_ptr, new_state_ptr, prep_flag_ptr,
               h_flag_ptr, epoch, i_sh // HV, i_sh % HV, i % (D // BV), HQK, HV, D, BV, C, PRECISION, HAS_STATE, LOW,
-              UPCAST)
+              UPCAST, SLEEP_NS)
     else:
         i = ticket - n_prep - n_walk
         i_sh = i // (D // BV_O)
         _output(q_ptr, k_ptr, vnew_ptr, g_ptr, h_ptr, cu_ptr, out_ptr, h_flag_ptr, scale, n_seq, epoch, i_sh // HV,
-                i_sh % HV, i % (D // BV_O), HQK, HV, D, BV, BV_O, C, PRECISION, LOW, UPCAST, LOW_H)
+                i_sh % HV, i % (D // BV_O), HQK, HV, D, BV, BV_O, C, PRECISION, LOW, UPCAST, LOW_H, SLEEP_NS)
     tl.debug_barrier()
     if tl.atomic_add(sync_ptr + 1, 1, sem="acq_rel") == total - 1:  # the last to finish: counters back to zero
         tl.atomic_xchg(sync_ptr, 0)
@@ -303,5 +310,5 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         x["scale"], n_seq, slots, epoch,
         HQK=NUM_QK_HEADS, HV=NUM_V_HEADS, D=HEAD, C=chunk, LOG2C=chunk.bit_length() - 1, BV=bv, BV_O=bv_o,
         PRECISION=str(PARAMS["PRECISION"]), HAS_STATE=state is not None, **low_flags(str(PARAMS["INTER"])),
-        LOW_H=PARAMS["STATES"] == "bf16", num_warps=int(PARAMS["num_warps"]), num_stages=1,
+        LOW_H=PARAMS["STATES"] == "bf16", SLEEP_NS=0 if _INTERPRET else int(PARAMS["SLEEP_NS"]), num_warps=int(PARAMS["num_warps"]), num_stages=1,
     )
