@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import fib_close, gdn_prefill_inputs, import_entry, reference_run, run_kernel_script, run_on_gpu
+from operator_helpers import (
+    fib_close,
+    gdn_prefill_inputs,
+    import_entry,
+    reference_run,
+    run_kernel_script,
+    run_on_gpu,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
