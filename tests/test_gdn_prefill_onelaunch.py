@@ -44,6 +44,8 @@ CASES: list[tuple[str, dict[str, Any], list[int], dict[str, Any]]] = [
     ("c32_narrow_walk_wide_out_sleep", {"C": 32, "BV": 32, "BV_O": 128, "num_warps": 2, "SLEEP_NS": 100}, [33, 0, 17, 1],
      {"no_state": True, "scale": 0.05}),
     ("wide_walk_narrow_out_fp32", {"BV": 128, "BV_O": 32, "INTER": "fp32", "STATES": "fp32"}, [130], {}),
+    ("walk_first_ragged", {"WALK_FIRST": 1, "BV": 32}, [3, 0, 140, 64], {}),
+    ("walk_first_c32_fp32", {"WALK_FIRST": 1, "C": 32, "INTER": "fp32", "STATES": "fp32"}, [97], {"no_state": True}),
     ("only_empty", {}, [0, 0], {}),
 ]
 REPEATS_GPU = 20

@@ -44,7 +44,7 @@ from .gdn_prefill_args import HEAD, NUM_QK_HEADS, NUM_V_HEADS, prefill_args
 from .wy3b import _dot, _rne, _stored, low_flags, scratch_dtype
 from .wy3h import _half_gates, _unit_lower_inverse
 
-PARAMS = {"C": 64, "BV": 64, "BV_O": 64, "num_warps": 4, "INTER": "bf16", "STATES": "bf16", "PRECISION": "tf32", "SLEEP_NS": 0}  # kernelopt:params
+PARAMS = {"C": 64, "BV": 64, "BV_O": 64, "num_warps": 4, "INTER": "bf16", "STATES": "bf16", "PRECISION": "tf32", "SLEEP_NS": 0, "WALK_FIRST": 0}  # kernelopt:params
 
 SEED = "gdn_prefill_onelaunch"
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"  # no inline PTX (nanosleep) in the interpreter
@@ -71,66 +71,85 @@ def _release(flag_ptr, epoch):
 
 
 @triton.jit
-def _prep(k_ptr, v_ptr, a_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_ptr, w_ptr, u_ptr, g_ptr, flag_ptr, n_seq, epoch,
-          slot, i_hv, HQK: tl.constexpr, HV: tl.constexpr, D: tl.constexpr, C: tl.constexpr, LOG2C: tl.constexpr,
-          PRECISION: tl.constexpr):
-    """Chunk ``slot``, v-head ``i_hv``: gamma, W, U (wy3h's halves), then its flag."""
+def _prep_chunk(k_ptr, v_ptr, a_log_ptr, a_ptr, dt_bias_ptr, b_ptr, w_ptr, u_ptr, g_ptr, flag_ptr, epoch, c0, eos,
+                slot, i_hv, HQK: tl.constexpr, HV: tl.constexpr, D: tl.constexpr, C: tl.constexpr,
+                LOG2C: tl.constexpr, PRECISION: tl.constexpr):
+    """The chunk of tokens ``[c0, min(c0 + C, eos))`` (slot ``slot``), v-head ``i_hv``: gamma, W, U (wy3h's
+    halves), then its flag."""
     i_hqk = i_hv // (HV // HQK)
-    c0, eos, found = chunk_of_slot(cu_ptr, n_seq, slot, C)
-    if found:
-        H: tl.constexpr = C // 2
-        offs_d = tl.arange(0, D)
-        offs_h = tl.arange(0, H)
-        t1 = c0 + offs_h
-        t2 = t1 + H
-        valid1 = t1 < eos
-        valid2 = t2 < eos
-        k1 = tl.load(k_ptr + ((t1 * HQK + i_hqk) * D)[:, None] + offs_d[None, :], mask=valid1[:, None],
-                     other=0.0).to(tl.float32)
-        k2 = tl.load(k_ptr + ((t2 * HQK + i_hqk) * D)[:, None] + offs_d[None, :], mask=valid2[:, None],
-                     other=0.0).to(tl.float32)
-        dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
-        neg_a = -tl.exp(tl.load(a_log_ptr + i_hv).to(tl.float32))
-        log_g1, beta1 = _half_gates(a_ptr, b_ptr, dt_bias, neg_a, t1, valid1, i_hv, HV)
-        log_g2, beta2 = _half_gates(a_ptr, b_ptr, dt_bias, neg_a, t2, valid2, i_hv, HV)
-        gamma1 = tl.cumsum(log_g1, axis=0)
-        gamma2 = tl.cumsum(log_g2, axis=0) + tl.sum(log_g1, axis=0)
-        lower = offs_h[:, None] > offs_h[None, :]
-        n11 = tl.where(lower, -(beta1[:, None] * tl.dot(k1, tl.trans(k1), input_precision=PRECISION)
-                                * tl.exp(tl.where(lower, gamma1[:, None] - gamma1[None, :], float("-inf")))), 0.0)
-        n22 = tl.where(lower, -(beta2[:, None] * tl.dot(k2, tl.trans(k2), input_precision=PRECISION)
-                                * tl.exp(tl.where(lower, gamma2[:, None] - gamma2[None, :], float("-inf")))), 0.0)
-        n21 = -(beta2[:, None] * tl.dot(k2, tl.trans(k1), input_precision=PRECISION)
-                * tl.exp(gamma2[:, None] - gamma1[None, :]))
-        t11 = _unit_lower_inverse(n11, offs_h, LOG2C - 2, PRECISION)
-        t22 = _unit_lower_inverse(n22, offs_h, LOG2C - 2, PRECISION)
-        t21 = tl.dot(t22, tl.dot(n21, t11, input_precision=PRECISION), input_precision=PRECISION)
-        x1 = (beta1 * tl.exp(gamma1))[:, None] * k1
-        x2 = (beta2 * tl.exp(gamma2))[:, None] * k2
-        rows1 = ((t1 * HV + i_hv) * D)[:, None] + offs_d[None, :]
-        rows2 = ((t2 * HV + i_hv) * D)[:, None] + offs_d[None, :]
-        tl.store(w_ptr + rows1, tl.dot(t11, x1, input_precision=PRECISION), mask=valid1[:, None])
-        tl.store(w_ptr + rows2, tl.dot(t21, x1, input_precision=PRECISION) + tl.dot(t22, x2, input_precision=PRECISION),
-                 mask=valid2[:, None])
-        y1 = beta1[:, None] * tl.load(v_ptr + ((t1 * HV + i_hv) * D)[:, None] + offs_d[None, :], mask=valid1[:, None],
-                                      other=0.0).to(tl.float32)
-        y2 = beta2[:, None] * tl.load(v_ptr + ((t2 * HV + i_hv) * D)[:, None] + offs_d[None, :], mask=valid2[:, None],
-                                      other=0.0).to(tl.float32)
-        tl.store(u_ptr + rows1, tl.dot(t11, y1, input_precision=PRECISION), mask=valid1[:, None])
-        tl.store(u_ptr + rows2, tl.dot(t21, y1, input_precision=PRECISION) + tl.dot(t22, y2, input_precision=PRECISION),
-                 mask=valid2[:, None])
-        tl.store(g_ptr + t1 * HV + i_hv, gamma1, mask=valid1)
-        tl.store(g_ptr + t2 * HV + i_hv, gamma2, mask=valid2)
-        _release(flag_ptr + slot.to(tl.int64) * HV + i_hv, epoch)
+    H: tl.constexpr = C // 2
+    offs_d = tl.arange(0, D)
+    offs_h = tl.arange(0, H)
+    t1 = c0 + offs_h
+    t2 = t1 + H
+    valid1 = t1 < eos
+    valid2 = t2 < eos
+    k1 = tl.load(k_ptr + ((t1 * HQK + i_hqk) * D)[:, None] + offs_d[None, :], mask=valid1[:, None],
+                 other=0.0).to(tl.float32)
+    k2 = tl.load(k_ptr + ((t2 * HQK + i_hqk) * D)[:, None] + offs_d[None, :], mask=valid2[:, None],
+                 other=0.0).to(tl.float32)
+    dt_bias = tl.load(dt_bias_ptr + i_hv).to(tl.float32)
+    neg_a = -tl.exp(tl.load(a_log_ptr + i_hv).to(tl.float32))
+    log_g1, beta1 = _half_gates(a_ptr, b_ptr, dt_bias, neg_a, t1, valid1, i_hv, HV)
+    log_g2, beta2 = _half_gates(a_ptr, b_ptr, dt_bias, neg_a, t2, valid2, i_hv, HV)
+    gamma1 = tl.cumsum(log_g1, axis=0)
+    gamma2 = tl.cumsum(log_g2, axis=0) + tl.sum(log_g1, axis=0)
+    lower = offs_h[:, None] > offs_h[None, :]
+    n11 = tl.where(lower, -(beta1[:, None] * tl.dot(k1, tl.trans(k1), input_precision=PRECISION)
+                            * tl.exp(tl.where(lower, gamma1[:, None] - gamma1[None, :], float("-inf")))), 0.0)
+    n22 = tl.where(lower, -(beta2[:, None] * tl.dot(k2, tl.trans(k2), input_precision=PRECISION)
+                            * tl.exp(tl.where(lower, gamma2[:, None] - gamma2[None, :], float("-inf")))), 0.0)
+    n21 = -(beta2[:, None] * tl.dot(k2, tl.trans(k1), input_precision=PRECISION)
+            * tl.exp(gamma2[:, None] - gamma1[None, :]))
+    t11 = _unit_lower_inverse(n11, offs_h, LOG2C - 2, PRECISION)
+    t22 = _unit_lower_inverse(n22, offs_h, LOG2C - 2, PRECISION)
+    t21 = tl.dot(t22, tl.dot(n21, t11, input_precision=PRECISION), input_precision=PRECISION)
+    x1 = (beta1 * tl.exp(gamma1))[:, None] * k1
+    x2 = (beta2 * tl.exp(gamma2))[:, None] * k2
+    rows1 = ((t1 * HV + i_hv) * D)[:, None] + offs_d[None, :]
+    rows2 = ((t2 * HV + i_hv) * D)[:, None] + offs_d[None, :]
+    tl.store(w_ptr + rows1, tl.dot(t11, x1, input_precision=PRECISION), mask=valid1[:, None])
+    tl.store(w_ptr + rows2, tl.dot(t21, x1, input_precision=PRECISION) + tl.dot(t22, x2, input_precision=PRECISION),
+             mask=valid2[:, None])
+    y1 = beta1[:, None] * tl.load(v_ptr + ((t1 * HV + i_hv) * D)[:, None] + offs_d[None, :], mask=valid1[:, None],
+                                  other=0.0).to(tl.float32)
+    y2 = beta2[:, None] * tl.load(v_ptr + ((t2 * HV + i_hv) * D)[:, None] + offs_d[None, :], mask=valid2[:, None],
+                                  other=0.0).to(tl.float32)
+    tl.store(u_ptr + rows1, tl.dot(t11, y1, input_precision=PRECISION), mask=valid1[:, None])
+    tl.store(u_ptr + rows2, tl.dot(t21, y1, input_precision=PRECISION) + tl.dot(t22, y2, input_precision=PRECISION),
+             mask=valid2[:, None])
+    tl.store(g_ptr + t1 * HV + i_hv, gamma1, mask=valid1)
+    tl.store(g_ptr + t2 * HV + i_hv, gamma2, mask=valid2)
+    _release(flag_ptr + slot.to(tl.int64) * HV + i_hv, epoch)
 
 
 @triton.jit
-def _walk(k_ptr, w_ptr, u_ptr, g_ptr, state_ptr, cu_ptr, h_ptr, vnew_ptr, new_state_ptr, prep_flag_ptr, h_flag_ptr,
-          epoch, i_s, i_hv, i_vt, HQK: tl.constexpr, HV: tl.constexpr, D: tl.constexpr, BV: tl.constexpr,
-          C: tl.constexpr, PRECISION: tl.constexpr, HAS_STATE: tl.constexpr, LOW: tl.constexpr,
-          UPCAST: tl.constexpr, SLEEP_NS: tl.constexpr):
+def _claim(claim_ptr, epoch):
+    """Take the chunk whose claim flag this is for this call: true for the one program that moves it to ``epoch``."""
+    return tl.atomic_max(claim_ptr, epoch, sem="relaxed") < epoch
+
+
+@triton.jit
+def _prep(k_ptr, v_ptr, a_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_ptr, w_ptr, u_ptr, g_ptr, flag_ptr, claim_ptr, n_seq,
+          epoch, slot, i_hv, HQK: tl.constexpr, HV: tl.constexpr, D: tl.constexpr, C: tl.constexpr,
+          LOG2C: tl.constexpr, PRECISION: tl.constexpr):
+    """The prep role: chunk slot ``slot``, v-head ``i_hv``, unless a state walk has claimed it first."""
+    c0, eos, found = chunk_of_slot(cu_ptr, n_seq, slot, C)
+    if found:  # noqa: SIM102 - the claim is taken only for a chunk that exists
+        if _claim(claim_ptr + slot.to(tl.int64) * HV + i_hv, epoch):
+            _prep_chunk(k_ptr, v_ptr, a_log_ptr, a_ptr, dt_bias_ptr, b_ptr, w_ptr, u_ptr, g_ptr, flag_ptr, epoch, c0,
+                        eos, slot, i_hv, HQK, HV, D, C, LOG2C, PRECISION)
+
+
+@triton.jit
+def _walk(k_ptr, v_ptr, a_log_ptr, a_ptr, dt_bias_ptr, b_ptr, w_ptr, u_ptr, g_ptr, state_ptr, cu_ptr, h_ptr,
+          vnew_ptr, new_state_ptr, prep_flag_ptr, claim_ptr, h_flag_ptr, epoch, i_s, i_hv, i_vt, HQK: tl.constexpr,
+          HV: tl.constexpr, D: tl.constexpr, BV: tl.constexpr, C: tl.constexpr, LOG2C: tl.constexpr,
+          PRECISION: tl.constexpr, HAS_STATE: tl.constexpr, LOW: tl.constexpr, UPCAST: tl.constexpr,
+          SLEEP_NS: tl.constexpr, SELF_PREP: tl.constexpr):
     """Sequence ``i_s``, v-head ``i_hv``, columns ``[i_vt BV, +BV)``: wy3b's state walk, each chunk after its
-    prep's flag, each chunk's start state and V_new released to the outputs by its own flag."""
+    prep's flag, each chunk's start state and V_new released to the outputs by its own flag. With SELF_PREP a chunk
+    whose prep is not done yet and not claimed is prepped here (the walk does not wait for a prep program)."""
     i_hqk = i_hv // (HV // HQK)
     slot0 = first_slot(cu_ptr, i_s, C)
     bos = tl.load(cu_ptr + i_s).to(tl.int64)
@@ -152,6 +171,11 @@ def _walk(k_ptr, w_ptr, u_ptr, g_ptr, state_ptr, cu_ptr, h_ptr, vnew_ptr, new_st
         k = tl.load(k_ptr + ((t * HQK + i_hqk) * D)[:, None] + offs_k[None, :], mask=valid[:, None],
                     other=0.0).to(tl.float32)
         hv_rows = (t * HV + i_hv) * D
+        if SELF_PREP:  # noqa: SIM102 - a constexpr branch; the claim only when the prep is not done
+            if tl.atomic_add(prep_flag_ptr + slot * HV + i_hv, 0, sem="relaxed") < epoch:  # noqa: SIM102
+                if _claim(claim_ptr + slot * HV + i_hv, epoch):
+                    _prep_chunk(k_ptr, v_ptr, a_log_ptr, a_ptr, dt_bias_ptr, b_ptr, w_ptr, u_ptr, g_ptr, prep_flag_ptr,
+                                epoch, c0, eos, slot, i_hv, HQK, HV, D, C, LOG2C, PRECISION)
         _wait(prep_flag_ptr + slot * HV + i_hv, epoch, SLEEP_NS)
         w = _stored(tl.load(w_ptr + hv_rows[:, None] + offs_k[None, :], mask=valid[:, None], other=0.0,
                             cache_modifier=".cg"), LOW, UPCAST)
@@ -211,25 +235,31 @@ def _output(q_ptr, k_ptr, vnew_ptr, g_ptr, h_ptr, cu_ptr, out_ptr, h_flag_ptr, s
 @triton.jit(do_not_specialize=["epoch"])
 def _onelaunch_kernel(
     q_ptr, k_ptr, v_ptr, state_ptr, a_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_ptr,
-    w_ptr, u_ptr, g_ptr, h_ptr, vnew_ptr, out_ptr, new_state_ptr, sync_ptr, prep_flag_ptr, h_flag_ptr,
+    w_ptr, u_ptr, g_ptr, h_ptr, vnew_ptr, out_ptr, new_state_ptr, sync_ptr, prep_flag_ptr, claim_ptr, h_flag_ptr,
     scale, n_seq, n_slots, epoch,
     HQK: tl.constexpr, HV: tl.constexpr, D: tl.constexpr, C: tl.constexpr, LOG2C: tl.constexpr,
     BV: tl.constexpr, BV_O: tl.constexpr, PRECISION: tl.constexpr, HAS_STATE: tl.constexpr,
-    LOW: tl.constexpr, UPCAST: tl.constexpr, LOW_H: tl.constexpr, SLEEP_NS: tl.constexpr,
+    LOW: tl.constexpr, UPCAST: tl.constexpr, LOW_H: tl.constexpr, SLEEP_NS: tl.constexpr, WALK_FIRST: tl.constexpr,
 ):
     n_prep = n_slots * HV
     n_walk = n_seq * HV * (D // BV)
     total = n_prep + n_walk + n_slots * HV * (D // BV_O)
     ticket = tl.atomic_add(sync_ptr, 1, sem="relaxed")
-    if ticket < n_prep:
-        _prep(k_ptr, v_ptr, a_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_ptr, w_ptr, u_ptr, g_ptr, prep_flag_ptr, n_seq,
-              epoch, ticket // HV, ticket % HV, HQK, HV, D, C, LOG2C, PRECISION)
-    elif ticket < n_prep + n_walk:
-        i = ticket - n_prep
-        i_sh = i // (D // BV)
-        _walk(k_ptr, w_ptr, u_ptr, g_ptr, state_ptr, cu_ptr, h_ptr, vnew_ptr, new_state_ptr, prep_flag_ptr,
-              h_flag_ptr, epoch, i_sh // HV, i_sh % HV, i % (D // BV), HQK, HV, D, BV, C, PRECISION, HAS_STATE, LOW,
-              UPCAST, SLEEP_NS)
+    if WALK_FIRST:  # walks [0, W), preps [W, W + P)
+        first, walk0, prep0 = n_walk, 0, n_walk
+    else:  # preps [0, P), walks [P, P + W)
+        first, walk0, prep0 = n_prep, n_prep, 0
+    if ticket < n_prep + n_walk:
+        if (ticket < first) == (WALK_FIRST != 0):
+            i = ticket - walk0
+            i_sh = i // (D // BV)
+            _walk(k_ptr, v_ptr, a_log_ptr, a_ptr, dt_bias_ptr, b_ptr, w_ptr, u_ptr, g_ptr, state_ptr, cu_ptr, h_ptr,
+                  vnew_ptr, new_state_ptr, prep_flag_ptr, claim_ptr, h_flag_ptr, epoch, i_sh // HV, i_sh % HV,
+                  i % (D // BV), HQK, HV, D, BV, C, LOG2C, PRECISION, HAS_STATE, LOW, UPCAST, SLEEP_NS, WALK_FIRST)
+        else:
+            i = ticket - prep0
+            _prep(k_ptr, v_ptr, a_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_ptr, w_ptr, u_ptr, g_ptr, prep_flag_ptr,
+                  claim_ptr, n_seq, epoch, i // HV, i % HV, HQK, HV, D, C, LOG2C, PRECISION)
     else:
         i = ticket - n_prep - n_walk
         i_sh = i // (D // BV_O)
@@ -302,13 +332,15 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     slots = -(-n_tok // chunk) + n_seq  # >= sum over sequences of ceil(len / C); spare slots are never used
     h = torch.empty((slots, NUM_V_HEADS, HEAD, HEAD), dtype=h_dtype, device=dev)
     n_prep_flags = slots * NUM_V_HEADS
-    counters, flags, epoch = sync_for(dev).take(n_prep_flags * (1 + HEAD // bv))
+    counters, flags, epoch = sync_for(dev).take(n_prep_flags * (2 + HEAD // bv))
     programs = slots * NUM_V_HEADS + n_seq * NUM_V_HEADS * (HEAD // bv) + slots * NUM_V_HEADS * (HEAD // bv_o)
     _onelaunch_kernel[(programs,)](
         q, k, x["v"], state if state is not None else new_state, x["A_log"], x["a"], x["dt_bias"], x["b"], cu_seqlens,
-        w, u, gamma, h, v_new, output, new_state, counters, flags[:n_prep_flags], flags[n_prep_flags:],
+        w, u, gamma, h, v_new, output, new_state, counters, flags[:n_prep_flags], flags[n_prep_flags:2 * n_prep_flags],
+        flags[2 * n_prep_flags:],
         x["scale"], n_seq, slots, epoch,
         HQK=NUM_QK_HEADS, HV=NUM_V_HEADS, D=HEAD, C=chunk, LOG2C=chunk.bit_length() - 1, BV=bv, BV_O=bv_o,
         PRECISION=str(PARAMS["PRECISION"]), HAS_STATE=state is not None, **low_flags(str(PARAMS["INTER"])),
-        LOW_H=PARAMS["STATES"] == "bf16", SLEEP_NS=0 if _INTERPRET else int(PARAMS["SLEEP_NS"]), num_warps=int(PARAMS["num_warps"]), num_stages=1,
+        LOW_H=PARAMS["STATES"] == "bf16", SLEEP_NS=0 if _INTERPRET else int(PARAMS["SLEEP_NS"]),
+        WALK_FIRST=bool(PARAMS["WALK_FIRST"]), num_warps=int(PARAMS["num_warps"]), num_stages=1,
     )
