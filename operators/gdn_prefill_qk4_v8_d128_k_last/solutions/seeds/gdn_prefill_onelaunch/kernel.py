@@ -24,6 +24,11 @@ walks (one per sequence, v-head and BV columns), the rest outputs (one per chunk
   ``h_flag[slot, head, tile]``;
 * output (chunk, head, tile): wait on the walk tiles covering its columns, then wy3b's output.
 
+With ``WALK_FIRST`` the walks take tickets ``[0, W)`` and the preps ``[W, W + P)``: a walk reaching a chunk whose prep
+flag is not set yet claims the chunk (``atomic_max`` of the epoch on its claim flag: one program wins) and preps it
+itself, and a prep program skips a claimed chunk; every wait is still on a program already running (the claimer),
+and the serial walk starts at once instead of after every prep program has started.
+
 Loads of what another program wrote bypass L1 (``.cg``). The flags hold the epoch (a call counter the host passes,
 not a specialised argument), so they are never cleared; the ticket counter is reset by the last program to finish
 (a done counter reaching the program count). num_stages is 1: a pipelined loop could move a chunk's loads above
