@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,18 @@ def test_onelaunch_matches_wy3h_and_reference_in_interpreter() -> None:
     assert [r["label"] for r in res] == [c[0] for c in CASES] + ["bad_chunk"]
     bad = [r for r in res if not r["ok"]]
     assert not bad, json.dumps(bad, indent=1)[:6000]
+
+
+def test_onelaunch_compiles_for_sm90_without_spills_and_with_its_flag_atomics() -> None:
+    """Compiled for sm_90 here (ptxas, no GPU): no register spills at either ticket order; the flags are read with
+    acquire (a load or an atomic) and written with release atomics at GPU scope, scratch is read around L1 (``ld.global.cg``), and a
+    nanosleep is emitted only when SLEEP_NS asks for one."""
+    res = {r["label"]: r for r in run_kernel_script(Path(__file__), ["compile"], "compile", 600)}
+    for label in ("preps_first", "walks_first_sleep"):
+        r = res[label]
+        assert r["spill_stores"] == 0, r
+        assert r["acquire"] and r["release"] and r["cg_loads"], r
+    assert res["preps_first"]["nanosleep"] == 0 and res["walks_first_sleep"]["nanosleep"] > 0
 
 
 @pytest.mark.gpu
@@ -130,6 +143,37 @@ def _check(device: str) -> list[dict[str, Any]]:
     return results
 
 
+def _compiled() -> list[dict[str, Any]]:
+    """The kernel compiled for sm_90 (no GPU needed) at two points: its PTX's flag atomics and spill stores."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    sys.path.insert(0, str(SEEDS))
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from _common import compiled_resources
+
+    fn = import_module(f"{ONE}.kernel")._onelaunch_kernel
+    # q k v state A_log a dt_bias b cu_seqlens | w u gamma h v_new output new_state
+    pointers = (["*bf16"] * 3 + ["*fp32", "*fp32", "*bf16", "*fp32", "*bf16", "*i32"]
+                + ["*bf16", "*bf16", "*fp32", "*bf16", "*bf16", "*bf16", "*fp32"])
+    runtime = pointers + ["*i32"] * 4 + ["fp32", "i32", "i32", "i32"]
+    out = []
+    for label, extra in (("preps_first", {"SLEEP_NS": 0, "WALK_FIRST": False}),
+                         ("walks_first_sleep", {"SLEEP_NS": 100, "WALK_FIRST": True})):
+        constexprs = {"HQK": 4, "HV": 8, "D": 128, "C": 64, "LOG2C": 6, "BV": 64, "BV_O": 64, "PRECISION": "tf32",
+                      "HAS_STATE": True, "LOW": True, "UPCAST": False, "LOW_H": True, **extra}
+        sig = dict(zip(fn.arg_names, runtime + ["constexpr"] * (len(fn.arg_names) - len(runtime))))
+        kernel = triton.compile(ASTSource(fn, sig, constexprs=constexprs), target=GPUTarget("cuda", 90, 32),
+                                options={"num_warps": 4, "num_stages": 1})
+        ptx = kernel.asm["ptx"]
+        out.append({"label": label, **compiled_resources(kernel), # a poll (atomic add of 0, acquire) may lower to an acquire load
+                    "acquire": "ld.global.gpu.acquire" in ptx or "atom.global.gpu.acquire" in ptx,
+                    "release": "atom.global.gpu.release.exch" in ptx, "cg_loads": ptx.count("ld.global.cg"),
+                    "nanosleep": ptx.count("nanosleep")})
+    return out
+
+
 def _call_buffers(lens: list[int], device: str) -> tuple[Any, Any]:
     import torch
 
@@ -139,5 +183,8 @@ def _call_buffers(lens: list[int], device: str) -> tuple[Any, Any]:
 
 if __name__ == "__main__":
     _device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
+    if _device == "compile":
+        print(json.dumps(_compiled()))
+        sys.exit(0)
     assert (_device == "cpu") == (os.environ.get("TRITON_INTERPRET") == "1"), "cpu runs need TRITON_INTERPRET=1"
     print(json.dumps(_check(_device)))
