@@ -4,7 +4,7 @@
 # why: the official span counts the host's 12-20 us per launch wherever the kernels run shorter). Its GPU tests, then
 # side by side through `kernelopt evaluate` on 16 workloads spread over the four bands: the retained dispatch first,
 # the seed at its defaults (C 64, BV 64, preps first), with the walks first (WALK_FIRST: they prep unclaimed chunks
-# themselves), the same at BV 32 (twice the walk programs), at BV 32 preps first, and the retained dispatch again last (its drift bounds the ratios). No sweep: the per-band picks decide a dispatch first.
+# themselves), the same at BV 32 (twice the walk programs), and the retained dispatch again last (its drift bounds the ratios). No sweep: the per-band picks decide a dispatch first.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=ja END_BY=560 bash scripts/gpu_session_ja.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
@@ -19,7 +19,6 @@ keep_call_results
     evaluate_once "$P/prefill_${CALL}_one.jsonl" "$PRE" "$ONE" "$uuids"
     evaluate_once "$P/prefill_${CALL}_one_wf.jsonl" "$PRE" "$ONE@WALK_FIRST=1" "$uuids"
     evaluate_once "$P/prefill_${CALL}_one_wf_bv32.jsonl" "$PRE" "$ONE@WALK_FIRST=1,BV=32" "$uuids"
-    evaluate_once "$P/prefill_${CALL}_one_bv32.jsonl" "$PRE" "$ONE@BV=32" "$uuids"
     evaluate_once "$P/prefill_${CALL}_retained_again.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" "$uuids"
   fi
 ) &
