@@ -100,8 +100,8 @@ def _counters_zero(entry: Any, device: str) -> bool:
     import torch
 
     module = sys.modules[entry.__module__]
-    sync = module._SYNCS.get(torch.device(device))
-    return sync is not None and sync.counters.cpu().tolist() == [0, 0]
+    syncs = [s for d, s in module._SYNCS.items() if d.type == torch.device(device).type]  # keyed by cuda:0, not cuda
+    return len(syncs) == 1 and syncs[0].counters.cpu().tolist() == [0, 0]
 
 
 def _check(device: str) -> list[dict[str, Any]]:
