@@ -18,7 +18,7 @@ keep_call_results
     evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" "$uuids"
     evaluate_once "$P/prefill_${CALL}_one.jsonl" "$PRE" "$ONE" "$uuids"
     evaluate_once "$P/prefill_${CALL}_one_wf.jsonl" "$PRE" "$ONE@WALK_FIRST=1" "$uuids"
-    evaluate_once "$P/prefill_${CALL}_one_wf_bv32.jsonl" "$PRE" "$ONE@WALK_FIRST=1,BV=32" "$uuids"
+    [ "${SHORT:-0}" = 1 ] || evaluate_once "$P/prefill_${CALL}_one_wf_bv32.jsonl" "$PRE" "$ONE@WALK_FIRST=1,BV=32" "$uuids"
     evaluate_once "$P/prefill_${CALL}_retained_again.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" "$uuids"
   fi
   step "$(left)" python3 -m pytest -q -m gpu tests/test_gdn_prefill_onelaunch.py
