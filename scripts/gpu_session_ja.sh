@@ -5,7 +5,7 @@
 # side by side through `kernelopt evaluate` on 16 workloads spread over the four bands: the retained dispatch first,
 # the seed at its defaults (C 64, BV 64, preps first), with the walks first (WALK_FIRST: they prep unclaimed chunks
 # themselves), the same at BV 32 (twice the walk programs), and the retained dispatch again last (its drift bounds the ratios). No sweep: the per-band picks decide a dispatch first.
-# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=ja END_BY=560 bash scripts/gpu_session_ja.sh
+# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=ja END_BY=560 bash scripts/gpu_session_ja.sh   (SHORT=1: no BV 32 point)
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
