@@ -5,13 +5,14 @@
 # side by side through `kernelopt evaluate` on 16 workloads spread over the four bands: the retained dispatch first,
 # the seed at its defaults (C 64, BV 64, preps first), with the walks first (WALK_FIRST: they prep unclaimed chunks
 # themselves), the same at BV 32 (twice the walk programs), and the retained dispatch again last (its drift bounds the ratios). No sweep: the per-band picks decide a dispatch first.
-# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=ja END_BY=560 bash scripts/gpu_session_ja.sh   (SHORT=1: no BV 32 point)
+# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=ja END_BY=560 bash scripts/gpu_session_ja.sh   (SHORT=1: 10 workloads, no BV 32 point)
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
   uuids=$(prefill_points 6:1 24:1 48:1 61:1 116:1 185:2 341:2 401:4 525:1 661:3 832:4 1377:1 2284:3 3999:13 \
     5709:2 8192:20)
+  [ "${SHORT:-0}" = 1 ] && uuids=$(prefill_points 6:1 48:1 116:1 341:2 525:1 832:4 1377:1 2284:3 3999:13 8192:20)
   ONE="$PRE_SEEDS/gdn_prefill_onelaunch"
   if true; then  # the first try's GPU test (13:30 UTC): outputs bit-equal to wy3h's and 20 calls the same bits; only its
                 # counter lookup failed (keyed cuda:0, asked for cuda): the fixed test runs after the timings
