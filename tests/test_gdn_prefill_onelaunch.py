@@ -5,10 +5,10 @@ Cases: empty sequences first, in the middle and alone, ragged tail chunks, sever
 without an initial state, a non-default scale, output tiles wider and narrower than the walk's, fp32 scratch.
 Outputs are pre-filled with NaN: every element must be written. Each case runs twice: the second call (the next
 epoch) must give the same results, and after each call the ticket and done counters must be back at zero (the last
-program to finish resets them; a counter left non-zero would hand the next call's programs the wrong roles). In the
-interpreter the roles run the same code as wy3h's three kernels, so the results must equal wy3h's bit for bit; on a
-GPU (one compiled kernel against three) within tf32 / bf16 rounding, and a call repeated 20 times must give the
-same bits every time (a missing wait would read scratch a call early and show as a difference).
+program to finish resets them; a counter left non-zero would hand the next call's programs the wrong roles). The
+roles run the same code as wy3h's three kernels, so the results must equal wy3h's bit for bit, in the interpreter
+and on a GPU (measured so on the H200), and on a GPU a call repeated 20 times must give the same bits every time (a
+missing wait would read scratch a call early and show as a difference).
 
 The kernels run in a subprocess with ``TRITON_INTERPRET=1`` set before triton is imported (as in
 tests/test_seeds.py); this file is also that subprocess's script: ``python tests/test_gdn_prefill_onelaunch.py
@@ -127,11 +127,10 @@ def _check(device: str) -> list[dict[str, Any]]:
         wy3h = _call(import_entry(_seed(WY3H, {"num_warps_h": params.get("num_warps", 4),
                                                "num_warps_o": params.get("num_warps", 4), **params})),
                      dev_inputs, lens, device)
-        if device == "cpu":  # the same code, role by role
-            checks["equals_wy3h"] = {"ok": bool(torch.equal(out, wy3h[0]) and torch.equal(state, wy3h[1]))}
-        else:  # one kernel against three: the dots may sum in another order
-            checks["out_vs_wy3h"] = fib_close(out, wy3h[0], 1e-2, 1e-2)
-            checks["state_vs_wy3h"] = fib_close(state, wy3h[1], 2e-3, 2e-3)
+        # the same code, role by role: equal bits in the interpreter and, as measured on the H200 (2026-12-05 call
+        # JA's first try: all five cases 0.0 apart), in one compiled kernel against wy3h's three
+        checks["equals_wy3h"] = {"ok": bool(torch.equal(out, wy3h[0]) and torch.equal(state, wy3h[1])),
+                                 "out_max_abs": float((out.float() - wy3h[0].float()).abs().max()) if sum(lens) else 0.0}
         results.append({"label": label, "ok": all(c["ok"] for c in checks.values()), **checks})
     entry = import_entry(_seed(ONE, {}))
     sys.modules[entry.__module__].PARAMS["C"] = 16  # outside the space (the seed refuses it there): run's own check
