@@ -138,6 +138,16 @@ def import_entry(sol: Any) -> Any:
     return getattr(import_entry_module(pkg, sol.spec.entry_file), sol.spec.entry_function)
 
 
+def seed_entry(seed_dir: Path, params: dict[str, Any]) -> Any:
+    """The seed's entry function at ``params`` over its defaults (keys outside its space dropped: one case's params
+    can serve seeds of different spaces), imported as the harness does."""
+    from kernelopt.generators.seeds import load_seed
+
+    seed = load_seed(seed_dir)
+    return import_entry(seed.instantiate({**seed.spec.defaults,
+                                          **{k: v for k, v in params.items() if k in seed.spec.space}}))
+
+
 def fib_close(out: Any, ref: Any, atol: float, rtol: float) -> dict[str, Any]:
     """FIB rule: an element fails iff abs > atol and rel > rtol; all must pass (and be finite)."""
     import torch

@@ -28,10 +28,10 @@ import pytest
 from operator_helpers import (
     fib_close,
     gdn_prefill_inputs,
-    import_entry,
     reference_run,
     run_kernel_script,
     run_on_gpu,
+    seed_entry,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -79,13 +79,6 @@ def test_onelaunch_matches_wy3h_and_reference_on_gpu() -> None:
 
 
 # --------------------------------------------------------------------------- subprocess side
-def _seed(name: str, params: dict[str, Any]) -> Any:
-    from kernelopt.generators.seeds import load_seed
-
-    seed = load_seed(SEEDS / name)
-    return seed.instantiate({**seed.spec.defaults, **{k: v for k, v in params.items() if k in seed.spec.space}})
-
-
 def _call(entry: Any, inputs: list[Any], lens: list[int], device: str) -> tuple[Any, Any]:
     import torch
 
@@ -114,7 +107,7 @@ def _check(device: str) -> list[dict[str, Any]]:
         inputs = gdn_prefill_inputs(torch.cumsum(torch.tensor([0, *lens], dtype=torch.int64), 0), opts, gen)
         ref_out, ref_state = reference(*inputs)
         dev_inputs = [x.to(device) if hasattr(x, "to") else x for x in inputs]
-        entry = import_entry(_seed(ONE, params))
+        entry = seed_entry(SEEDS / ONE, params)
         out, state = _call(entry, dev_inputs, lens, device)
         checks: dict[str, Any] = {"counters_zero": {"ok": sum(lens) == 0 or _counters_zero(entry, device)}}
         repeats = REPEATS_GPU if device != "cpu" else 1
@@ -124,15 +117,15 @@ def _check(device: str) -> list[dict[str, Any]]:
         checks["counters_zero_after"] = {"ok": sum(lens) == 0 or _counters_zero(entry, device)}
         checks["out_vs_reference"] = fib_close(out, ref_out, 1e-2, 1e-2)
         checks["state_vs_reference"] = fib_close(state, ref_state, 5e-3, 5e-3)
-        wy3h = _call(import_entry(_seed(WY3H, {"num_warps_h": params.get("num_warps", 4),
-                                               "num_warps_o": params.get("num_warps", 4), **params})),
+        wy3h = _call(seed_entry(SEEDS / WY3H, {"num_warps_h": params.get("num_warps", 4),
+                                               "num_warps_o": params.get("num_warps", 4), **params}),
                      dev_inputs, lens, device)
         # the same code, role by role: equal bits in the interpreter and, as measured on the H200 (2026-12-05 call
         # JA's first try: all five cases 0.0 apart), in one compiled kernel against wy3h's three
         checks["equals_wy3h"] = {"ok": bool(torch.equal(out, wy3h[0]) and torch.equal(state, wy3h[1])),
                                  "out_max_abs": float((out.float() - wy3h[0].float()).abs().max()) if sum(lens) else 0.0}
         results.append({"label": label, "ok": all(c["ok"] for c in checks.values()), **checks})
-    entry = import_entry(_seed(ONE, {}))
+    entry = seed_entry(SEEDS / ONE, {})
     sys.modules[entry.__module__].PARAMS["C"] = 16  # outside the space (the seed refuses it there): run's own check
     try:
         entry(*dev_inputs, *_call_buffers(lens, device))

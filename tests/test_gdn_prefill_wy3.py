@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import fib_close, gdn_prefill_inputs, import_entry, reference_run, run_kernel_script, run_on_gpu
+from operator_helpers import (
+    fib_close,
+    gdn_prefill_inputs,
+    reference_run,
+    run_kernel_script,
+    run_on_gpu,
+    seed_entry,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
@@ -62,11 +69,7 @@ def test_wy3_matches_reference_and_wy_on_gpu() -> None:
 # --------------------------------------------------------------------------- subprocess side
 def _entry(seed_name: str, params: dict[str, Any]):
     """The seed's ``run`` at ``params`` (over its defaults), imported as the harness does."""
-    from kernelopt.generators.seeds import load_seed
-
-    seed = load_seed(SEEDS / seed_name)
-    return import_entry(seed.instantiate({**seed.spec.defaults,
-                                          **{k: v for k, v in params.items() if k in seed.spec.space}}))
+    return seed_entry(SEEDS / seed_name, params)
 
 
 def _check(device: str) -> list[dict[str, Any]]:
