@@ -59,8 +59,8 @@ _EPOCH_LIMIT = 1 << 30  # flags restart (zeroed) before the int32 epoch could wr
 @triton.jit
 def _wait(flag_ptr, epoch, SLEEP_NS: tl.constexpr):
     """Spin until ``*flag_ptr`` holds ``epoch`` (acquire), then a CTA barrier: the flag's writer's stores are
-    visible to every thread after it. With SLEEP_NS > 0 (on a GPU) each failed poll sleeps (``nanosleep``) that long, so
-    waiting programs take fewer issue slots and atomics from the programs they wait on."""
+    visible to every thread after it. With SLEEP_NS > 0 (on a GPU) each failed poll sleeps (``nanosleep``) that
+    long, so waiting programs take fewer issue slots and atomics from the programs they wait on."""
     while tl.atomic_add(flag_ptr, 0, sem="acquire") < epoch:
         if SLEEP_NS > 0:
             tl.inline_asm_elementwise(f"nanosleep.u32 {SLEEP_NS}; mov.u32 $0, $1;", "=r,r", [epoch], dtype=tl.int32,
