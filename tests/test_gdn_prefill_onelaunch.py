@@ -79,11 +79,16 @@ def test_onelaunch_matches_wy3h_and_reference_on_gpu() -> None:
 
 
 # --------------------------------------------------------------------------- subprocess side
-def _call(entry: Any, inputs: list[Any], lens: list[int], device: str) -> tuple[Any, Any]:
+def _call_buffers(lens: list[int], device: str) -> tuple[Any, Any]:
+    """The output and new-state buffers of a call on sequences ``lens``, NaN-filled: every element must be written."""
     import torch
 
-    out = torch.full((sum(lens), 8, 128), float("nan"), dtype=torch.bfloat16, device=device)
-    new_state = torch.full((len(lens), 8, 128, 128), float("nan"), dtype=torch.float32, device=device)
+    return (torch.full((sum(lens), 8, 128), float("nan"), dtype=torch.bfloat16, device=device),
+            torch.full((len(lens), 8, 128, 128), float("nan"), dtype=torch.float32, device=device))
+
+
+def _call(entry: Any, inputs: list[Any], lens: list[int], device: str) -> tuple[Any, Any]:
+    out, new_state = _call_buffers(lens, device)
     entry(*inputs, out, new_state)
     return out.cpu(), new_state.cpu()
 
@@ -164,13 +169,6 @@ def _compiled() -> list[dict[str, Any]]:
                     "release": "atom.global.gpu.release.exch" in ptx, "cg_loads": ptx.count("ld.global.cg"),
                     "nanosleep": ptx.count("nanosleep")})
     return out
-
-
-def _call_buffers(lens: list[int], device: str) -> tuple[Any, Any]:
-    import torch
-
-    return (torch.empty((sum(lens), 8, 128), dtype=torch.bfloat16, device=device),
-            torch.empty((len(lens), 8, 128, 128), dtype=torch.float32, device=device))
 
 
 if __name__ == "__main__":
