@@ -79,11 +79,14 @@ def executor_kind(executor_cfg: Any, on_gpu: bool) -> str:
 def make_executor(executor_cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
     """Build the executor named by the config."""
     from kernelopt.executor import make_executor as _make
+    from kernelopt.executor.netns import DEFAULT_MODE as DEFAULT_NETWORK
+    from kernelopt.executor.netns import NETWORK_ENV
 
     e = _plain(executor_cfg)
     kind = executor_kind(executor_cfg, on_gpu)
     extra = {"address": e.get("address")} if kind == "ray" else {}  # Ray cluster to join (None: start one)
-    return _make(kind, devices=e.get("devices"), timeout_s=e.get("timeout_s"), **extra)
+    env = {NETWORK_ENV: str(e.get("network") or DEFAULT_NETWORK)}  # the workers' network sandbox
+    return _make(kind, devices=e.get("devices"), timeout_s=e.get("timeout_s"), env=env, **extra)
 
 
 def make_store(tracking_cfg: Any):  # type: ignore[no-untyped-def]

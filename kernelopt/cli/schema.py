@@ -58,6 +58,16 @@ class ExecutorKind(str, Enum):
     ray = "ray"
 
 
+class NetworkMode(str, Enum):
+    """Network sandbox of evaluation workers (:mod:`kernelopt.executor.netns`): ``isolated`` where the kernel
+    allows it (else the host network, with a warning and the reason recorded), ``required`` (refuse to evaluate
+    unisolated) or ``host``."""
+
+    isolated = "isolated"
+    required = "required"
+    host = "host"
+
+
 @dataclass
 class OperatorConf:
     """Which definition to work on and how to pick its workloads."""
@@ -157,6 +167,7 @@ class ExecutorConf:
     devices: list[int] | None = None
     timeout_s: float | None = None
     address: str | None = None
+    network: NetworkMode = NetworkMode.isolated
 
 
 @dataclass

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from kernelopt.data.records import EvalRequest, EvalResult
 from kernelopt.data.trace import EvaluationStatus
 from kernelopt.executor.logtail import DEFAULT_CAP, LogTail
+from kernelopt.executor.netns import warn_unisolated
 from kernelopt.executor.protocol import (
     FrameReader,
     FrameTimeout,
@@ -117,6 +118,7 @@ class WorkerProcess:
         self._reader = FrameReader(res_r)
         self._closed = False
         self.used = False
+        self.network = "unknown"  # the worker's network sandbox, from its READY frame
         self._handshake()
 
     # ------------------------------------------------------------ lifecycle
@@ -135,6 +137,8 @@ class WorkerProcess:
             raise WorkerStartError(f"worker for {self.spec.label} failed to start:\n"
                                    f"{frame.get('error', frame)}\n{self.log.current()}")
         self.log.segment(frame["mark"], timeout=0.5)  # startup chatter is dropped
+        self.network = str(frame.get("network") or "unknown")
+        warn_unisolated(self.network)
 
     def _dead(self) -> bool:
         return self.proc.poll() is not None

@@ -58,6 +58,7 @@ class CLIAgentGenerator(LLMGenerator):
 
     name = "cli_agent"
     default_command = ""
+    wall_clock_deadline = False  # ``_run`` bounds the agent's process by ``timeout_s`` itself
     keep_workspaces = False
     _executable: str | None = None  # set by the first executable() call
 

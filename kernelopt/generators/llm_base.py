@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,8 @@ from kernelopt.generators.parse import KeyInReplyError, NoCodeError, parse_respo
 from kernelopt.generators.prompt import Prompt, build_prompt
 
 MAX_RETRY_AFTER_S = 60.0  # the longest Retry-After honoured; longer ones are capped
+#: seconds past ``timeout_s`` before a request that is still receiving is abandoned (:class:`DeadlineError`)
+DEADLINE_GRACE_S = 5.0
 
 # USD per million (input, output) tokens; matched by the longest prefix of the model name.
 PRICES: dict[str, tuple[float, float]] = {
@@ -120,6 +123,38 @@ def unusable_status(exc: BaseException) -> int | None:
     return None
 
 
+class DeadlineError(TimeoutError):
+    """A request had no complete reply within ``timeout_s`` (+ :data:`DEADLINE_GRACE_S`) in total. The SDKs' own
+    timeout bounds each socket read, so a server that keeps sending a few bytes at a time never trips it; this is
+    the wall-clock bound. Retried like the SDKs' own timeouts."""
+
+
+def call_within(fn: Any, limit_s: float, what: str) -> Any:
+    """``fn()`` run on a daemon thread, abandoned after ``limit_s`` seconds (it ends on its own later: the SDK's read
+    timeout or the server closes the connection); its exception is re-raised here.
+
+    Raises:
+        DeadlineError: no result within ``limit_s``.
+    """
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="kernelopt-llm-request", daemon=True).start()
+    if not done.wait(limit_s):
+        raise DeadlineError(f"no complete reply within {limit_s:.0f} s from {what}")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 class NotACompletionError(RuntimeError):
     """The server answered 200 with a body that is not a JSON completion (an HTML page, an event stream)."""
 
@@ -197,7 +232,8 @@ class LLMGenerator:
     Args:
         seed: Campaign seed (recorded; sent where the backend supports it).
         model: Model name (backend default when ``None``).
-        temperature, max_tokens, timeout_s: Sampling and request limits.
+        temperature, max_tokens, timeout_s: Sampling and request limits (``timeout_s`` bounds an SDK request's whole
+            reply, :class:`DeadlineError`, and a CLI agent's whole run).
         max_retries: Retries after the first attempt on rate limits / server errors.
         base_url: API base URL override (proxies, local fake servers).
         backoff_s, max_backoff_s: Exponential backoff ``min(backoff_s * 2**i, max_backoff_s)``; a longer
@@ -208,6 +244,8 @@ class LLMGenerator:
 
     name = "llm"
     default_model: str | None = None
+    #: SDK requests run under a wall-clock deadline (:func:`call_within`); CLI agents bound their subprocess
+    wall_clock_deadline = True
 
     def __init__(self, seed: int = 0, model: str | None = None, temperature: float = 0.7, max_tokens: int = 8192,
                  timeout_s: float = 600.0, max_retries: int = 4, base_url: str | None = None,
@@ -247,12 +285,15 @@ class LLMGenerator:
         attempt = 0
         while True:
             try:
-                return self._request(prompt, ctx, index)
+                if not self.wall_clock_deadline:
+                    return self._request(prompt, ctx, index)
+                return call_within(lambda: self._request(prompt, ctx, index), self.timeout_s + DEADLINE_GRACE_S,
+                                   f"{self.name} ({self.base_url or 'default server'})")
             except Exception as exc:  # noqa: BLE001 - classified below, never swallowed silently
                 status = unusable_status(exc)
                 if status is not None:
                     raise UnusableError(scrub(f"generator unusable: {status} {self.describe(exc)}")) from None
-                if not self._retryable(exc):
+                if not (isinstance(exc, DeadlineError) or self._retryable(exc)):
                     raise GiveUpError(scrub(self.describe(exc))) from None
                 if attempt >= self.max_retries:
                     raise GiveUpError(scrub(f"gave up after {attempt + 1} attempts: {self.describe(exc)}")) from None
@@ -277,6 +318,9 @@ class LLMGenerator:
         cause = exc.__cause__
         if cause is not None and str(cause) and str(cause) not in msg:
             msg += f": {type(cause).__name__}: {cause}"
+        if getattr(exc, "status_code", None) == 404 and self.base_url:
+            msg += (f" (the server has no such route under base_url {self.base_url}: OpenAI-compatible servers "
+                    "usually want it to end in /v1; for anthropic give the server's root)")
         return msg
 
     def artifacts(self, prompt: Prompt, completion: Completion | None, error: str | None = None) -> dict[str, str]:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import sys
 from typing import Any
 
 import torch
+
+from kernelopt.executor.netns import STATUS_ENV as NETWORK_STATUS_ENV
 
 
 def _cpu_model() -> str:
@@ -77,8 +80,6 @@ def nvml_readings(index: int) -> dict[str, Any]:
 
 
 def _nvml_handle(pynvml: Any, index: int) -> Any:
-    import os
-
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible:
         ids = [v.strip() for v in visible.split(",") if v.strip()]
@@ -104,15 +105,21 @@ def _driver() -> str | None:
         return None
 
 
+def sandbox() -> dict[str, str]:
+    """The evaluating process's sandbox: ``network`` as the worker set it up (:mod:`kernelopt.executor.netns`)."""
+    return {"network": os.environ.get(NETWORK_STATUS_ENV) or "host (in-process evaluation, not a worker)"}
+
+
 def snapshot(device: str | torch.device = "cpu") -> dict[str, Any]:
     """Where an evaluation runs.
 
     Returns:
-        ``{hardware, device, device_index, libs{python, torch, cuda?, triton?, numpy, cupti?}, driver?,
+        ``{hardware, device, device_index, libs{python, torch, cuda?, triton?, numpy, cupti?}, sandbox{network},
+        driver?,
         gpu{sm_count, l2_bytes, capability, memory_bytes}?, before{sm_clock_mhz, temperature_c, ...}?}``.
     """
     dev = torch.device(device)
-    env: dict[str, Any] = {"device": str(dev), "libs": _libs()}
+    env: dict[str, Any] = {"device": str(dev), "libs": _libs(), "sandbox": sandbox()}
     if dev.type == "cuda" and torch.cuda.is_available():
         index = dev.index if dev.index is not None else torch.cuda.current_device()
         props = torch.cuda.get_device_properties(index)

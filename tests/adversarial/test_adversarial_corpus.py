@@ -66,8 +66,10 @@ def test_corpus_has_a_case_for_every_cheat_folder():
     from adversarial_helpers import CORPUS
 
     folders = {p.name for p in (CORPUS / "cheats").iterdir() if (p / "solution.json").is_file()}
-    # each of these has its own test below (a worker process, a latency comparison)
-    assert folders == set(CHEATS) | {"writes_operator_files", "self_restoring_clock", "patch_worker_wire"}
+    # each of these has its own test below (a worker process, a latency comparison) or in
+    # tests/executor/test_executor_network.py (network_exfiltration: a sink server beside a real worker)
+    assert folders == set(CHEATS) | {"writes_operator_files", "self_restoring_clock", "patch_worker_wire",
+                                     "network_exfiltration"}
     assert len(folders) >= 12
 
 

@@ -209,3 +209,38 @@ def test_rejected_credentials_make_the_generator_unusable(name: str, status: int
         assert g.propose(ctx()) == [] and len(server.requests) == 1  # nor in a later round
     first, later = take_log(g).failures
     assert first.reason.startswith(f"generator unusable: {status} ") and later.reason == first.reason
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_a_reply_that_trickles_in_is_abandoned_at_the_deadline(name: str, monkeypatch: pytest.MonkeyPatch):
+    """A proxy sending one byte every 0.2 s never trips the SDK's timeout (it bounds each read): the request used to
+    wait for the whole body (here ~5 min). Now timeout_s bounds the whole reply and the attempt is retried."""
+    import kernelopt.generators.llm_base as llm_base
+
+    monkeypatch.setattr(llm_base, "DEADLINE_GRACE_S", 0.5)
+    with FakeLLM(drip_s=0.2) as server:
+        g = gen(name, server, timeout_s=1.0, max_retries=1)
+        t0 = time.monotonic()
+        assert g.propose(ctx()) == []
+        elapsed = time.monotonic() - t0
+        assert len(server.requests) == 2  # the first attempt and one retry
+    (failure,) = take_log(g).failures
+    assert "gave up after 2 attempts" in failure.reason and "no complete reply within 2 s" in failure.reason
+    assert server.url in failure.reason, failure.reason
+    assert 2.5 < elapsed < 8, elapsed
+
+
+def test_anthropic_base_url_with_v1_reaches_the_messages_route():
+    """`…/v1` (the OpenAI habit) used to become /v1/v1/messages and a 404."""
+    with FakeLLM() as server:
+        g = make_generator("anthropic", base_url=server.url + "/v1/", model="claude-sonnet-4-6")
+        assert len(g.propose(ctx())) == 1
+    assert server.requests[0][0] == "/v1/messages"
+
+
+def test_a_404_names_the_base_url_and_the_likely_fix():
+    with FakeLLM() as server:
+        g = make_generator("openai", base_url=server.url + "/api", model="gpt-4o", max_retries=0)
+        assert g.propose(ctx()) == []
+    (failure,) = take_log(g).failures
+    assert "404" in failure.reason and f"no such route under base_url {server.url}/api" in failure.reason

@@ -1,0 +1,139 @@
+"""Network isolation of a worker process (REFERENCE §7: candidate code must not reach the network).
+
+A worker moves itself into a fresh Linux **network namespace** before it imports the harness or any candidate:
+inside it there is only a loopback interface (brought up, so code that talks to itself on 127.0.0.1 still works),
+no route out, and neither the host's loopback services (an MLflow server, a Ray head, a database) nor the internet
+can be reached. Abstract Unix sockets are per namespace too. Files, devices (the GPU), pipes and shared memory are
+untouched, so the harness works as before.
+
+How: ``unshare(CLONE_NEWNET)`` when the process may (root with ``CAP_SYS_ADMIN``); otherwise
+``unshare(CLONE_NEWUSER | CLONE_NEWNET)``, a user namespace that maps the process's own uid and gid onto
+themselves (unprivileged user namespaces; file permissions are unchanged). Both need a single-threaded process,
+which is why the worker does it first thing in ``main``.
+
+Modes (``executor.network``, passed to the worker as ``KERNELOPT_WORKER_NETWORK``):
+
+* ``isolated`` (default): isolate when the kernel allows it; when it does not (a container without user
+  namespaces, seccomp), run on the host network and say so;
+* ``required``: refuse to start a worker that cannot be isolated;
+* ``host``: no isolation (a harness target that needs the network).
+
+What the worker got is recorded in every evaluation's environment (``sandbox.network``) and in the worker's READY
+frame, so a campaign on a machine where isolation is unavailable says so instead of silently running unisolated.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import fcntl
+import logging
+import os
+import socket
+import struct
+
+#: requested mode, read by the worker
+NETWORK_ENV = "KERNELOPT_WORKER_NETWORK"
+#: what the worker got (``isolated (...)`` or ``host (...)``), read by the harness's environment snapshot
+STATUS_ENV = "KERNELOPT_WORKER_NETWORK_STATUS"
+MODES = ("isolated", "required", "host")
+DEFAULT_MODE = "isolated"
+
+_log = logging.getLogger(__name__)
+_WARNED: set[str] = set()
+
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+_SIOCSIFFLAGS = 0x8914
+_IFF_UP, _IFF_LOOPBACK, _IFF_RUNNING = 0x1, 0x8, 0x40
+
+
+class NetworkIsolationError(RuntimeError):
+    """``required`` isolation is not available here (the message says why)."""
+
+
+def _unshare(flags: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(ctypes.c_int(flags)) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="ascii") as fh:
+        fh.write(text)
+
+
+def _loopback_up() -> bool:
+    """Bring ``lo`` up inside the new namespace (best effort: isolation holds either way)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            fcntl.ioctl(s.fileno(), _SIOCSIFFLAGS,
+                        struct.pack("16sH22x", b"lo", _IFF_UP | _IFF_LOOPBACK | _IFF_RUNNING))
+        return True
+    except OSError:
+        return False
+
+
+def isolate() -> str:
+    """Move this process into a new network namespace; returns how (``net namespace`` or ``user+net namespace``).
+
+    Raises:
+        OSError: the kernel refused both ways (the error of the user-namespace attempt).
+    """
+    try:
+        _unshare(_CLONE_NEWNET)
+        how = "net namespace"
+    except OSError as first:
+        if first.errno not in (errno.EPERM, errno.EACCES, errno.EINVAL):
+            raise
+        uid, gid = os.getuid(), os.getgid()
+        _unshare(_CLONE_NEWUSER | _CLONE_NEWNET)
+        try:
+            _write("/proc/self/setgroups", "deny")
+        except FileNotFoundError:  # pragma: no cover - kernels before 3.19
+            pass
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+        how = "user+net namespace"
+    return how + ("" if _loopback_up() else ", loopback down")
+
+
+def apply(mode: str | None = None) -> str:
+    """Apply a network mode in this (single-threaded) process; returns the status string recorded with evaluations
+    and sets it in ``STATUS_ENV``. ``mode`` defaults to ``$KERNELOPT_WORKER_NETWORK``, else ``isolated``.
+
+    Raises:
+        ValueError: unknown mode. NetworkIsolationError: ``required`` and the kernel refused.
+    """
+    mode = (mode if mode is not None else os.environ.get(NETWORK_ENV) or DEFAULT_MODE).strip().lower()
+    if mode not in MODES:
+        raise ValueError(f"{NETWORK_ENV}={mode!r} is not a network mode; choose one of {', '.join(MODES)}")
+    if mode == "host":
+        status = "host (executor.network=host)"
+    else:
+        try:
+            status = f"isolated ({isolate()})"
+        except OSError as exc:
+            why = f"network isolation unavailable: unshare: {exc.strerror or exc}"
+            if mode == "required":
+                raise NetworkIsolationError(f"{why} (executor.network=required; use isolated to run unisolated "
+                                            "with a warning, or host)") from None
+            status = f"host ({why})"
+    os.environ[STATUS_ENV] = status
+    return status
+
+
+def is_isolated(status: str | None) -> bool:
+    """True for a status string of an isolated worker."""
+    return bool(status) and str(status).startswith("isolated")
+
+
+def warn_unisolated(status: str) -> None:
+    """Log once per process (and per reason) that workers run on the host network although isolation was asked
+    for; ``executor.network=host`` asked for it and is not warned about."""
+    if is_isolated(status) or "executor.network=host" in status or status in _WARNED:
+        return
+    _WARNED.add(status)
+    _log.warning("evaluation workers can reach the network: %s; set executor.network=required to refuse such "
+                 "workers", status)
