@@ -3,7 +3,7 @@
 For each wanted candidate a fresh workspace is made (:mod:`kernelopt.generators.workspace`), the
 agent is started there with a short instruction pointing at ``TASK.md`` and a wall-clock limit
 (``generator.timeout_s``), its stdout is archived as the transcript (``agent/transcript.json``
-on the candidate run), and the files it left in ``solution/`` become the candidate; when it wrote
+on the candidate run, at most :data:`TRANSCRIPT_CAP` bytes: head and tail), and the files it left in ``solution/`` become the candidate; when it wrote
 none, its final message is parsed like an SDK reply.
 
 * ``claude``: ``claude -p <instruction> --output-format json --max-turns N --permission-mode
@@ -39,6 +39,39 @@ INSTRUCTION = (
     "(it runs the official-aligned harness on solution/). Do not modify any other file. When done, "
     "reply with a one-paragraph summary."
 )
+
+
+#: bytes of an agent's stdout / stderr read back (its head and tail when longer: the final JSON result is its last
+#: line); what it printed beyond that is cut out of the middle, with a marker saying how much
+READ_CAP = 32 << 20
+#: bytes of the transcript archived on the candidate run (head and tail, the same way)
+TRANSCRIPT_CAP = 4 << 20
+
+
+def _around_cut(head: bytes, cut: int, tail: bytes) -> bytes:
+    return head + f"\n[... {cut} bytes cut by kernelopt ...]\n".encode() + tail
+
+
+def cut_middle(data: bytes, cap: int) -> bytes:
+    """``data`` when at most ``cap`` bytes, else its head and tail (``cap // 2`` each) around a marker."""
+    if len(data) <= cap:
+        return data
+    half = cap // 2
+    return _around_cut(data[:half], len(data) - 2 * half, data[-half:])
+
+
+def read_capped(path: Path, cap: int = READ_CAP) -> str:
+    """A file's text (UTF-8, undecodable bytes replaced), its middle cut out past ``cap`` bytes."""
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        if size <= cap:
+            data = fh.read()
+        else:
+            half = cap // 2
+            head = fh.read(half)
+            fh.seek(size - half)
+            data = _around_cut(head, size - 2 * half, fh.read(half))
+    return data.decode("utf-8", "replace")
 
 
 def _killpg(proc: subprocess.Popen) -> None:
@@ -98,27 +131,27 @@ class CLIAgentGenerator(LLMGenerator):
     def _run(self, argv: list[str], ws: Path) -> tuple[int, str, str]:
         """Run the agent in its own session, bounded by ``timeout_s``: (exit status, stdout, stderr). Its whole
         process group is killed when it returns, times out or anything interrupts the wait (Ctrl-C, SIGTERM as an
-        exception), so no child of the agent outlives the request.
+        exception), so no child of the agent outlives the request. Its output goes to files outside the workspace
+        (not pipes: a descendant that left the session cannot hold them open, and a chatty agent cannot fill
+        memory) and is read back capped at :data:`READ_CAP` bytes per stream (:func:`read_capped`).
 
         Raises:
             subprocess.TimeoutExpired: the time limit passed (``stdout`` holds what the agent printed).
         """
-        proc = subprocess.Popen(argv, cwd=ws, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, encoding="utf-8", errors="replace",
-                                start_new_session=True)
-        try:
+        with tempfile.TemporaryDirectory(prefix=f"kernelopt-{self.name}-out-") as tmp:
+            out_path, err_path = Path(tmp) / "stdout", Path(tmp) / "stderr"
+            with open(out_path, "wb") as out, open(err_path, "wb") as err:
+                proc = subprocess.Popen(argv, cwd=ws, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                        start_new_session=True)
             try:
-                stdout, stderr = proc.communicate(timeout=self.timeout_s)
-            except subprocess.TimeoutExpired:
-                _killpg(proc)
                 try:
-                    stdout, _ = proc.communicate(timeout=10)
-                except subprocess.TimeoutExpired:  # a descendant in another session holds the pipe
-                    stdout = ""
-                raise subprocess.TimeoutExpired(argv, self.timeout_s, output=stdout) from None
-            return proc.returncode, stdout, stderr
-        finally:
-            _killpg(proc)
+                    proc.wait(timeout=self.timeout_s)
+                except subprocess.TimeoutExpired:
+                    _killpg(proc)
+                    raise subprocess.TimeoutExpired(argv, self.timeout_s, output=read_capped(out_path)) from None
+                return proc.returncode, read_capped(out_path), read_capped(err_path)
+            finally:
+                _killpg(proc)
 
     def _request(self, prompt: Prompt, ctx: GenerationContext, index: int) -> Completion:
         ws = Path(tempfile.mkdtemp(prefix=f"kernelopt-{self.name}-"))
@@ -131,7 +164,8 @@ class CLIAgentGenerator(LLMGenerator):
                 if not files:
                     raise GiveUpError(f"{self.name}: no solution after the {self.timeout_s:.0f} s time limit") from None
                 out = exc.stdout.decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-                return Completion(text="", model=self.model, transcript=out, files=files)
+                return Completion(text="", model=self.model, files=files,
+                                  transcript=cut_middle(out.encode(), TRANSCRIPT_CAP).decode("utf-8", "replace"))
             text, tin, tout, cost = self.read_output(stdout)
             files = folder_files(ws / SOLUTION_DIR) or None
             if files and (ws / SOLUTION_DIR / "solution.json").is_file():
@@ -141,6 +175,7 @@ class CLIAgentGenerator(LLMGenerator):
             if returncode != 0 and not files:
                 raise GiveUpError(f"{self.name}: exit status {returncode}: {note or stderr.strip()[-500:]}")
             transcript = stdout + (f"\n--- stderr ---\n{stderr}" if stderr.strip() else "")
+            transcript = cut_middle(transcript.encode(), TRANSCRIPT_CAP).decode("utf-8", "replace")
             return Completion(text=text, model=self.model, input_tokens=tin, output_tokens=tout, cost_usd=cost,
                               transcript=transcript, files=files, stop_note=note)
         finally:

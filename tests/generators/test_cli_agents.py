@@ -203,3 +203,34 @@ def test_codex_turn_failed_message_is_quoted(agents: Path, monkeypatch: pytest.M
     assert g.propose(ctx()) == []
     reason = take_log(g).failures[0].reason
     assert 'exit status 1: codex turn.failed: "Quota exceeded. Check your plan"' in reason, reason
+
+
+@pytest.mark.parametrize("name", AGENTS)
+def test_a_chatty_agent_keeps_its_result_and_an_archived_transcript_within_the_cap(
+        agents: Path, monkeypatch: pytest.MonkeyPatch, name: str):
+    """10 MB of progress lines used to be held in memory whole and archived whole; the final result (claude: the last
+    line; codex: its events) and the usage still come through."""
+    from kernelopt.generators import cli_agents
+
+    monkeypatch.setenv("FAKE_AGENT_BEHAVIOUR", "chatty")
+    monkeypatch.setattr(cli_agents, "READ_CAP", 4 << 20)
+    monkeypatch.setattr(cli_agents, "TRANSCRIPT_CAP", 1 << 20)
+    g = make_generator(name, timeout_s=120)
+    (sol,) = g.propose(ctx())
+    log = take_log(g)
+    assert sol.source("kernel.py") == KERNEL and not log.failures
+    transcript = log.artifacts[sol.hash()]["agent/transcript.json"]
+    assert len(transcript.encode()) < (1 << 20) + 200 and "bytes cut by kernelopt" in transcript
+    assert transcript.startswith("progress ") if name == "claude_code" else "thread.started" in transcript
+    assert kernelopt_extra(sol)["usage"]["output_tokens"] == (40 if name == "claude_code" else 30)
+
+
+def test_cut_middle_and_read_capped(tmp_path: Path):
+    from kernelopt.generators.cli_agents import cut_middle, read_capped
+
+    assert cut_middle(b"abcdef", 6) == b"abcdef"
+    assert cut_middle(b"abcdefgh", 4) == b"ab\n[... 4 bytes cut by kernelopt ...]\ngh"
+    f = tmp_path / "out"
+    f.write_bytes(b"head-" + b"\xff" * 100 + b"-tail")
+    assert read_capped(f, 10) == "head-\n[... 100 bytes cut by kernelopt ...]\n-tail"
+    assert read_capped(f).startswith("head-\ufffd")
