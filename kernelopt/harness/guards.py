@@ -109,10 +109,17 @@ _BUILTINS = ("isinstance", "type", "len", "min", "max", "sum", "abs", "float", "
 _INHERITED = object()  # marks a class attribute that was not set on the class itself
 
 
-#: Tensor methods and operators references use (the public methods, and the arithmetic and indexing dunders)
-_TENSOR_METHODS = tuple(sorted({n for n in dir(torch.Tensor) if not n.startswith("_")} | {
-    f"__{op}__" for op in ("add", "sub", "mul", "truediv", "matmul", "pow", "neg", "getitem", "setitem", "radd",
-                           "rsub", "rmul", "rtruediv", "iadd", "isub", "imul", "itruediv", "lt", "le", "ge", "eq")}))
+#: Tensor methods and operators references and checks use (the public methods; the arithmetic, comparison, logical,
+#: indexing and conversion dunders: a patched ``__gt__`` or ``__bool__`` could turn a tolerance test around)
+_TENSOR_DUNDERS = (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "matmul", "pow", "neg", "abs", "invert",
+    "radd", "rsub", "rmul", "rtruediv", "rfloordiv", "rpow", "rmatmul",
+    "iadd", "isub", "imul", "itruediv", "and", "or", "xor", "rand", "ror", "rxor",
+    "lt", "le", "gt", "ge", "eq", "ne",
+    "getitem", "setitem", "bool", "float", "int", "index", "len", "iter", "contains", "array", "format",
+)
+_TENSOR_METHODS = tuple(sorted({n for n in dir(torch.Tensor) if not n.startswith("_")}
+                               | {f"__{op}__" for op in _TENSOR_DUNDERS if hasattr(torch.Tensor, f"__{op}__")}))
 
 
 def _ours(mod_name: str, mod: Any) -> bool:

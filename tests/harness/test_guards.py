@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import time
 
+import pytest
+
 import torch
 
 from kernelopt.harness.guards import INT_POISON, InputGuard, IntegrityGuard, output_problems, poison_
@@ -68,3 +70,24 @@ def test_integrity_guard_sees_replaced_timer_functions():
         assert "kernelopt.harness.correctness.error_stats" in g.tampered()
     finally:
         corr.error_stats = real_fn
+
+
+@pytest.mark.parametrize("dunder", ["__gt__", "__ne__", "__bool__", "__abs__", "__float__"])
+def test_integrity_guard_sees_patched_comparison_and_conversion_dunders(dunder):
+    """`torch.Tensor.__gt__` / `__ne__` were not watched: a candidate could patch them at import so that a check
+    like `(err > tol).any()` never fires; the guard names the patch and restores the inherited method."""
+    g = IntegrityGuard()
+    missing = object()
+    own = torch.Tensor.__dict__.get(dunder, missing)  # set on Tensor itself, or inherited from TensorBase
+    setattr(torch.Tensor, dunder, lambda self, *a: False)
+    try:
+        assert f"torch.Tensor.{dunder}" in g.tampered()
+        g.restore()
+        assert torch.Tensor.__dict__.get(dunder, missing) is own
+    finally:
+        if torch.Tensor.__dict__.get(dunder, missing) is not own:
+            if own is missing:
+                delattr(torch.Tensor, dunder)
+            else:
+                setattr(torch.Tensor, dunder, own)
+    assert g.tampered() == []
