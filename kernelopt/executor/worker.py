@@ -39,6 +39,7 @@ from kernelopt.executor.protocol import (
 )
 from kernelopt.executor import netns
 from kernelopt.executor.sandbox import apply_memory_limit
+from kernelopt.harness.processes import become_subreaper
 
 DEFAULT_TARGET = "kernelopt.harness.evaluate:evaluate"
 TARGET_ENV = "KERNELOPT_WORKER_TARGET"
@@ -187,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         network, network_error = netns.apply(), None
     except (ValueError, netns.NetworkIsolationError) as exc:
         network, network_error = None, str(exc)
+
+    become_subreaper()  # a candidate's orphans come to this worker, where the harness finds the escaped ones
 
     global _SCRATCH
     _SCRATCH = os.getcwd()

@@ -35,7 +35,7 @@ from kernelopt.data.definition import Definition
 from kernelopt.data.records import EvalRequest, EvalResult, HarnessSettings, WorkloadResult
 from kernelopt.data.trace import EvaluationStatus as S
 from kernelopt.data.workload import Workload
-from kernelopt.harness import environment, protected_files, reference_times, static_policy
+from kernelopt.harness import environment, processes, protected_files, reference_times, static_policy
 from kernelopt.harness.builders import BuildError, build
 from kernelopt.harness.cupti_timer import official_span
 from kernelopt.harness.evaluators import Evaluator, OutputFormatError, select_evaluator
@@ -460,6 +460,12 @@ def evaluate(request: EvalRequest, device: str = "cpu") -> EvalResult:
                 if written:
                     res = res.model_copy(update={"status": S.REJECTED, "log": _tail(
                         res.log + f"\nREJECTED: wrote to protected files: {written[:5]}")})
+                escaped = processes.escaped()
+                if escaped:  # killed now: the executor's killpg would never reach them
+                    killed = processes.describe(processes.kill_escaped(escaped))
+                    res = res.model_copy(update={"status": S.REJECTED, "latency": None, "log": _tail(
+                        res.log + f"\nREJECTED: left processes running outside the worker's process group "
+                                  f"(killed): {killed}")})
                 if request.profile and res.passed and not written:
                     profiles[w.uuid] = run.profile(request)
                 results.append(res)

@@ -7,8 +7,11 @@ the real ``cpu`` executor. Tiny settings: warmup 1, iterations 3, trials 2, no r
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import time
+from pathlib import Path
 
 import pytest
 from adversarial_helpers import DEVICE, corpus_solution, request_for
@@ -69,7 +72,7 @@ def test_corpus_has_a_case_for_every_cheat_folder():
     # each of these has its own test below (a worker process, a latency comparison) or in
     # tests/executor/test_executor_network.py (network_exfiltration: a sink server beside a real worker)
     assert folders == set(CHEATS) | {"writes_operator_files", "self_restoring_clock", "patch_worker_wire",
-                                     "network_exfiltration"}
+                                     "network_exfiltration", "setsid_daemon"}
     assert len(folders) >= 12
 
 
@@ -145,6 +148,36 @@ def test_a_patched_worker_result_wire_is_rejected_through_the_real_worker():
                                           request_for(corpus_solution("honest", "py_dps"), (1,))])
     assert cheat.results[0].status == S.REJECTED and "result_to_wire" in cheat.results[0].log, cheat.results[0].log
     assert honest.results[0].status == S.PASSED and honest.results[0].latency.mean_ms > 1e-3
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_daemon_in_its_own_session_is_killed_and_rejected(tmp_path):
+    """Through a real worker (a child subreaper): the daemon double-forked into a new session used to outlive the
+    worker and the executor (killpg takes the worker's group only); now the workload is REJECTED and the daemon is
+    dead before the next candidate runs, which passes in the same worker."""
+    from kernelopt.executor import CpuExecutor
+
+    pidfile = tmp_path / "daemon.pid"
+    with CpuExecutor(env={"KERNELOPT_CACHE_DIR": str(tmp_path / "builds"), "ADV_PIDFILE": str(pidfile)}) as ex:
+        cheat = ex.evaluate_many([request_for(corpus_solution("cheats", "setsid_daemon"), (1,))])[0]
+        pid = int(pidfile.read_text())
+        daemon_alive = _alive(pid)
+        honest = ex.evaluate_many([request_for(corpus_solution("honest", "py_dps"), (1,))])[0]
+    try:
+        _check(cheat, S.REJECTED, ("left processes running outside the worker's process group", f"pid {pid} (sleep)"))
+        assert cheat.results[0].latency is None
+        assert not daemon_alive
+        _check(honest, S.PASSED, ())
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_writes_to_operator_files_are_rejected(tmp_path, monkeypatch):
