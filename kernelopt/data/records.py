@@ -60,7 +60,8 @@ class HarnessSettings(Record):
     seed: int = 0
     device: str = "auto"
     # Anti-cheat guards (REFERENCE §7; kernelopt.harness.guards / replay / static_policy).
-    recheck_outputs: bool = True  # outputs of the last timed call compared with the reference again
+    recheck_outputs: bool = True  # outputs of the last timed call and of a random earlier one compared with the
+    # reference again
     check_threads: bool = True  # Python threads a call leaves running -> REJECTED
     same_address_probe: bool = True  # one extra call: new values written into the same input tensors
     replay_check: bool = False  # second timing pass with fresh inputs every timed iteration

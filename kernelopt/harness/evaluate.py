@@ -12,8 +12,8 @@ Anti-cheat hooks (REFERENCE §7; settings in :class:`HarnessSettings`): the stat
 the build (``static_policy``); harness-integrity snapshot taken at import, checked after the build
 and every call, and restored (``IntegrityGuard``); protected-file fingerprints before the build and
 after every workload (``protect_files``); threads left running by a call (``check_threads``); the
-same-address probe after the trials (``same_address_probe``); the outputs of the last timed call
-re-checked (``recheck_outputs``); the optional fresh-input timing pass (``replay_check``); the
+same-address probe after the trials (``same_address_probe``); the outputs of the last timed call and of
+one timed call drawn at random re-checked (``recheck_outputs``); the optional fresh-input timing pass (``replay_check``); the
 optional tighter precision probe (``precision_probe``); the roofline floor on CUDA (``roofline_floor``).
 """
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import random
 import signal
 import threading
 import time
@@ -105,6 +106,31 @@ def _phase(phases: dict[str, float], name: str):
         yield
     finally:
         phases[name] = round(phases.get(name, 0.0) + time.perf_counter() - t0, 4)
+
+
+class _SpotCheck:
+    """``between`` hook of :func:`time_callable`: copies the outputs of one timed call chosen at random (not the
+    last: that one is re-checked anyway) right after it, before the next call's L2 flush, for the re-check."""
+
+    _rng = random.SystemRandom()  # not from the run's seed: a candidate cannot tell which call is checked
+
+    def __init__(self, run: Any, outs: list[Any], last: LastValue) -> None:
+        self.run, self.dps_outs, self.last = run, outs, last
+        self.at = self._rng.randrange(run.settings.iterations - 1)
+        self.outs: list[Any] | None = None
+        self.error = ""
+
+    def __call__(self, i: int) -> None:
+        if i != self.at + 1:
+            return
+        self.run._sync()
+        try:
+            got = self.dps_outs if self.run.dps else self.run.evaluator.normalize(
+                self.run.definition, self.last.value, self.run.device)
+        except OutputFormatError as exc:
+            self.error = str(exc)
+            return
+        self.outs = [o.clone() if isinstance(o, torch.Tensor) else o for o in got]
 
 
 @dataclass
@@ -254,9 +280,13 @@ class _Run(GuardedRun):
             last = LastValue(self.fn)
             threads = ThreadWatch(self.solution_threads)
             records: dict[str, Any] = {}
+            # a random timed call's outputs are kept too (copied between calls, outside the timed windows): the
+            # last call's re-check alone passed a kernel that computes only on the call it can tell is the last
+            spot = _SpotCheck(self, outs, last) if s.recheck_outputs and s.iterations >= 2 else None
             try:
                 with _captured(self.log):
-                    times, timer = time_callable(last, [*inputs.values(), *outs], **kw, records=records)
+                    times, timer = time_callable(last, [*inputs.values(), *outs], **kw, records=records,
+                                                 between=spot)
             except BaseException as exc:  # a candidate's SystemExit and KeyboardInterrupt too
                 if _user_interrupt(exc):
                     raise
@@ -271,6 +301,11 @@ class _Run(GuardedRun):
                 except OutputFormatError as exc:
                     raise _Stop(S.REJECTED, f"output of the last timed call: {exc}") from None
                 self._compare(guard.copies, final, self.refs[t], f"re-check of the last timed call (trial {t})")
+                if spot is not None and spot.error:
+                    raise _Stop(S.REJECTED, f"output of timed call {spot.at + 1} of {s.iterations}: {spot.error}")
+                if spot is not None and spot.outs is not None:
+                    self._compare(guard.copies, spot.outs, self.refs[t],
+                                  f"re-check of timed call {spot.at + 1} of {s.iterations} (trial {t})")
             if s.replay_check:
                 fresh_ms.append(self._fresh_pass(inputs, guard, outs, timer, t))
             sol.append(times)

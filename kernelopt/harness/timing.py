@@ -70,7 +70,8 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
                   flush_l2: bool = True, cupti_max_call_ms: float = 0.0,
                   cupti_persistent: bool = True, budget_s: float = 0.0,
                   notes: list[str] | None = None,
-                  records: dict[str, Any] | None = None) -> tuple[list[float], TimerName]:
+                  records: dict[str, Any] | None = None,
+                  between: Callable[[int], Any] | None = None) -> tuple[list[float], TimerName]:
     """Time ``fn(*args)``; returns per-iteration milliseconds and the timer that ran.
 
     Args:
@@ -86,6 +87,9 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
             to ``cuda_event`` (returned as the timer that ran); 0 = never.
         records: With the ``cupti`` timer, receives its raw records (see
             :func:`~kernelopt.harness.cupti_timer.time_with_cupti`); untouched by the other timers.
+        between: Called outside the timed window with ``i`` before timed call ``i`` (before its L2 flush) and
+            with ``iterations`` after the last one: where the harness looks at a timed call's outputs (the
+            re-check of a random timed call) without timing the look.
 
     Raises:
         TimingError: Timer unavailable, or CUPTI saw no / inconsistent kernels.
@@ -118,10 +122,14 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
         for _ in range(warmup):
             fn(*args)
         times = []
-        for _ in range(iterations):
+        for i in range(iterations):
+            if between is not None:
+                between(i)
             t0 = clock()
             fn(*args)
             times.append((clock() - t0) * 1e3)
+        if between is not None:
+            between(iterations)
         return times, name
 
     with torch.cuda.device(dev):
@@ -143,27 +151,45 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
             fastest = min(fastest, clock() - t)
         if name == "cupti" and cupti_max_call_ms and fastest * 1e3 > cupti_max_call_ms:
             name = "cuda_event"
+        pre = _before_each(flush, between)
         if name == "cupti":
-            return time_with_cupti(lambda: fn(*args), iterations, flush, sync, cupti_persistent, records), name
-        if name == "cpu_wall":
+            times = time_with_cupti(lambda: fn(*args), iterations, pre, sync, cupti_persistent, records)
+        elif name == "cpu_wall":
             times = []
             for _ in range(iterations):
-                if flush is not None:
-                    flush()
+                if pre is not None:
+                    pre()
                 sync()
                 t0 = clock()
                 fn(*args)
                 sync()
                 times.append((clock() - t0) * 1e3)
-            return times, name
-        times = []
-        for _ in range(iterations):
-            start, end = event(enable_timing=True), event(enable_timing=True)
-            if flush is not None:
-                flush()
-            record(start)
-            fn(*args)
-            record(end)
-            event_sync(end)
-            times.append(elapsed(start, end))
+        else:
+            times = []
+            for _ in range(iterations):
+                start, end = event(enable_timing=True), event(enable_timing=True)
+                if pre is not None:
+                    pre()
+                record(start)
+                fn(*args)
+                record(end)
+                event_sync(end)
+                times.append(elapsed(start, end))
+        if between is not None:
+            between(iterations)
         return times, name
+
+
+def _before_each(flush: Callable[[], Any] | None, between: Callable[[int], Any] | None) -> Callable[[], Any] | None:
+    """What runs before each timed call, outside its window: ``between(i)`` (``i`` counting the timed calls), then
+    the L2 flush."""
+    if between is None:
+        return flush
+    count = [0]
+
+    def pre() -> None:
+        between(count[0])
+        count[0] += 1
+        if flush is not None:
+            flush()
+    return pre

@@ -26,6 +26,7 @@ CHEATS: dict[str, tuple[S, tuple[str, ...], dict, tuple[int, ...]]] = {
     "object_id_cache": (S.REJECTED, ("same-address probe",), {}, (1,)),
     "stale_buffer": (S.INCORRECT_NUMERICAL, ("trial 1",), {}, (1,)),
     "garbage_when_warm": (S.REJECTED, ("re-check of the last timed call",), {}, (1,)),
+    "correct_only_last": (S.REJECTED, ("re-check of timed call ", " of 3 (trial 0)"), {}, (1,)),
     "deferred_thread": (S.REJECTED, ("spawned threads during timing",), {}, (1,)),
     "pool_worker": (S.REJECTED, ("threads the solution started earlier worked during timing",), {}, (1,)),
     "lazy_subclass": (S.REJECTED, ("not a plain torch.Tensor",), {}, (1,)),
@@ -105,6 +106,14 @@ def test_garbage_when_warm_passes_without_the_recheck():
     sol = corpus_solution("cheats", "garbage_when_warm")
     res = evaluate(request_for(sol, (1,), recheck_outputs=False), device=DEVICE)
     assert res.results[0].status == S.PASSED
+
+
+def test_correct_only_last_passes_without_the_recheck_and_was_missed_by_the_last_call_alone():
+    """Documents the gap the random timed call closes: without re-checks it passes, and it is right on the last
+    timed call (what the re-check used to look at); its mean latency is then a wrong answer's."""
+    sol = corpus_solution("cheats", "correct_only_last")
+    res = evaluate(request_for(sol, (1,), recheck_outputs=False), device=DEVICE)
+    assert res.results[0].status == S.PASSED, res.results[0].log
 
 
 def test_harness_is_restored_after_tampering():

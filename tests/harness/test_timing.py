@@ -17,6 +17,14 @@ def test_cpu_sequence_is_untimed_call_warmup_then_timed():
     assert calls == [(1, 2)] * 7  # 1 untimed + 2 warm-up + 4 timed, same arguments every time
 
 
+def test_between_runs_before_each_timed_call_and_after_the_last():
+    seq = []
+    times, _ = time_callable(lambda: seq.append("call"), [], warmup=1, iterations=3, device="cpu",
+                             between=seq.append)
+    assert len(times) == 3
+    assert seq == ["call", "call", 0, "call", 1, "call", 2, "call", 3]  # untimed, warm-up, then the hooks
+
+
 def test_timer_resolution_on_cpu():
     assert resolve_timer("auto", torch.device("cpu")) == "cpu_wall"
     with pytest.raises(TimingError, match="needs a CUDA device"):
@@ -180,3 +188,28 @@ def test_a_slow_call_is_timed_within_the_budget_without_an_extra_call():
     assert notes and "warmup=1" in notes[0] and "0.2 s budget" in notes[0]
     quick, _ = time_callable(lambda: None, [], warmup=2, iterations=5, device="cpu", budget_s=0.2, notes=notes)
     assert len(quick) == 5 and len(notes) == 1  # within budget: official counts, no note
+
+
+@pytest.mark.gpu
+@gpu
+@pytest.mark.parametrize("timer", ["cuda_event", "cupti", "cpu_wall"])
+def test_between_is_outside_the_timed_windows_on_the_gpu(timer):
+    """A 256 MB copy in the hook must not show in the timed calls (a tiny kernel each) nor change cupti's
+    kernel set per call."""
+    from kernelopt.harness.cupti_timer import cupti_available
+
+    if timer == "cupti" and not cupti_available():
+        pytest.skip("cupti-python >= 13 not installed")
+    x = torch.ones(1024, device="cuda")
+    big = torch.empty(64 * 1024 * 1024, device="cuda")
+    seen = []
+
+    def hook(i):
+        seen.append(i)
+        big.clone()
+
+    plain, _ = time_callable(lambda a: a.add_(1), [x], warmup=2, iterations=10, device="cuda", timer=timer)
+    hooked, _ = time_callable(lambda a: a.add_(1), [x], warmup=2, iterations=10, device="cuda", timer=timer,
+                              between=hook)
+    assert seen == list(range(11))
+    assert sorted(hooked)[5] < 3 * sorted(plain)[5] + 0.02, (hooked, plain)
