@@ -74,6 +74,12 @@ def read_capped(path: Path, cap: int = READ_CAP) -> str:
     return data.decode("utf-8", "replace")
 
 
+def transcript_of(stdout: str, stderr: str = "") -> str:
+    """The archived transcript: stdout, then stderr when it holds anything, at most :data:`TRANSCRIPT_CAP` bytes."""
+    text = stdout + (f"\n--- stderr ---\n{stderr}" if stderr.strip() else "")
+    return cut_middle(text.encode(), TRANSCRIPT_CAP).decode("utf-8", "replace")
+
+
 def _killpg(proc: subprocess.Popen) -> None:
     """SIGKILL the process group ``proc`` leads (started with ``start_new_session``), then reap ``proc``."""
     try:
@@ -163,9 +169,7 @@ class CLIAgentGenerator(LLMGenerator):
                 files = folder_files(ws / SOLUTION_DIR)
                 if not files:
                     raise GiveUpError(f"{self.name}: no solution after the {self.timeout_s:.0f} s time limit") from None
-                out = exc.stdout.decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-                return Completion(text="", model=self.model, files=files,
-                                  transcript=cut_middle(out.encode(), TRANSCRIPT_CAP).decode("utf-8", "replace"))
+                return Completion(text="", model=self.model, files=files, transcript=transcript_of(exc.stdout or ""))
             text, tin, tout, cost = self.read_output(stdout)
             files = folder_files(ws / SOLUTION_DIR) or None
             if files and (ws / SOLUTION_DIR / "solution.json").is_file():
@@ -174,10 +178,8 @@ class CLIAgentGenerator(LLMGenerator):
             note = self.stop_note(stdout)
             if returncode != 0 and not files:
                 raise GiveUpError(f"{self.name}: exit status {returncode}: {note or stderr.strip()[-500:]}")
-            transcript = stdout + (f"\n--- stderr ---\n{stderr}" if stderr.strip() else "")
-            transcript = cut_middle(transcript.encode(), TRANSCRIPT_CAP).decode("utf-8", "replace")
             return Completion(text=text, model=self.model, input_tokens=tin, output_tokens=tout, cost_usd=cost,
-                              transcript=transcript, files=files, stop_note=note)
+                              transcript=transcript_of(stdout, stderr), files=files, stop_note=note)
         finally:
             if not self.keep_workspaces:
                 shutil.rmtree(ws, ignore_errors=True)

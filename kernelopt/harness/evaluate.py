@@ -13,8 +13,9 @@ the build (``static_policy``); harness-integrity snapshot taken at import, check
 and every call, and restored (``IntegrityGuard``); protected-file fingerprints before the build and
 after every workload (``protect_files``); threads left running by a call (``check_threads``); the
 same-address probe after the trials (``same_address_probe``); the outputs of the last timed call and of
-one timed call drawn at random re-checked (``recheck_outputs``); the optional fresh-input timing pass (``replay_check``); the
-optional tighter precision probe (``precision_probe``); the roofline floor on CUDA (``roofline_floor``).
+one timed call drawn at random re-checked (``recheck_outputs``); the optional fresh-input timing pass
+(``replay_check``); the optional tighter precision probe (``precision_probe``); the roofline floor on CUDA
+(``roofline_floor``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from kernelopt.data.definition import Definition
 from kernelopt.data.records import EvalRequest, EvalResult, HarnessSettings, WorkloadResult
 from kernelopt.data.trace import EvaluationStatus as S
 from kernelopt.data.workload import Workload
-from kernelopt.harness import environment, processes, protected_files, reference_times, static_policy
+from kernelopt.harness import environment, processes, protected_files, reference_times, replay, static_policy
 from kernelopt.harness.builders import BuildError, build
 from kernelopt.harness.cupti_timer import official_span
 from kernelopt.harness.evaluators import Evaluator, OutputFormatError, select_evaluator
@@ -117,20 +118,14 @@ class _SpotCheck:
     def __init__(self, run: Any, outs: list[Any], last: LastValue) -> None:
         self.run, self.dps_outs, self.last = run, outs, last
         self.at = self._rng.randrange(run.settings.iterations - 1)
-        self.outs: list[Any] | None = None
-        self.error = ""
+        self.value: Any = None  # DPS: the output tensors; else the returned value (copies)
+        self.taken = False
 
     def __call__(self, i: int) -> None:
-        if i != self.at + 1:
-            return
-        self.run._sync()
-        try:
-            got = self.dps_outs if self.run.dps else self.run.evaluator.normalize(
-                self.run.definition, self.last.value, self.run.device)
-        except OutputFormatError as exc:
-            self.error = str(exc)
-            return
-        self.outs = [o.clone() if isinstance(o, torch.Tensor) else o for o in got]
+        if i == self.at + 1:
+            self.run._sync()
+            self.value = replay.snapshot(self.dps_outs if self.run.dps else self.last.value)
+            self.taken = True
 
 
 @dataclass
@@ -296,16 +291,12 @@ class _Run(GuardedRun):
             self._guard_after_call(guard, inputs, "during timing", threads, timed=True)
             if s.recheck_outputs:
                 self._sync()  # device-wide: work left on side streams must be finished to be judged
-                try:
-                    final = outs if self.dps else self.evaluator.normalize(self.definition, last.value, self.device)
-                except OutputFormatError as exc:
-                    raise _Stop(S.REJECTED, f"output of the last timed call: {exc}") from None
-                self._compare(guard.copies, final, self.refs[t], f"re-check of the last timed call (trial {t})")
-                if spot is not None and spot.error:
-                    raise _Stop(S.REJECTED, f"output of timed call {spot.at + 1} of {s.iterations}: {spot.error}")
-                if spot is not None and spot.outs is not None:
-                    self._compare(guard.copies, spot.outs, self.refs[t],
-                                  f"re-check of timed call {spot.at + 1} of {s.iterations} (trial {t})")
+                checks = [("the last timed call", outs if self.dps else last.value)]
+                if spot is not None and spot.taken:
+                    checks.append((f"timed call {spot.at + 1} of {s.iterations}", spot.value))
+                for which, value in checks:
+                    self._check_value(guard.copies, value, self.refs[t], f"re-check of {which} (trial {t})",
+                                      f"output of {which}")
             if s.replay_check:
                 fresh_ms.append(self._fresh_pass(inputs, guard, outs, timer, t))
             sol.append(times)

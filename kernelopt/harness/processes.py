@@ -14,6 +14,7 @@ A daemon that stays in the worker's process group is not caught here: it dies wi
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -91,11 +92,10 @@ def kill_escaped(found: list[tuple[int, str]], rounds: int = 5) -> list[tuple[in
         if not found:
             break
         for pid, _comm in found:
-            for kill in (lambda: os.killpg(os.getpgid(pid), signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-                try:
-                    kill()
-                except OSError:
-                    pass
+            with contextlib.suppress(OSError):  # its group first: what it started there
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 2.0
         pending = {pid for pid, _ in found}
         while pending and time.monotonic() < deadline:

@@ -51,13 +51,14 @@ def fresh_set_count(iterations: int, one_set_bytes: int) -> int:
     return max(2, min(iterations, fit))
 
 
-def _snapshot(value: Any) -> Any:
+def snapshot(value: Any) -> Any:
+    """A copy of a call's outputs (a tensor, or lists / tuples / dicts of them) that later calls cannot overwrite."""
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
     if isinstance(value, (list, tuple)):
-        return type(value)(_snapshot(v) for v in value)
+        return type(value)(snapshot(v) for v in value)
     if isinstance(value, dict):
-        return {k: _snapshot(v) for k, v in value.items()}
+        return {k: snapshot(v) for k, v in value.items()}
     return value
 
 
@@ -88,7 +89,7 @@ def fresh_input_pass(fn: Callable[..., Any], inputs: dict[str, Any], sets: Seque
 
     def collect() -> None:
         if "value" in last:
-            res.outputs.append(_snapshot(list(outs) if outs else last.pop("value")))
+            res.outputs.append(snapshot(list(outs) if outs else last.pop("value")))
             last.pop("value", None)
 
     def prepare(i: int) -> None:

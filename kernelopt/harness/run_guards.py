@@ -134,6 +134,16 @@ class GuardedRun:
         if v.status is not None:
             raise Stop(S.REJECTED, f"{what}: {v.status.value}: {v.message}")
 
+    def _check_value(self, guard_inputs: dict[str, Any], value: Any, refs: list[Any], what: str,
+                     where: str) -> None:
+        """A call's outputs (DPS: the output tensors; else its returned value, normalised) against the reference
+        (:meth:`_compare`, naming ``what``); a returned value of the wrong form is REJECTED naming ``where``."""
+        try:
+            final = value if self.dps else self.evaluator.normalize(self.definition, value, self.device)
+        except OutputFormatError as exc:
+            raise Stop(S.REJECTED, f"{where}: {exc}") from None
+        self._compare(guard_inputs, final, refs, what)
+
     def _same_address_probe(self, inputs: dict[str, Any], guard: InputGuard) -> None:
         """New values written into the last trial's input tensors, one call, compared, restored."""
         seed = self.settings.seed + self.settings.trials + 7919
@@ -171,12 +181,8 @@ class GuardedRun:
             if k not in refs:
                 g = InputGuard(sets[k])
                 refs[k] = (g.copies, self._reference(g))
-            try:
-                final = value if self.dps else self.evaluator.normalize(self.definition, value, self.device)
-            except OutputFormatError as exc:
-                raise Stop(S.REJECTED, f"fresh-input call {i}: {exc}") from None
-            self._compare(refs[k][0], final, refs[k][1], f"replay: fresh-input call {i} of trial {t} (outputs "
-                          "cached across calls?)")
+            self._check_value(refs[k][0], value, refs[k][1], f"replay: fresh-input call {i} of trial {t} (outputs "
+                              "cached across calls?)", f"fresh-input call {i}")
         return res.times_ms
 
     def _roofline(self, mean_ms: float) -> None:
