@@ -81,11 +81,14 @@ def make_executor(executor_cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-d
     from kernelopt.executor import make_executor as _make
     from kernelopt.executor.netns import DEFAULT_MODE as DEFAULT_NETWORK
     from kernelopt.executor.netns import NETWORK_ENV
+    from kernelopt.executor.readonly_mounts import DEFAULT_MODE as DEFAULT_FILES
+    from kernelopt.executor.readonly_mounts import FILES_ENV
 
     e = _plain(executor_cfg)
     kind = executor_kind(executor_cfg, on_gpu)
     extra = {"address": e.get("address")} if kind == "ray" else {}  # Ray cluster to join (None: start one)
-    env = {NETWORK_ENV: str(e.get("network") or DEFAULT_NETWORK)}  # the workers' network sandbox
+    env = {NETWORK_ENV: str(e.get("network") or DEFAULT_NETWORK),  # the workers' network sandbox
+           FILES_ENV: str(e.get("files") or DEFAULT_FILES)}  # and read-only checkout
     return _make(kind, devices=e.get("devices"), timeout_s=e.get("timeout_s"), env=env, **extra)
 
 

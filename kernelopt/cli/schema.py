@@ -68,6 +68,16 @@ class NetworkMode(str, Enum):
     host = "host"
 
 
+class FilesMode(str, Enum):
+    """Read-only mounts of evaluation workers (:mod:`kernelopt.executor.readonly_mounts`): ``readonly`` where the
+    kernel allows it (else writable, with a warning and the reason recorded; writes are still detected),
+    ``required`` (refuse to evaluate without) or ``writable``."""
+
+    readonly = "readonly"
+    required = "required"
+    writable = "writable"
+
+
 @dataclass
 class OperatorConf:
     """Which definition to work on and how to pick its workloads."""
@@ -168,6 +178,7 @@ class ExecutorConf:
     timeout_s: float | None = None
     address: str | None = None
     network: NetworkMode = NetworkMode.isolated
+    files: FilesMode = FilesMode.readonly
 
 
 @dataclass

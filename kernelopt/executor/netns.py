@@ -24,13 +24,13 @@ frame, so a campaign on a machine where isolation is unavailable says so instead
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import fcntl
-import logging
 import os
 import socket
 import struct
+
+from kernelopt.executor.namespaces import CLONE_NEWNET, unshare, unshare_user, warn_once
 
 #: requested mode, read by the worker
 NETWORK_ENV = "KERNELOPT_WORKER_NETWORK"
@@ -39,29 +39,13 @@ STATUS_ENV = "KERNELOPT_WORKER_NETWORK_STATUS"
 MODES = ("isolated", "required", "host")
 DEFAULT_MODE = "isolated"
 
-_log = logging.getLogger(__name__)
-_WARNED: set[str] = set()
 
-_CLONE_NEWUSER = 0x10000000
-_CLONE_NEWNET = 0x40000000
 _SIOCSIFFLAGS = 0x8914
 _IFF_UP, _IFF_LOOPBACK, _IFF_RUNNING = 0x1, 0x8, 0x40
 
 
 class NetworkIsolationError(RuntimeError):
     """``required`` isolation is not available here (the message says why)."""
-
-
-def _unshare(flags: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(ctypes.c_int(flags)) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-
-
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="ascii") as fh:
-        fh.write(text)
 
 
 def _loopback_up() -> bool:
@@ -82,19 +66,12 @@ def isolate() -> str:
         OSError: the kernel refused both ways (the error of the user-namespace attempt).
     """
     try:
-        _unshare(_CLONE_NEWNET)
+        unshare(CLONE_NEWNET)
         how = "net namespace"
     except OSError as first:
         if first.errno not in (errno.EPERM, errno.EACCES, errno.EINVAL):
             raise
-        uid, gid = os.getuid(), os.getgid()
-        _unshare(_CLONE_NEWUSER | _CLONE_NEWNET)
-        try:
-            _write("/proc/self/setgroups", "deny")
-        except FileNotFoundError:  # pragma: no cover - kernels before 3.19
-            pass
-        _write("/proc/self/uid_map", f"{uid} {uid} 1")
-        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+        unshare_user(CLONE_NEWNET)
         how = "user+net namespace"
     return how + ("" if _loopback_up() else ", loopback down")
 
@@ -132,8 +109,6 @@ def is_isolated(status: str | None) -> bool:
 def warn_unisolated(status: str) -> None:
     """Log once per process (and per reason) that workers run on the host network although isolation was asked
     for; ``executor.network=host`` asked for it and is not warned about."""
-    if is_isolated(status) or "executor.network=host" in status or status in _WARNED:
-        return
-    _WARNED.add(status)
-    _log.warning("evaluation workers can reach the network: %s; set executor.network=required to refuse such "
-                 "workers", status)
+    if not is_isolated(status) and "executor.network=host" not in status:
+        warn_once(status, f"evaluation workers can reach the network: {status}; set executor.network=required to "
+                          "refuse such workers")

@@ -20,6 +20,7 @@ from kernelopt.data.records import EvalRequest, EvalResult
 from kernelopt.data.trace import EvaluationStatus
 from kernelopt.executor.logtail import DEFAULT_CAP, LogTail
 from kernelopt.executor.netns import warn_unisolated
+from kernelopt.executor.readonly_mounts import warn_writable
 from kernelopt.executor.protocol import (
     FrameReader,
     FrameTimeout,
@@ -119,6 +120,7 @@ class WorkerProcess:
         self._closed = False
         self.used = False
         self.network = "unknown"  # the worker's network sandbox, from its READY frame
+        self.files = "unknown"  # and its read-only mounts
         self._handshake()
 
     # ------------------------------------------------------------ lifecycle
@@ -138,7 +140,9 @@ class WorkerProcess:
                                    f"{frame.get('error', frame)}\n{self.log.current()}")
         self.log.segment(frame["mark"], timeout=0.5)  # startup chatter is dropped
         self.network = str(frame.get("network") or "unknown")
+        self.files = str(frame.get("files") or "unknown")
         warn_unisolated(self.network)
+        warn_writable(self.files)
 
     def _dead(self) -> bool:
         return self.proc.poll() is not None

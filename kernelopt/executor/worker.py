@@ -37,7 +37,7 @@ from kernelopt.executor.protocol import (
     result_to_wire,
     write_frame_blocking,
 )
-from kernelopt.executor import netns
+from kernelopt.executor import netns, readonly_mounts
 from kernelopt.executor.sandbox import apply_memory_limit
 from kernelopt.harness.processes import become_subreaper
 
@@ -184,10 +184,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", default=None)
     ap.add_argument("--memory-limit-gb", type=float, default=None)
     args = ap.parse_args(argv)
+    network, files, sandbox_error = None, None, None
     try:  # first, while the process is single-threaded (unshare of a user namespace requires it)
-        network, network_error = netns.apply(), None
-    except (ValueError, netns.NetworkIsolationError) as exc:
-        network, network_error = None, str(exc)
+        network = netns.apply()
+        files = readonly_mounts.apply()
+    except (ValueError, netns.NetworkIsolationError, readonly_mounts.ReadonlyMountError) as exc:
+        sandbox_error = str(exc)
 
     become_subreaper()  # a candidate's orphans come to this worker, where the harness finds the escaped ones
 
@@ -198,8 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     faulthandler.enable(all_threads=True)
     threading.Thread(target=_watch_parent, args=(os.getppid(), _SCRATCH), daemon=True).start()
     spec = args.target or os.environ.get(TARGET_ENV) or DEFAULT_TARGET
-    if network_error is not None:
-        write_frame_blocking(args.out_fd, {"t": "fatal", "error": f"worker network sandbox: {network_error}"})
+    if sandbox_error is not None:
+        write_frame_blocking(args.out_fd, {"t": "fatal", "error": f"worker sandbox: {sandbox_error}"})
         return 2
     try:
         apply_memory_limit(args.memory_limit_gb)
@@ -210,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     worker = Worker(args.in_fd, args.out_fd, args.device, args.token, target)
     worker.send({"t": "ready", "pid": os.getpid(), "device": args.device, "target": spec,
-                 "python": sys.version.split()[0], "network": network}, with_mark=True)
+                 "python": sys.version.split()[0], "network": network, "files": files}, with_mark=True)
     if not worker.serve():
         _abandon(_SCRATCH)
     return 0

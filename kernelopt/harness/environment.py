@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from kernelopt.executor.netns import STATUS_ENV as NETWORK_STATUS_ENV
+from kernelopt.executor.readonly_mounts import STATUS_ENV as FILES_STATUS_ENV
 
 
 def _cpu_model() -> str:
@@ -106,15 +107,18 @@ def _driver() -> str | None:
 
 
 def sandbox() -> dict[str, str]:
-    """The evaluating process's sandbox: ``network`` as the worker set it up (:mod:`kernelopt.executor.netns`)."""
-    return {"network": os.environ.get(NETWORK_STATUS_ENV) or "host (in-process evaluation, not a worker)"}
+    """The evaluating process's sandbox as the worker set it up: ``network`` (:mod:`kernelopt.executor.netns`) and
+    ``files`` (:mod:`kernelopt.executor.readonly_mounts`)."""
+    not_worker = "(in-process evaluation, not a worker)"
+    return {"network": os.environ.get(NETWORK_STATUS_ENV) or f"host {not_worker}",
+            "files": os.environ.get(FILES_STATUS_ENV) or f"writable {not_worker}"}
 
 
 def snapshot(device: str | torch.device = "cpu") -> dict[str, Any]:
     """Where an evaluation runs.
 
     Returns:
-        ``{hardware, device, device_index, libs{python, torch, cuda?, triton?, numpy, cupti?}, sandbox{network},
+        ``{hardware, device, device_index, libs{python, torch, cuda?, triton?, numpy, cupti?}, sandbox{network, files},
         driver?,
         gpu{sm_count, l2_bytes, capability, memory_bytes}?, before{sm_clock_mhz, temperature_c, ...}?}``.
     """
