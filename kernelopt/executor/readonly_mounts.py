@@ -12,9 +12,11 @@ How: ``unshare(CLONE_NEWNS)`` (root, or a worker already in its own user namespa
 bound onto themselves, then each root bound recursively onto itself and remounted read-only (keeping the flags a
 user namespace may not clear: nosuid, nodev, noexec, atime). A worker that is not real root then enters one more
 user namespace, which **locks** those mounts: its capabilities there cannot remount them writable or unmount them.
-A real-root worker is not locked (the GPU driver's profiling counters need root's capabilities), so it could
-remount on purpose; the harness's per-workload fingerprints (:mod:`kernelopt.harness.protected_files`) still
-reject that, and any write through another path to the same files (``/proc/<pid>/root`` of a process outside).
+(Checked here as ``nobody``: remount and umount refused, and a write through ``/proc/<pid>/root`` of a process
+outside, into the host's mount namespace, refused with ``EACCES``.) A real-root worker is not locked (the GPU
+driver's profiling counters need root's capabilities): it could remount on purpose, or write through
+``/proc/<pid>/root`` of a process outside; the harness's per-workload fingerprints
+(:mod:`kernelopt.harness.protected_files`) still reject such a change of the harness or operator files.
 
 Modes (``executor.files``, passed to the worker as ``KERNELOPT_WORKER_FILES``): ``readonly`` (default: where the
 kernel allows it, else writable with the reason recorded), ``required`` (refuse to start a worker that cannot have
