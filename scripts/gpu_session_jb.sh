@@ -10,7 +10,9 @@
 # scarce, so the sweep comes first (JA's side by side already covered the band); a second call of the same script
 # (after unpacking the first's results into the checkout) skips what is done and resumes. First a probe of the
 # workers' sandbox (network namespace, read-only mounts: new 2026-12-06), last the executor's GPU tests.
-# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=jb END_BY=585 bash scripts/gpu_session_jb.sh
+# Ran 2026-12-06 00:33 on an H100 (benchmarks/results/gpu_session_2026-12-06.md): new / retained 0.628 on the band.
+# Next, on an H200, in a new traces folder (contest_scratch_jb holds the H100 traces):
+# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=jc END_BY=585 bash scripts/gpu_session_jb.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
