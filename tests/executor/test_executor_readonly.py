@@ -22,7 +22,8 @@ PROBE = "from kernelopt.executor import readonly_mounts; print(readonly_mounts.a
 
 
 def _probe(code: str, *prefix: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    path = [str(Path(__file__).resolve().parents[2]), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     return subprocess.run([*prefix, sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           cwd="/", env=env)
 
@@ -87,7 +88,7 @@ import ctypes, os
 from kernelopt.executor import netns, readonly_mounts as r
 print(netns.apply('isolated'))
 print(r.apply('readonly'))
-root = os.environ['PYTHONPATH']
+root = os.environ['PYTHONPATH'].split(os.pathsep)[0]
 for name, call in (('remount', lambda: r._mount(None, root, r._MS_REMOUNT | r._MS_BIND)),
                    ('umount', lambda: ctypes.CDLL(None, use_errno=True).umount2(root.encode(), 2) == 0
                     or (_ for _ in ()).throw(OSError(ctypes.get_errno(), 'umount')))):
