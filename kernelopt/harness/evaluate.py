@@ -44,6 +44,7 @@ from kernelopt.harness.evaluators import Evaluator, OutputFormatError, select_ev
 from kernelopt.harness.guards import InputGuard, IntegrityGuard, ThreadWatch, output_problems, poison_
 from kernelopt.harness.inputs import allocate_outputs, make_inputs
 from kernelopt.harness.reference import load_reference, run_reference
+from kernelopt.harness.sealed import Sealed, seal
 from kernelopt.harness.tensor_cache import TensorCache, fingerprint
 from kernelopt.harness.run_guards import GuardedRun, LastValue
 from kernelopt.harness.run_guards import Stop as _Stop
@@ -147,7 +148,7 @@ class _Run(GuardedRun):
         self.log: list[str] = []
         self.max_abs, self.max_rel = 0.0, 0.0
         self.ratio: float | None = None
-        self.refs: list[list[Any]] = []
+        self.refs: list[Sealed] = []  # each trial's reference outputs, sealed until compared
         self.extra: dict[str, Any] = {}
         self.solution_threads: set[int] = set()  # threads the solution's checked calls left running
 
@@ -194,9 +195,10 @@ class _Run(GuardedRun):
             trials = self.extra.get("official_span", {}).get("idle_pct_by_trial", [])
             self.extra["official_span"] = {**span, "idle_pct_by_trial": [*trials, span["idle_pct"]]}
 
-    def _reference(self, guard: InputGuard, seed: int | None = None) -> Any:
-        """Reference outputs on the guard's pristine inputs. With ``seed`` (the one the inputs were made
-        with), from this worker's cache when the same inputs were seen (see
+    def _reference(self, guard: InputGuard, seed: int | None = None) -> Sealed:
+        """Reference outputs on the guard's pristine inputs, sealed (:mod:`kernelopt.harness.sealed`: candidate
+        code never finds them in memory; compare through ``.opened()``). With ``seed`` (the one the inputs were
+        made with), from this worker's cache when the same inputs were seen (see
         :mod:`kernelopt.harness.tensor_cache`), else computed and stored."""
         s = self.settings
         cache = _cache("reference", s.reference_cache_mb) if seed is not None else None
@@ -207,7 +209,7 @@ class _Run(GuardedRun):
         if refs is not None:
             return refs
         try:
-            refs = run_reference(self.definition, guard.fresh())
+            refs = seal(run_reference(self.definition, guard.fresh()))
             self._sync()
         except Exception as exc:
             raise _Stop(S.RUNTIME_ERROR, f"reference failed ({type(exc).__name__}: {exc}); not the "
@@ -244,17 +246,18 @@ class _Run(GuardedRun):
         inputs = self._inputs(self.settings.seed + t)
         guard = InputGuard(inputs)
         outs = self._call(inputs, guard, "in correctness call")
-        refs = self._reference(guard, self.settings.seed + t)
-        self.refs.append(refs)
-        v = self.evaluator.check(self.definition, guard.copies, outs, refs, self.settings)
-        for attr, val in (("max_abs", v.max_abs), ("max_rel", v.max_rel)):
-            cur = getattr(self, attr)
-            setattr(self, attr, val if (math.isnan(val) or math.isnan(cur)) else max(cur, val))
-        if v.matched_ratio is not None:
-            self.ratio = v.matched_ratio if self.ratio is None else min(self.ratio, v.matched_ratio)
-        if v.status is not None:
-            raise _Stop(v.status, f"trial {t}: {v.message}")
-        self._precision_probe(outs, refs, f"trial {t}")
+        sealed = self._reference(guard, self.settings.seed + t)
+        self.refs.append(sealed)
+        with sealed.opened() as refs:
+            v = self.evaluator.check(self.definition, guard.copies, outs, refs, self.settings)
+            for attr, val in (("max_abs", v.max_abs), ("max_rel", v.max_rel)):
+                cur = getattr(self, attr)
+                setattr(self, attr, val if (math.isnan(val) or math.isnan(cur)) else max(cur, val))
+            if v.matched_ratio is not None:
+                self.ratio = v.matched_ratio if self.ratio is None else min(self.ratio, v.matched_ratio)
+            if v.status is not None:
+                raise _Stop(v.status, f"trial {t}: {v.message}")
+            self._precision_probe(outs, refs, f"trial {t}")
         return inputs, guard
 
     def _time(self, trials: list[tuple[dict[str, Any], InputGuard]]) -> dict[str, Any]:
@@ -295,8 +298,9 @@ class _Run(GuardedRun):
                 if spot is not None and spot.taken:
                     checks.append((f"timed call {spot.at + 1} of {s.iterations}", spot.value))
                 for which, value in checks:
-                    self._check_value(guard.copies, value, self.refs[t], f"re-check of {which} (trial {t})",
-                                      f"output of {which}")
+                    with self.refs[t].opened() as refs:
+                        self._check_value(guard.copies, value, refs, f"re-check of {which} (trial {t})",
+                                          f"output of {which}")
             if s.replay_check:
                 fresh_ms.append(self._fresh_pass(inputs, guard, outs, timer, t))
             sol.append(times)

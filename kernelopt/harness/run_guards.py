@@ -25,6 +25,7 @@ from kernelopt.harness.correctness import error_stats
 from kernelopt.harness.evaluators import OutputFormatError
 from kernelopt.harness.guards import InputGuard, ThreadWatch, output_problems
 from kernelopt.harness.inputs import make_inputs
+from kernelopt.harness.sealed import Sealed
 from kernelopt.harness.timing import _flush_buffer
 
 LOG_LIMIT = 20_000
@@ -151,11 +152,12 @@ class GuardedRun:
         replay.refill_(inputs, fresh)
         probe_guard = InputGuard(inputs)
         outs = self._call(inputs, probe_guard, "in the same-address probe")
-        refs = self._reference(probe_guard, seed)
+        sealed = self._reference(probe_guard, seed)
         replay.refill_(inputs, guard.copies)
-        self._compare(probe_guard.copies, outs, refs, "stale output in the same-address probe (new values in "
-                      "the same input tensors; output cached by input address/shape or left from the "
-                      "previous call?)")
+        with sealed.opened() as refs:
+            self._compare(probe_guard.copies, outs, refs, "stale output in the same-address probe (new values in "
+                          "the same input tensors; output cached by input address/shape or left from the "
+                          "previous call?)")
 
     def _fresh_pass(self, inputs: dict[str, Any], guard: InputGuard, outs: list[Any], timer: str,
                     t: int) -> list[float]:
@@ -176,13 +178,14 @@ class GuardedRun:
         finally:
             replay.refill_(inputs, guard.copies)
         self._guard_after_call(guard, inputs, "during fresh-input timing", threads, timed=True)
-        refs: dict[int, tuple[dict[str, Any], list[Any]]] = {}
+        refs: dict[int, tuple[dict[str, Any], Sealed]] = {}
         for i, (k, value) in enumerate(zip(res.set_index, res.outputs)):
             if k not in refs:
                 g = InputGuard(sets[k])
                 refs[k] = (g.copies, self._reference(g))
-            self._check_value(refs[k][0], value, refs[k][1], f"replay: fresh-input call {i} of trial {t} (outputs "
-                              "cached across calls?)", f"fresh-input call {i}")
+            with refs[k][1].opened() as ref:
+                self._check_value(refs[k][0], value, ref, f"replay: fresh-input call {i} of trial {t} (outputs "
+                                  "cached across calls?)", f"fresh-input call {i}")
         return res.times_ms
 
     def _roofline(self, mean_ms: float) -> None:

@@ -35,8 +35,7 @@ CHEATS: dict[str, tuple[S, tuple[str, ...], dict, tuple[int, ...]]] = {
     "patch_synchronize": (S.REJECTED, ("harness tampering", "torch.cuda.synchronize"), {}, (1,)),
     "patch_builtins": (S.REJECTED, ("harness tampering", "builtins.max"), {}, (1,)),
     "patch_reference_torch": (S.REJECTED, ("harness tampering at import", "torch.rsqrt"), {}, (1,)),
-    "reference_from_frames": (S.REJECTED, ("re-check of the last timed call", "the harness's reference tensor"), {},
-                              (1,)),
+    "reference_from_frames": (S.REJECTED, ("re-check of the last timed call", "INCORRECT_SHAPE"), {}, (1,)),
     "mutate_input": (S.REJECTED, ("input mutation", "weight"), {}, (1,)),
     "precision_downcast": (S.REJECTED, ("precision probe", "policy.json"), {"precision_probe": True}, (1,)),
     "flashinfer_fallback": (S.REJECTED, ("static policy", "import of flashinfer"), {}, (1,)),
@@ -73,7 +72,7 @@ def test_corpus_has_a_case_for_every_cheat_folder():
     # each of these has its own test below (a worker process, a latency comparison) or in
     # tests/executor/test_executor_network.py (network_exfiltration: a sink server beside a real worker)
     assert folders == set(CHEATS) | {"writes_operator_files", "self_restoring_clock", "patch_worker_wire",
-                                     "network_exfiltration", "setsid_daemon"}
+                                     "network_exfiltration", "setsid_daemon", "copy_reference"}
     assert len(folders) >= 12
 
 
@@ -187,6 +186,24 @@ def test_a_daemon_in_its_own_session_is_killed_and_rejected(tmp_path):
     finally:
         if _alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_no_copy_of_the_reference_is_visible_to_candidate_code(tmp_path):
+    """The reference's outputs stay sealed while candidate code runs (kernelopt.harness.sealed): at no call, in the
+    correctness trials, the same-address probe or the timed calls, nor in a second evaluation meeting the first's
+    entries in the worker's reference cache, does a tensor equal to the reference's answer exist to be copied.
+    (Before the seal the cheat found one in every timed call and in the second evaluation's correctness calls.)"""
+    from kernelopt.executor import CpuExecutor
+
+    probe = tmp_path / "probe.txt"
+    req = request_for(corpus_solution("cheats", "copy_reference"), (1, 7))
+    # a worker of its own: in this test process, earlier candidates' module-level caches hold honest outputs
+    with CpuExecutor(env={"KERNELOPT_CACHE_DIR": str(tmp_path / "builds"), "ADV_PROBE": str(probe)}) as ex:
+        results = ex.evaluate_many([req, req])
+    for res in results:
+        _check(res, S.PASSED, ())
+    calls = probe.read_text().split()
+    assert len(calls) > 10 and set(calls) == {"none"}, calls
 
 
 def test_writes_to_operator_files_are_rejected(tmp_path, monkeypatch):

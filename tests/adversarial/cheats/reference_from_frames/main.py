@@ -1,5 +1,7 @@
 """Computes honestly when checked; in the timed calls it walks up the caller's frames to the harness's timing loop
-and returns the reference output it holds for this trial (the re-check compared the reference with itself)."""
+and returns the reference output it holds for this trial. Caught first by the shared-storage check (the re-check
+compared the reference with itself); since the harness keeps references sealed between comparisons
+(kernelopt.harness.sealed) what it finds there is a flat tensor of masked bytes, of the wrong shape."""
 import sys
 
 import torch
