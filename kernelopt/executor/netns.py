@@ -24,19 +24,16 @@ frame, so a campaign on a machine where isolation is unavailable says so instead
 
 from __future__ import annotations
 
-import errno
 import fcntl
-import os
 import socket
 import struct
 
-from kernelopt.executor.namespaces import CLONE_NEWNET, unshare, unshare_user, warn_once
+from kernelopt.executor.namespaces import CLONE_NEWNET, Sandbox, unshare_new
 
 #: requested mode, read by the worker
 NETWORK_ENV = "KERNELOPT_WORKER_NETWORK"
 #: what the worker got (``isolated (...)`` or ``host (...)``), read by the harness's environment snapshot
 STATUS_ENV = "KERNELOPT_WORKER_NETWORK_STATUS"
-MODES = ("isolated", "required", "host")
 DEFAULT_MODE = "isolated"
 
 
@@ -65,15 +62,12 @@ def isolate() -> str:
     Raises:
         OSError: the kernel refused both ways (the error of the user-namespace attempt).
     """
-    try:
-        unshare(CLONE_NEWNET)
-        how = "net namespace"
-    except OSError as first:
-        if first.errno not in (errno.EPERM, errno.EACCES, errno.EINVAL):
-            raise
-        unshare_user(CLONE_NEWNET)
-        how = "user+net namespace"
+    how = unshare_new(CLONE_NEWNET, "net")
     return how + ("" if _loopback_up() else ", loopback down")
+
+
+SANDBOX = Sandbox("network", NETWORK_ENV, STATUS_ENV, "executor.network", "isolated", "host",
+                  "network isolation unavailable: unshare", NetworkIsolationError, "can reach the network")
 
 
 def apply(mode: str | None = None) -> str:
@@ -83,32 +77,5 @@ def apply(mode: str | None = None) -> str:
     Raises:
         ValueError: unknown mode. NetworkIsolationError: ``required`` and the kernel refused.
     """
-    mode = (mode if mode is not None else os.environ.get(NETWORK_ENV) or DEFAULT_MODE).strip().lower()
-    if mode not in MODES:
-        raise ValueError(f"{NETWORK_ENV}={mode!r} is not a network mode; choose one of {', '.join(MODES)}")
-    if mode == "host":
-        status = "host (executor.network=host)"
-    else:
-        try:
-            status = f"isolated ({isolate()})"
-        except OSError as exc:
-            why = f"network isolation unavailable: unshare: {exc.strerror or exc}"
-            if mode == "required":
-                raise NetworkIsolationError(f"{why} (executor.network=required; use isolated to run unisolated "
-                                            "with a warning, or host)") from None
-            status = f"host ({why})"
-    os.environ[STATUS_ENV] = status
-    return status
+    return SANDBOX.apply(mode, isolate)
 
-
-def is_isolated(status: str | None) -> bool:
-    """True for a status string of an isolated worker."""
-    return bool(status) and str(status).startswith("isolated")
-
-
-def warn_unisolated(status: str) -> None:
-    """Log once per process (and per reason) that workers run on the host network although isolation was asked
-    for; ``executor.network=host`` asked for it and is not warned about."""
-    if not is_isolated(status) and "executor.network=host" not in status:
-        warn_once(status, f"evaluation workers can reach the network: {status}; set executor.network=required to "
-                          "refuse such workers")

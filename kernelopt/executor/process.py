@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 
 from kernelopt.data.records import EvalRequest, EvalResult
 from kernelopt.data.trace import EvaluationStatus
+from kernelopt.executor import netns, readonly_mounts
 from kernelopt.executor.logtail import DEFAULT_CAP, LogTail
-from kernelopt.executor.netns import warn_unisolated
-from kernelopt.executor.readonly_mounts import warn_writable
 from kernelopt.executor.protocol import (
     FrameReader,
     FrameTimeout,
@@ -141,8 +140,8 @@ class WorkerProcess:
         self.log.segment(frame["mark"], timeout=0.5)  # startup chatter is dropped
         self.network = str(frame.get("network") or "unknown")
         self.files = str(frame.get("files") or "unknown")
-        warn_unisolated(self.network)
-        warn_writable(self.files)
+        netns.SANDBOX.warn(self.network)
+        readonly_mounts.SANDBOX.warn(self.files)
 
     def _dead(self) -> bool:
         return self.proc.poll() is not None

@@ -27,15 +27,13 @@ it), ``writable`` (no mount namespace). What the worker got is in its READY fram
 from __future__ import annotations
 
 import ctypes
-import errno
 import os
 from pathlib import Path
 
-from kernelopt.executor.namespaces import CLONE_NEWNS, unshare, unshare_user, warn_once
+from kernelopt.executor.namespaces import CLONE_NEWNS, Sandbox, unshare_new, unshare_user
 
 FILES_ENV = "KERNELOPT_WORKER_FILES"
 STATUS_ENV = "KERNELOPT_WORKER_FILES_STATUS"
-MODES = ("readonly", "required", "writable")
 DEFAULT_MODE = "readonly"
 
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
@@ -100,14 +98,7 @@ def mount_readonly(roots: list[Path], writable: list[Path]) -> str:
     if not tops:
         return "nothing to protect"
     real_root = os.geteuid() == 0
-    try:
-        unshare(CLONE_NEWNS)
-        how = "mount namespace"
-    except OSError as first:
-        if first.errno not in (errno.EPERM, errno.EACCES, errno.EINVAL):
-            raise
-        unshare_user(CLONE_NEWNS)
-        how = "user+mount namespace"
+    how = unshare_new(CLONE_NEWNS, "mount")
     _mount(None, "/", _MS_REC | _MS_PRIVATE)
     kept = 0
     for h in holes:
@@ -126,6 +117,11 @@ def mount_readonly(roots: list[Path], writable: list[Path]) -> str:
     return f"{how}: {len(tops)} read-only, {kept} writable inside"
 
 
+SANDBOX = Sandbox("files", FILES_ENV, STATUS_ENV, "executor.files", "readonly", "writable",
+                  "read-only mounts unavailable", ReadonlyMountError,
+                  "can write the harness and operator files (writes are still detected and rejected)")
+
+
 def apply(mode: str | None = None) -> str:
     """Apply a files mode in this (single-threaded) process; returns the status string recorded with evaluations
     and sets it in ``STATUS_ENV``. ``mode`` defaults to ``$KERNELOPT_WORKER_FILES``, else ``readonly``.
@@ -133,34 +129,7 @@ def apply(mode: str | None = None) -> str:
     Raises:
         ValueError: unknown mode. ReadonlyMountError: ``required`` and the kernel refused.
     """
-    mode = (mode if mode is not None else os.environ.get(FILES_ENV) or DEFAULT_MODE).strip().lower()
-    if mode not in MODES:
-        raise ValueError(f"{FILES_ENV}={mode!r} is not a files mode; choose one of {', '.join(MODES)}")
-    if mode == "writable":
-        status = "writable (executor.files=writable)"
-    else:
-        from kernelopt.harness.protected_files import worker_readonly_roots, worker_writable_dirs
+    from kernelopt.harness.protected_files import worker_readonly_roots, worker_writable_dirs
 
-        try:
-            status = f"readonly ({mount_readonly(worker_readonly_roots(), worker_writable_dirs())})"
-        except OSError as exc:
-            why = f"read-only mounts unavailable: {exc.strerror or exc}"
-            if mode == "required":
-                raise ReadonlyMountError(f"{why} (executor.files=required; use readonly to run with writable "
-                                         "files and a warning, or writable)") from None
-            status = f"writable ({why})"
-    os.environ[STATUS_ENV] = status
-    return status
+    return SANDBOX.apply(mode, lambda: mount_readonly(worker_readonly_roots(), worker_writable_dirs()))
 
-
-def is_readonly(status: str | None) -> bool:
-    """True for a status string of a worker with read-only mounts."""
-    return bool(status) and str(status).startswith("readonly")
-
-
-def warn_writable(status: str) -> None:
-    """Log once per process (and per reason) that workers can write the checkout although read-only mounts were
-    asked for; ``executor.files=writable`` asked for it and is not warned about."""
-    if not is_readonly(status) and "executor.files=writable" not in status:
-        warn_once(status, f"evaluation workers can write the harness and operator files: {status} (writes are still "
-                          "detected and rejected); set executor.files=required to refuse such workers")

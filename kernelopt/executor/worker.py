@@ -30,6 +30,7 @@ from typing import Any
 
 from kernelopt.data.records import EvalRequest, EvalResult
 from kernelopt.data.trace import EvaluationStatus
+from kernelopt.executor import netns, readonly_mounts
 from kernelopt.executor.logtail import marker
 from kernelopt.executor.protocol import (
     read_frame_blocking,
@@ -37,7 +38,6 @@ from kernelopt.executor.protocol import (
     result_to_wire,
     write_frame_blocking,
 )
-from kernelopt.executor import netns, readonly_mounts
 from kernelopt.executor.sandbox import apply_memory_limit
 from kernelopt.harness.processes import become_subreaper
 

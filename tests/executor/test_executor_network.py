@@ -21,7 +21,7 @@ def _isolation_here() -> str:
 
 
 ISOLATION = _isolation_here()
-needs_isolation = pytest.mark.skipif(not netns.is_isolated(ISOLATION),
+needs_isolation = pytest.mark.skipif(not netns.SANDBOX.met(ISOLATION),
                                      reason=f"this kernel refuses network namespaces: {ISOLATION}")
 
 
@@ -82,7 +82,7 @@ def test_a_candidate_cannot_reach_a_server_on_the_host(sink, build_cache_env):
     res = _exfiltrate({**build_cache_env, "ADV_SINK": sink.address})
     assert [r.status.value for r in res.results] == ["PASSED"], res.results[0].log
     assert sink.connections == 0 and not sink.received
-    assert netns.is_isolated(res.environment["sandbox"]["network"]), res.environment.get("sandbox")
+    assert netns.SANDBOX.met(res.environment["sandbox"]["network"]), res.environment.get("sandbox")
 
 
 def test_with_executor_network_host_the_same_candidate_reaches_it(sink, build_cache_env):
@@ -115,7 +115,7 @@ def test_loopback_inside_the_namespace_works_and_the_host_is_gone():
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert netns.is_isolated(lines[0]) and "loopback down" not in lines[0]
+    assert netns.SANDBOX.met(lines[0]) and "loopback down" not in lines[0]
     assert lines[1] == "self ok" and lines[2].startswith("host unreachable")
 
 
@@ -124,5 +124,5 @@ def test_modes(monkeypatch):
     assert netns.apply("host") == "host (executor.network=host)"
     with pytest.raises(ValueError, match="choose one of isolated, required, host"):
         netns.apply("open")
-    assert netns.is_isolated("isolated (net namespace)") and not netns.is_isolated("host (x)")
-    assert not netns.is_isolated(None)
+    assert netns.SANDBOX.met("isolated (net namespace)") and not netns.SANDBOX.met("host (x)")
+    assert not netns.SANDBOX.met(None)
