@@ -46,6 +46,17 @@ CHEATS: dict[str, tuple[S, tuple[str, ...], dict, tuple[int, ...]]] = {
     "gemm_aten_alias": (S.REJECTED, ("use of torch.nn.functional.linear", "use of torch.ops.aten.mm"), {}, (256,)),
 }
 
+#: Cheats whose timed calls launch no kernel (they return a cached, found or unfinished tensor, or launch from a
+#: thread later): on a GPU the CUPTI timer stops them first, RUNTIME_ERROR as the official timer does, before the
+#: guard the table names can look (seen on an H100, 2026-12-06, call JC)
+LAUNCHLESS = {"correct_only_last", "deferred_thread", "pool_worker", "reference_from_frames"}
+NO_LAUNCH = (S.RUNTIME_ERROR, ("No kernel activities recorded",))
+
+
+def _expected(name: str, status: S, reasons: tuple[str, ...]) -> tuple[S, tuple[str, ...]]:
+    return NO_LAUNCH if DEVICE == "cuda" and name in LAUNCHLESS else (status, reasons)
+
+
 #: Every guard on, the strictest static policy; replay gap loose (CPU wall-clock noise).
 ALL_GUARDS = {"static_policy": "strict", "precision_probe": True, "replay_check": True, "replay_max_gap": 10.0}
 
@@ -61,7 +72,7 @@ def _check(res, status: S, reasons: tuple[str, ...]) -> None:
 def test_cheat_is_rejected_with_its_reason(name):
     status, reasons, settings, sizes = CHEATS[name]
     res = evaluate(request_for(corpus_solution("cheats", name), sizes, **settings), device=DEVICE)
-    _check(res, status, reasons)
+    _check(res, *_expected(name, status, reasons))
     assert all(r.latency is None for r in res.results)
 
 
@@ -97,7 +108,7 @@ def test_replay_cache_caught_without_same_address_probe_by_replay_pass():
     sol = corpus_solution("cheats", "pointer_cache")
     res = evaluate(request_for(sol, (1,), trials=1, same_address_probe=False, replay_check=True, replay_max_gap=10.0),
                    device=DEVICE)
-    _check(res, S.REJECTED, ("replay: fresh-input call",))
+    _check(res, *(NO_LAUNCH if DEVICE == "cuda" else (S.REJECTED, ("replay: fresh-input call",))))
 
 
 def test_garbage_when_warm_passes_without_the_recheck():
@@ -109,10 +120,11 @@ def test_garbage_when_warm_passes_without_the_recheck():
 
 def test_correct_only_last_passes_without_the_recheck_and_was_missed_by_the_last_call_alone():
     """Documents the gap the random timed call closes: without re-checks it passes, and it is right on the last
-    timed call (what the re-check used to look at); its mean latency is then a wrong answer's."""
+    timed call (what the re-check used to look at); its mean latency is then a wrong answer's. (On a GPU the CUPTI
+    timer stops it first: its early timed calls launch no kernel.)"""
     sol = corpus_solution("cheats", "correct_only_last")
     res = evaluate(request_for(sol, (1,), recheck_outputs=False), device=DEVICE)
-    assert res.results[0].status == S.PASSED, res.results[0].log
+    _check(res, *_expected("correct_only_last", S.PASSED, ()))
 
 
 def test_harness_is_restored_after_tampering():
