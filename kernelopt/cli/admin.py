@@ -151,6 +151,12 @@ def run(command: str, argv: list[str]) -> int:
         p.add_argument("shell", nargs="?", default="bash", choices=["bash"],
                        help="bash (zsh: after `autoload -U bashcompinit && bashcompinit`)")
         fn = cmd_completion
+    elif command == "doctor":
+        from kernelopt.cli.doctor import cmd_doctor
+
+        p.add_argument("--json", action="store_true", help="print the checks as JSON (the progress goes to stderr)")
+        _tracking_args(p)
+        fn = cmd_doctor
     else:  # pragma: no cover - main() filters commands
         raise SystemExit(f"unknown command {command}")
     args = p.parse_args(argv)

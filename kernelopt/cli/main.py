@@ -20,6 +20,7 @@ ADMIN_COMMANDS: dict[str, str] = {
     "report": "print a campaign leaderboard and write PNG plots",
     "dispatch": "compose specialists into one band-dispatch Solution JSON (--axis, --band, --upper)",
     "completion": "print the bash completion script (eval \"$(kernelopt completion bash)\")",
+    "doctor": "check what this machine gives kernelopt: GPU, timer, worker sandbox, operators, configs",
 }
 
 COMPLETION_NOTE = ('Shell completion for kernelopt\'s commands: eval "$(kernelopt completion bash)" (the -sc lines '
