@@ -6,11 +6,14 @@
 # an H100, as it did for call JB), what call JB measured on the H100: the contest sweep of
 # recurrent_one_832_wy3hh_1376_s2bv32 (name prefill_recurrent_one_832_wy3hh_1376_s2bv32_jc, traces
 # $P/contest_scratch_jc, resumable) and the retained dispatch on the 40 workloads of 49-832 tokens in the same call.
-# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=jc END_BY=585 bash scripts/gpu_session_jc.sh
+# Ran 2026-12-06 00:59 on an H100 (benchmarks/results/gpu_session_2026-12-06.md): 47 passed, 6 launch-less cheats
+# stopped by the CUPTI timer first (the tests now expect that on a GPU); no sweep. `kernelopt doctor` added since.
+# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=jd END_BY=585 bash scripts/gpu_session_jc.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
+  step 60 python3 -m kernelopt.cli.main doctor
   step 200 python3 -m pytest -q tests/harness/test_sealed.py tests/adversarial/test_adversarial_corpus.py \
     tests/adversarial/test_adversarial_gpu.py tests/executor/test_executor_readonly.py
   if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
