@@ -53,7 +53,7 @@ from kernelopt.cli.tasks import load_solution_arg, seed_point
 from kernelopt.data import DataError, EvalRequest, HarnessSettings, Solution
 from kernelopt.data.loader import dump_jsonl, parse_jsonl, split_unfinished
 from kernelopt.data.records import LatencyStats, WorkloadResult
-from kernelopt.data.trace import EvaluationStatus, Trace
+from kernelopt.data.trace import EvaluationStatus, Trace, measured_on_other_hardware
 from kernelopt.executor import ExecutorError, WorkerStartError, make_executor
 from kernelopt.operators import CONTEST_OPERATORS, Operator, UnknownOperatorError, load_operator
 from kernelopt.solutions import SolutionFolderError
@@ -254,7 +254,9 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
     (appended workload by workload, so an interrupted sweep keeps what it measured); with ``resume`` too,
     existing trace files are kept and the (candidate, workload) pairs they already hold are skipped, so
     several bounded runs (e.g. device calls) add up to one full sweep; traced pairs whose status is in
-    ``retry`` are evaluated again (their old traces removed). After a candidate timed out on a workload, its
+    ``retry`` are evaluated again (their old traces removed). A resumed file measured on other hardware than the
+    first new result is refused before anything is appended (a GPU call answered by another card: one table, one
+    card; the parent never initialises CUDA, so the card is read from the first result). After a candidate timed out on a workload, its
     other workloads of the same axes (same shapes) are skipped: they would time out again (e.g. torch.compile
     of the GDN decode reference compiles for over 300 s at batch 64, and 8 workloads have batch 64);
     :func:`compare` counts them per candidate."""
@@ -263,6 +265,7 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
                                        for c in candidates}
     done: dict[str, set[str]] = {c.label: set() for c in candidates}
     timed_out: dict[str, set[Any]] = {c.label: set() for c in candidates}
+    kept_on: dict[str, list[Any]] = {}  # resumed traces per label, until the first new result's card is checked
     timers: dict[str, set[str]] = {c.label: set() for c in candidates}  # every timer that ran (CUPTI falls back
     # to CUDA events on calls over cupti_max_call_ms), not just the last request's
     if traces is not None:
@@ -270,6 +273,7 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
             (traces / op.name).mkdir(parents=True, exist_ok=True)
             if resume:
                 kept = traced(traces, op, c, retry)
+                kept_on[c.label] = kept
                 done[c.label] = {t.workload.uuid for t in kept}
                 timed_out[c.label] = timed_out_shapes((t.workload.axes, t.evaluation.status)
                                                       for t in kept if t.evaluation)
@@ -288,6 +292,12 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
             res = ex.evaluate(EvalRequest(definition=op.definition, solution=c.solution, workloads=[w],
                                           settings=settings))
             budget.charge(c.label, time.perf_counter() - t)
+            kept = kept_on.pop(c.label, [])
+            cards = measured_on_other_hardware(kept, str((res.environment or {}).get("hardware")))
+            if cards:
+                raise UsageError(f"--resume: {traces / op.name / f'{c.label}.jsonl'} holds traces measured on "
+                                 f"{', '.join(cards)}; this machine evaluates on {res.environment.get('hardware')}: "
+                                 "resume into another --traces folder (one table never mixes hardware)")
             run = runs[c.label]
             run["results"].extend(res.results)
             timers[c.label] |= {r.latency.timer for r in res.results if r.latency} or {res.timer} - {None}

@@ -116,6 +116,22 @@ def test_evaluate_appends_each_trace_as_it_is_measured_and_resume_goes_on_from_a
     assert "note: 1 of these workload(s) already have traces of " in " ".join(r.stdout.split()), r.stdout
 
 
+def test_evaluate_resume_refuses_a_file_measured_on_another_card(tmp_path: Path) -> None:
+    """Resuming a file of another machine's figures (a GPU call answered by another card) would mix two cards in
+    one file: refused on the first new result, nothing appended."""
+    out = tmp_path / "t.jsonl"
+    args = ["evaluate", "operator=rmsnorm_h4096", f"solution={FIX / 'rmsnorm_triton_ok'}", f"output={out}", *TINY]
+    assert _cli([*args, "limit=1"], tmp_path).returncode == 0
+    trace = json.loads(out.read_text())
+    trace["evaluation"]["environment"]["hardware"] = "NVIDIA H100 80GB HBM3"
+    out.write_text(json.dumps(trace) + "\n")
+    before = out.read_text()
+    r = _cli([*args, "limit=2", "resume=true"], tmp_path)
+    assert r.returncode != 0
+    assert "measured on NVIDIA H100 80GB HBM3; this machine evaluates on" in " ".join(r.stderr.split()), r.stderr
+    assert out.read_text() == before
+
+
 def test_evaluate_drops_a_cut_last_record_before_appending_and_refuses_a_foreign_file(tmp_path: Path, capsys) -> None:
     """A run killed mid-write leaves a record without its newline: the next run glued its first record onto it
     (both lost, and `resume=true` then failed on the file). A file of another operator's traces, or no trace file

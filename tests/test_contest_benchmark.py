@@ -105,8 +105,9 @@ def test_contest_cpu_run(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- sweep order (fake executor)
 class _FakeExecutor:
-    def __init__(self) -> None:
+    def __init__(self, hardware: str = "cpu") -> None:
         self.calls: list[tuple[str, str]] = []
+        self.hardware = hardware
 
     def evaluate(self, request):  # type: ignore[no-untyped-def]
         time.sleep(0.002)
@@ -115,7 +116,8 @@ class _FakeExecutor:
         r = WorkloadResult(uuid=w.uuid, axes=w.axes, status=EvaluationStatus.PASSED,
                            latency=LatencyStats(mean_ms=1.0, trial_medians_ms=[1.0], timer="cpu_wall"))
         return EvalResult(definition=request.definition.name, solution=request.solution.name,
-                          solution_hash="x", results=[r], timer="cpu_wall", environment={"hardware": "cpu"})
+                          solution_hash="x", results=[r], timer="cpu_wall",
+                          environment={"hardware": self.hardware})
 
 
 def _candidates(mod: types.ModuleType, op, labels: list[str]):  # type: ignore[no-untyped-def]
@@ -212,6 +214,25 @@ def test_sweep_resume_skips_traced_pairs_and_keeps_the_files(tmp_path: Path) -> 
     # without --resume the files start afresh
     mod.sweep(_FakeExecutor(), op, cands, HarnessSettings(), order[:1], 1e9, tmp_path)
     assert len(load_traces(tmp_path / RMSNORM / "a.jsonl")) == 1
+
+
+def test_sweep_resume_refuses_traces_of_another_card(tmp_path: Path) -> None:
+    """A GPU call answered by another card (an H100 for an H200, 2026-12-06) must not add its figures to the
+    first card's sweep: the first new result names this machine's card, and nothing is appended."""
+    mod = _contest()
+    op = load_operator(RMSNORM)
+    order = mod.sweep_order(op.workloads, 4)
+    cands = _candidates(mod, op, ["a"])
+    mod.sweep(_FakeExecutor("NVIDIA H100 80GB HBM3"), op, cands, HarnessSettings(), order[:2], 1e9, tmp_path)
+    path = tmp_path / RMSNORM / "a.jsonl"
+    before = path.read_text()
+    with pytest.raises(mod.UsageError, match="measured on NVIDIA H100 80GB HBM3; this machine evaluates on NVIDIA "
+                                             "H200: resume into another --traces folder"):
+        mod.sweep(_FakeExecutor("NVIDIA H200"), op, cands, HarnessSettings(), order, 1e9, tmp_path, resume=True)
+    assert path.read_text() == before
+    ex = _FakeExecutor("NVIDIA H100 80GB HBM3")  # the same card goes on
+    mod.sweep(ex, op, cands, HarnessSettings(), order, 1e9, tmp_path, resume=True)
+    assert len(ex.calls) == 2 and len(load_traces(path)) == 4
 
 
 def test_resume_without_traces_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,6 +19,7 @@ from kernelopt.cli.display import error_line, make_console, print_profiles, prin
 from kernelopt.cli.paths import output_file
 from kernelopt.controller.workloads import select_workloads
 from kernelopt.data import DataError, EvalRequest, EvalResult, Solution, dump_jsonl, load_solution
+from kernelopt.data.trace import measured_on_other_hardware
 from kernelopt.executor.base import ExecutorError
 
 
@@ -149,8 +150,9 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
                       "output")
     if cfg.profile:
         output_file(cfg.profile, "profile")
-    done = {t.workload.uuid for t in _traces_already_in(out, op.name, console)
-            if t.solution == solution.name and t.evaluation is not None}
+    earlier = [t for t in _traces_already_in(out, op.name, console)
+               if t.solution == solution.name and t.evaluation is not None]
+    done = {t.workload.uuid for t in earlier}
     again = [w for w in workloads if w.uuid in done]
     if cfg.get("resume"):
         console.print(f"resume: {len(again)} of {len(workloads)} workload(s) already in "
@@ -172,6 +174,13 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
             reqs = [EvalRequest(definition=op.definition, solution=solution, workloads=[w], settings=settings,
                                 profile=bool(cfg.profile)) for w in chunk]
             for res in ex.evaluate_many(reqs):
+                if cfg.get("resume") and earlier:  # checked once, on the first result: it names this machine's card
+                    cards = measured_on_other_hardware(earlier, str((res.environment or {}).get("hardware")))
+                    earlier = []
+                    if cards:
+                        raise DataError(f"resume=true: {out} holds traces of '{solution.name}' measured on "
+                                        f"{', '.join(cards)}; this machine evaluates on "
+                                        f"{(res.environment or {}).get('hardware')}: give another file (output=...)")
                 results.extend(res.results)
                 profiles.update((res.profile or {}).get("workloads") or {})
                 env = res.environment or env

@@ -91,3 +91,9 @@ class Trace(FIBModel):
     workload: Workload
     solution: str | None = None
     evaluation: Evaluation | None = None
+
+
+def measured_on_other_hardware(traces: list[Trace], hardware: str) -> list[str]:
+    """The hardware names other than ``hardware`` that evaluated traces in ``traces`` record (sorted): a resumed
+    sweep must not add this machine's figures to theirs (one table, one card)."""
+    return sorted({t.evaluation.environment.hardware for t in traces if t.evaluation is not None} - {hardware})
