@@ -11,8 +11,9 @@
 # (after unpacking the first's results into the checkout) skips what is done and resumes. First a probe of the
 # workers' sandbox (network namespace, read-only mounts: new 2026-12-06), last the executor's GPU tests.
 # Ran 2026-12-06 00:33 on an H100 (benchmarks/results/gpu_session_2026-12-06.md): new / retained 0.628 on the band.
-# Next, on an H200, in a new traces folder (contest_scratch_jb holds the H100 traces):
-# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=jc END_BY=585 bash scripts/gpu_session_jb.sh
+# Next, on an H200, in a new traces folder (contest_scratch_jb holds the H100 traces; contest.py --resume refuses to
+# extend them on another card):
+# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=jd END_BY=585 bash scripts/gpu_session_jb.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
