@@ -302,6 +302,13 @@ def test_multirun_two_agent_modes_with_joblib(tmp_path: Path) -> None:
         "select value from tags where key = 'kernelopt.agent_mode'"))
     assert modes == ["agent_assisted", "full_agent"], modes
     assert (tmp_path / "multirun").is_dir()
+    # the two jobs share stdout: every campaign line names its job, and each job says which overrides it runs
+    lines = r.stdout.splitlines()
+    for n, mode in ((0, "full_agent"), (1, "agent_assisted")):
+        assert any(line.startswith(f"[#{n}] multirun job {n}: agent={mode} ") for line in lines), r.stdout[-3000:]
+        assert any(line.startswith(f"[#{n}] champion of rmsnorm_h4096") for line in lines), r.stdout[-3000:]
+    campaign = [line for line in lines if "decide " in line or "resume with:" in line]
+    assert campaign and all(re.match(r"\[#[01]\] ", line) for line in campaign), campaign
 
 
 SEED = ROOT / "operators" / "rmsnorm_h4096" / "solutions" / "seeds" / "rmsnorm_rowwise"

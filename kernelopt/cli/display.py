@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -13,8 +15,42 @@ from kernelopt.analysis.profile_parse import bottleneck_metrics, dominant_kernel
 from kernelopt.data import EvalResult, WorkloadResult
 
 
+class _Labelled(io.TextIOBase):
+    """A text stream that starts every line with a label, and says it is no terminal (no live redraws)."""
+
+    def __init__(self, stream: Any, label: str) -> None:
+        self.stream, self.label, self._line_start = stream, label, True
+
+    def write(self, text: str) -> int:
+        pieces = []
+        for piece in text.splitlines(keepends=True):
+            pieces.append((self.label if self._line_start else "") + piece)
+            self._line_start = piece.endswith("\n")
+        self.stream.write("".join(pieces))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
+_LINE_LABEL: list[str] = []  # set once per process by label_lines
+
+
+def label_lines(label: str | None) -> None:
+    """Start every line the consoles of this process print with ``label`` (``None``: no label). Parallel jobs of
+    a multirun share one terminal: without it their campaign lines interleave with no way to tell them apart; a
+    labelled console also draws no live progress bar (two jobs' bars would overwrite each other's lines)."""
+    _LINE_LABEL[:] = [label] if label else []
+
+
 def make_console(stderr: bool = False) -> Console:
-    """A console; when output is piped (logs, CI, tests) it is wide so tables are not squeezed."""
+    """A console; when output is piped (logs, CI, tests) it is wide so tables are not squeezed; in a labelled
+    process (:func:`label_lines`) every line starts with the label."""
+    if _LINE_LABEL:
+        return Console(file=_Labelled(sys.stderr if stderr else sys.stdout, _LINE_LABEL[0]), width=200)
     c = Console(stderr=stderr)
     return c if c.is_terminal else Console(stderr=stderr, width=200)
 

@@ -71,6 +71,24 @@ def multirun_job_failure(command: str, code: int) -> Exception | None:
                                  f"({' '.join(hc.overrides.task) or 'no overrides'}) exited with code {code}")
 
 
+def label_multirun_output() -> str | None:
+    """In a multirun, label every console line of this job ``[#N]`` (and say once which overrides that is), so
+    parallel jobs (joblib) sharing a terminal can be told apart; returns the label (``None`` in a single run)."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    from kernelopt.cli.display import label_lines, make_console
+
+    hc = HydraConfig.get()
+    if hc.mode != RunMode.MULTIRUN:
+        return None
+    label = f"[#{hc.job.num}] "
+    label_lines(label)
+    make_console().print(f"multirun job {hc.job.num}: {' '.join(hc.overrides.task) or 'no overrides'}",
+                         soft_wrap=True, markup=False)
+    return label
+
+
 def run_hydra(command: str, overrides: list[str]) -> int:
     """Run a Hydra-decorated task with the real Hydra runtime (so -m / launchers work)."""
     import hydra
@@ -93,6 +111,7 @@ def run_hydra(command: str, overrides: list[str]) -> int:
 
     @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name=command)
     def _entry(cfg):  # type: ignore[no-untyped-def]
+        label_multirun_output()
         code = task(cfg)
         if isinstance(code, int) and code:
             failed = multirun_job_failure(command, code)
