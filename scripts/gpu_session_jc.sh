@@ -7,7 +7,8 @@
 # recurrent_one_832_wy3hh_1376_s2bv32 (name prefill_recurrent_one_832_wy3hh_1376_s2bv32_jc, traces
 # $P/contest_scratch_jc, resumable) and the retained dispatch on the 40 workloads of 49-832 tokens in the same call.
 # Ran 2026-12-06 00:59 on an H100 (benchmarks/results/gpu_session_2026-12-06.md): 47 passed, 6 launch-less cheats
-# stopped by the CUPTI timer first (the tests now expect that on a GPU); no sweep. `kernelopt doctor` added since.
+# stopped by the CUPTI timer first (the tests now expect that on a GPU); no sweep. `kernelopt doctor` and the
+# one-launch seed's test_seeds GPU points (never run on a GPU yet) added since.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=jd END_BY=585 bash scripts/gpu_session_jc.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
@@ -16,6 +17,7 @@ keep_call_results
   step 60 python3 -m kernelopt.cli.main doctor
   step 200 python3 -m pytest -q tests/harness/test_sealed.py tests/adversarial/test_adversarial_corpus.py \
     tests/adversarial/test_adversarial_gpu.py tests/executor/test_executor_readonly.py
+  step 150 python3 -m pytest -q "tests/test_seeds.py::test_seed_correct_on_gpu[gdn_prefill_onelaunch]"
   if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
     new=recurrent_one_832_wy3hh_1376_s2bv32
     contest_sweep "$PRE" "$PRE_DISPATCH/$new.json" "prefill_${new}_${CALL}" "$P/contest_scratch_${CALL}"
