@@ -10,7 +10,8 @@ Safety: an entry's value is fingerprinted when stored and checked on every hit (
 same process that wrote into cached tensors -> the entry is dropped and the caller regenerates or
 recomputes, and logs it). A reference entry is also keyed on the fingerprint of the inputs it was
 computed from (input generation changed -> miss). Inputs are handed out as clones, never the cached
-tensors. Entries are evicted least recently used beyond a byte budget
+tensors; reference outputs are stored sealed (:mod:`kernelopt.harness.sealed`: masked bytes, which is what the
+fingerprint covers), so a candidate cannot find this workload's answer in the cache. Entries are evicted least recently used beyond a byte budget
 (``HarnessSettings.reference_cache_mb``, ``input_cache_mb``).
 """
 
