@@ -24,7 +24,9 @@ of the definition has a trace and the last trace of each is ``PASSED``, and the 
 ``--with-baseline fla`` (repeatable) also replaces that baseline's traces by its sweep in ``--from`` (the same
 Solution as the one in place, all PASSED), the old ones moved to ``superseded/fla_<tag>.*`` with a paragraph, so
 the retained-vs-baseline ratio in the tables stays a ratio measured side by side in one call.
-``--dry-run`` prints the plan and writes nothing; ``--no-rebuild`` stops after steps 1-2.
+A sweep measured on another card than the traces it joins (the kernel it supersedes, the baselines kept) is
+refused unless ``--other-hardware``. ``--dry-run`` prints the plan and writes nothing; ``--no-rebuild`` stops
+after steps 1-2.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from benchmarks.contest import UsageError, load_solution_for, read_traces, rel_p
 from benchmarks.dispatch_plan import passed
 from benchmarks.trace_agreement import agreement
 from kernelopt.data import DataError, Solution, load_solution
+from kernelopt.data.trace import measured_on_other_hardware
 from kernelopt.operators import UnknownOperatorError, load_operator
 
 REPO = Path(__file__).resolve().parents[1]
@@ -86,6 +89,23 @@ def check_sweep(definition: str, folder: Path, solution: Path | Solution,
         raise UsageError(f"{traces}: not a full passing sweep: {len(missing)} of {len(uuids)} workloads missing"
                          + (f", not PASSED: {', '.join(failed[:8])}" if failed else ""))
     return traces, record, len(uuids)
+
+
+def check_hardware(new: Path, here: Path, replaced: set[str]) -> None:
+    """The new sweep was measured on the card of the traces it joins: the kernel it supersedes and the baselines
+    kept beside it (``here/<label>.jsonl``, those in ``replaced`` left out: their new sweeps come from the same call).
+    A device call answered by another card (an H100 for an H200, 2026-12-06) would otherwise turn every ratio of
+    the table into a comparison of two cards."""
+    mine = sorted({t.evaluation.environment.hardware for t in read_traces(new)
+                   if t.evaluation is not None and t.evaluation.performance is not None})
+    if len(mine) != 1:
+        raise UsageError(f"{new}: measured on {', '.join(mine) or 'no card'}: a sweep of one card is expected")
+    for f in sorted(here.glob("*.jsonl")):
+        other = [] if f.stem in replaced else measured_on_other_hardware(read_traces(f), mine[0])
+        if other:
+            raise UsageError(f"{new}: measured on {mine[0]}, but {f.name} beside it on "
+                             f"{', '.join(sorted(other))}: the table would compare cards (sweep on that card, or "
+                             "--other-hardware to adopt anyway)")
 
 
 def resume_line(text: str, definition: str, where: Path = RESUME) -> re.Match[str]:
@@ -225,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
                         "one; the old ones go to superseded/LABEL_<tag>.* (repeatable)")
     p.add_argument("--same-kernel", action="store_true",
                    help="adopt a new sweep of the kernel already retained (refused otherwise: nothing new to adopt)")
+    p.add_argument("--other-hardware", action="store_true",
+                   help="adopt a sweep measured on another card than the traces it joins (refused otherwise)")
     p.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
     p.add_argument("--no-rebuild", action="store_true", help="swap the traces and the resume line only")
     args = p.parse_args(argv)
@@ -240,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         if not old_traces.is_file():
             raise UsageError(f"{old_traces}: no retained traces to supersede")
         check_new_kernel(args.solution, new_record, old_record, args.same_kernel)
+        if not args.other_hardware:
+            check_hardware(new_traces, here, set(args.with_baseline))
         try:
             text = args.resume_script.read_text()
         except OSError as exc:

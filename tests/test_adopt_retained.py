@@ -105,6 +105,20 @@ def test_refusals_name_the_reason(trees, capsys):
     assert "--resume-script: [Errno 2] No such file or directory" in capsys.readouterr().err
 
 
+def test_a_sweep_on_another_card_is_refused_unless_asked_for(trees, capsys):
+    """An H200 kernel's traces are not replaced by a sweep an H100 measured (the device tool may answer an H200
+    call with one): every ratio of the table would compare cards."""
+    f = trees["scratch"] / PRE / "retained.jsonl"
+    lines = [json.loads(line) for line in f.read_text().splitlines()]
+    for t in lines:
+        t["evaluation"]["environment"]["hardware"] = "NVIDIA H100 80GB HBM3"
+    f.write_text("".join(json.dumps(t) + "\n" for t in lines))
+    assert main(_args(trees, "--dry-run")) == 2
+    err = capsys.readouterr().err
+    assert "measured on NVIDIA H100 80GB HBM3, but retained.jsonl beside it on NVIDIA H200" in err, err
+    assert main(_args(trees, "--dry-run", "--other-hardware")) == 0
+
+
 def test_rebuild_commands_are_the_recorded_ones_with_the_new_path():
     cmds = rebuild_commands(PRE, TRACES, NEW)
     contest = [c for c in cmds if "contest.py" in c]

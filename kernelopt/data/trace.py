@@ -94,6 +94,8 @@ class Trace(FIBModel):
 
 
 def measured_on_other_hardware(traces: list[Trace], hardware: str) -> list[str]:
-    """The hardware names other than ``hardware`` that evaluated traces in ``traces`` record (sorted): a resumed
-    sweep must not add this machine's figures to theirs (one table, one card)."""
-    return sorted({t.evaluation.environment.hardware for t in traces if t.evaluation is not None} - {hardware})
+    """The hardware names other than ``hardware`` that the timed traces in ``traces`` record (sorted; a trace without
+    figures, e.g. of a worker that died, may name no hardware): a resumed sweep must not add this machine's figures
+    to theirs (one table, one card)."""
+    return sorted({t.evaluation.environment.hardware for t in traces
+                   if t.evaluation is not None and t.evaluation.performance is not None} - {hardware})
