@@ -108,9 +108,9 @@ class _Loop:
                 self.emit("evaluated", stage=stage, solution=sol.name, run_id=run, result=result)
 
     def reuse(self, solution_hash: str, stage: str) -> tuple[str, str] | None:
-        """Adopt a FINISHED evaluation of the same solution, settings and stage from an earlier campaign
-        of this definition instead of evaluating it again: ``(adopted run id, source run id)``, or None
-        when there is none."""
+        """Adopt a FINISHED evaluation of the same solution, settings and stage from an earlier campaign of this
+        definition on the same card (a shared store may hold other machines' runs) instead of evaluating it again:
+        ``(adopted run id, source run id)``, or None when there is none."""
         if not self.cfg.reuse_across_campaigns:
             return None
         other = self.store.find_evaluated(self.run_id, solution_hash, self.key, stage, across_campaigns=True)

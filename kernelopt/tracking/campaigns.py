@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
+import re
 import shutil
 import subprocess
 import tempfile
@@ -43,6 +44,11 @@ def git_commit(cwd: str | Path | None = None) -> str | None:
     if out.returncode != 0:
         return None
     return out.stdout.strip() or None
+
+
+def card_of(hardware: str) -> str:
+    """The card of a ``hardware_name()`` (``"8x NVIDIA H200"`` -> ``"NVIDIA H200"``): how many is not what."""
+    return re.sub(r"^\d+x ", "", hardware)
 
 
 def hardware_name() -> str:
@@ -102,7 +108,7 @@ class CampaignsMixin(StoreBase):
         if commit:
             run_tags["kernelopt.git_commit"] = commit
             run_tags["mlflow.source.git.commit"] = commit
-        run_tags["kernelopt.hardware"] = hardware_name()
+        run_tags[names.HARDWARE] = hardware_name()
         run_tags.update({_qualify(str(k)): stringify(v) for k, v in (tags or {}).items()})
         run_name = run_tags.pop(names.RUN_NAME, None) or f"{definition}-{time.strftime('%Y%m%d-%H%M%S')}"
         run = self.client.create_run(exp_id, tags=run_tags, run_name=run_name)
@@ -155,8 +161,18 @@ class CampaignsMixin(StoreBase):
         return [r.info.run_id for r in runs]
 
     def resume_campaign(self, run_id: str) -> list[str]:
-        """Reopen a campaign run (status RUNNING) and fail its unfinished candidates; returns those ids."""
+        """Reopen a campaign run (status RUNNING) and fail its unfinished candidates; returns those ids.
+
+        Raises:
+            ValueError: the campaign ran on another card than this machine's (its figures and the new ones would
+                be compared in one leaderboard and one promotion gate).
+        """
         run = self.campaign_run(run_id)
+        was, now = run.data.tags.get(names.HARDWARE), hardware_name()
+        if was and card_of(was) != card_of(now):
+            raise ValueError(f"resume: campaign run '{run_id}' measured on {was}; this machine is {now}: its "
+                             "latencies and this machine's would meet in one leaderboard and one promotion gate "
+                             "(resume it on that card, or start a new campaign here)")
         if run.info.status != "RUNNING":
             self.client.update_run(run_id, status="RUNNING")
         return self.fail_unfinished(run_id)

@@ -11,6 +11,7 @@ from typing import Any
 
 from kernelopt.data import Decision, Definition, EvalResult, Solution, Workload
 from kernelopt.tracking import names
+from kernelopt.tracking.campaigns import card_of
 from kernelopt.tracking.base import MAX_PARAM_VALUE, StoreBase, encode_long_tag, stringify
 from kernelopt.tracking.summary import request_key, result_metrics, seed_info, settings_hash, write_artifacts
 
@@ -82,6 +83,8 @@ class CandidatesMixin(StoreBase):
             names.REQUEST_KEY: request_key(sol_hash, settings_key, stage, uuids),
             names.LOGGED_AT: f"{time.time():.6f}",
         }
+        if result.environment.get("hardware"):
+            run_tags[names.MEASURED_ON] = str(result.environment["hardware"])
         if params.get("baseline"):
             run_tags[names.BASELINE] = str(params["baseline"])
         if not result.all_passed and result.failure_line():
@@ -135,7 +138,9 @@ class CandidatesMixin(StoreBase):
         Args:
             workloads: when given, the workload uuid set must match too (the request key).
             across_campaigns: also look at other campaigns of the same definition (runs of this campaign
-                are preferred); use :meth:`adopt_candidate` to make such a run part of this campaign.
+                are preferred) that ran on the same card as this one (their ``kernelopt.hardware`` tags; a shared
+                store may hold other machines' campaigns, whose latencies are not this campaign's); use
+                :meth:`adopt_candidate` to make such a run part of this campaign.
         """
         exp = self.experiment_of(campaign_run_id)
         q = names.quote
@@ -152,7 +157,22 @@ class CandidatesMixin(StoreBase):
         if not runs:
             return None
         own = [r for r in runs if r.data.tags.get(names.CAMPAIGN) == campaign_run_id]
-        return (own or runs)[0].info.run_id
+        if own:
+            return own[0].info.run_id
+        cards: dict[str, str | None] = {}
+
+        def card(campaign: str | None) -> str | None:
+            if campaign not in cards:
+                try:
+                    tag = self.client.get_run(campaign).data.tags.get(names.HARDWARE) if campaign else None
+                except Exception:  # noqa: BLE001 - a deleted campaign: its runs are not reused
+                    tag = None
+                cards[campaign] = card_of(tag) if tag else None
+            return cards[campaign]
+
+        mine = card(campaign_run_id)
+        same = [r for r in runs if mine is not None and card(r.data.tags.get(names.CAMPAIGN)) == mine]
+        return same[0].info.run_id if same else None
 
     def adopt_candidate(self, campaign_run_id: str, run_id: str) -> str:
         """Copy a finished candidate run of another campaign into this one (params, metrics, tags,

@@ -114,6 +114,13 @@ def test_find_evaluated_dedups_by_solution_settings_stage_and_workloads(store):
     assert adopted != run_id
     assert store.find_evaluated(other, h, SETTINGS_KEY, "gate") == adopted
     assert store.find_evaluated(other, h, SETTINGS_KEY, "gate", across_campaigns=True) == adopted  # own first
+    # the same card's campaigns only: a shared store may hold other machines' runs (each run names its card too)
+    assert store.client.get_run(run_id).data.tags["kernelopt.measured_on"] == "cpu"
+    elsewhere = store.start_campaign(DEFINITION, {}, {"kernelopt.hardware": "1x NVIDIA H200"})
+    assert store.find_evaluated(elsewhere, h, SETTINGS_KEY, "gate", across_campaigns=True) is None
+    store.client.set_tag(camp, "kernelopt.hardware", "8x NVIDIA H200")  # the first campaign ran on that card
+    store.client.set_tag(other, "kernelopt.hardware", "2x NVIDIA H100 80GB HBM3")
+    assert store.find_evaluated(elsewhere, h, SETTINGS_KEY, "gate", across_campaigns=True) == run_id
     [rec] = store.load_state(other).candidates
     [orig] = store.load_state(camp).candidates
     assert rec.model_dump(exclude={"run_id", "start_time"}) == orig.model_dump(exclude={"run_id", "start_time"})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import json
 from pathlib import Path
 
@@ -95,6 +97,26 @@ def test_campaign_exists_end_and_resume(store):
         store.end_campaign("f" * 32)
     with pytest.raises(TypeError, match="config must be a dict"):
         store.start_campaign(DEFINITION, ["x"], {})  # type: ignore[arg-type]
+
+
+def test_a_campaign_is_not_resumed_on_another_card(store):
+    """Its latencies and the new machine's would meet in one leaderboard and one promotion gate; another count of
+    the same card is fine."""
+    from kernelopt.tracking.campaigns import card_of, hardware_name
+
+    run_id = store.start_campaign(DEFINITION, {}, {})
+    here = hardware_name()
+    assert store.client.get_run(run_id).data.tags["kernelopt.hardware"] == here
+    store.end_campaign(run_id, "killed")
+    store.client.set_tag(run_id, "kernelopt.hardware", "1x NVIDIA H200")
+    if "NVIDIA H200" not in here:
+        with pytest.raises(ValueError, match=f"measured on 1x NVIDIA H200; this machine is {re.escape(here)}"):
+            store.resume_campaign(run_id)
+        assert store.client.get_run(run_id).info.status == "KILLED"  # nothing reopened
+    store.client.set_tag(run_id, "kernelopt.hardware", here)
+    assert store.resume_campaign(run_id) == []
+    assert card_of("8x NVIDIA H200") == card_of("1x NVIDIA H200") == "NVIDIA H200"
+    assert card_of("cpu:x86_64") == "cpu:x86_64"
 
 
 def test_long_tags_are_chunked_and_rebuilt(store):
