@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from kernelopt.executor import CpuExecutor, WorkerStartError, netns
+from kernelopt.executor import CpuExecutor, WorkerStartError, netns, readonly_mounts
 
 PROBE = "from kernelopt.executor import netns; print(netns.apply('isolated'))"
 
@@ -93,10 +93,12 @@ def test_with_executor_network_host_the_same_candidate_reaches_it(sink, build_ca
     assert res.environment["sandbox"]["network"] == "host (executor.network=host)"
 
 
-def test_an_unknown_network_mode_stops_the_worker_with_its_name(build_cache_env):
-    ex = CpuExecutor(env={**build_cache_env, netns.NETWORK_ENV: "everywhere"})
+@pytest.mark.parametrize(("env", "mode", "kind"), [(netns.NETWORK_ENV, "everywhere", "network"),
+                                                   (readonly_mounts.FILES_ENV, "sometimes", "files")])
+def test_an_unknown_sandbox_mode_stops_the_worker_with_its_name(build_cache_env, env, mode, kind):
+    ex = CpuExecutor(env={**build_cache_env, env: mode})
     try:
-        with pytest.raises(WorkerStartError, match="'everywhere' is not a network mode"):
+        with pytest.raises(WorkerStartError, match=f"'{mode}' is not a {kind} mode"):
             ex.start()
     finally:
         ex.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt.executor import CpuExecutor, WorkerStartError, readonly_mounts
+from kernelopt.executor import CpuExecutor, readonly_mounts
 from kernelopt.executor.readonly_mounts import plan
 from kernelopt.operators import OPERATORS_DIR
 
@@ -72,15 +72,6 @@ def test_with_executor_files_writable_the_write_happens_and_is_rejected(tmp_path
     assert [r.status.value for r in res.results] == ["REJECTED"], res.results[0].log
     assert "wrote to protected files" in res.results[0].log
     assert res.environment["sandbox"]["files"] == "writable (executor.files=writable)"
-
-
-def test_an_unknown_files_mode_stops_the_worker_with_its_name(build_cache_env):
-    ex = CpuExecutor(env={**build_cache_env, readonly_mounts.FILES_ENV: "sometimes"})
-    try:
-        with pytest.raises(WorkerStartError, match="'sometimes' is not a files mode"):
-            ex.start()
-    finally:
-        ex.close()
 
 
 _REMOUNT = """
