@@ -79,16 +79,12 @@ def executor_kind(executor_cfg: Any, on_gpu: bool) -> str:
 def make_executor(executor_cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
     """Build the executor named by the config."""
     from kernelopt.executor import make_executor as _make
-    from kernelopt.executor.netns import DEFAULT_MODE as DEFAULT_NETWORK
-    from kernelopt.executor.netns import NETWORK_ENV
-    from kernelopt.executor.readonly_mounts import DEFAULT_MODE as DEFAULT_FILES
-    from kernelopt.executor.readonly_mounts import FILES_ENV
+    from kernelopt.executor.sandbox import SANDBOXES
 
     e = _plain(executor_cfg)
     kind = executor_kind(executor_cfg, on_gpu)
     extra = {"address": e.get("address")} if kind == "ray" else {}  # Ray cluster to join (None: start one)
-    env = {NETWORK_ENV: str(e.get("network") or DEFAULT_NETWORK),  # the workers' network sandbox
-           FILES_ENV: str(e.get("files") or DEFAULT_FILES)}  # and read-only checkout
+    env = {s.env: str(e.get(s.kind) or s.on) for s in SANDBOXES}  # the workers' network and files sandboxes
     return _make(kind, devices=e.get("devices"), timeout_s=e.get("timeout_s"), env=env, **extra)
 
 

@@ -82,30 +82,31 @@ def check_ncu(on_gpu: bool) -> Check:
                  "ncu not on PATH: profiles carry torch.profiler kernel tables only")
 
 
+_MEANING = {"network": "candidate code reaches neither the network nor the host's loopback services",
+            "files": "candidate code cannot write the checkout or the operator library"}
+
+
 def check_worker_sandbox() -> list[Check]:
     """Start one real CPU evaluation worker (with this process's KERNELOPT_WORKER_* settings) and read what its
     sandbox got from its READY frame."""
-    from kernelopt.executor import WorkerStartError, netns, readonly_mounts
+    from kernelopt.executor import WorkerStartError
     from kernelopt.executor.cpu import cpu_specs
     from kernelopt.executor.process import WorkerProcess
+    from kernelopt.executor.sandbox import SANDBOXES
 
-    env = {k: v for k, v in os.environ.items() if k in (netns.NETWORK_ENV, readonly_mounts.FILES_ENV)}
+    env = {s.env: os.environ[s.env] for s in SANDBOXES if s.env in os.environ}
     try:
         worker = WorkerProcess(cpu_specs(1, env=env, startup_timeout_s=120.0)[0])
     except WorkerStartError as exc:
         return [Check("worker", "fail", f"an evaluation worker does not start: {exc}")]
     try:
-        statuses = ((netns.SANDBOX, worker.network, "candidate code reaches neither the network nor the host's "
-                                                    "loopback services"),
-                    (readonly_mounts.SANDBOX, worker.files, "candidate code cannot write the checkout or the "
-                                                            "operator library"))
         out = []
-        for sandbox, status, meaning in statuses:
-            if sandbox.met(status):
-                out.append(Check(f"worker {sandbox.kind}", "ok", f"{status}: {meaning}"))
+        for s in SANDBOXES:
+            status = getattr(worker, s.kind)  # from the READY frame
+            if s.met(status):
+                out.append(Check(f"worker {s.kind}", "ok", f"{status}: {_MEANING[s.kind]}"))
             else:
-                asked_off = f"{sandbox.setting}={sandbox.off}" in status
-                out.append(Check(f"worker {sandbox.kind}", "info" if asked_off else "warn", status))
+                out.append(Check(f"worker {s.kind}", "info" if s.asked_off(status) else "warn", status))
         return out
     finally:
         worker.shutdown()

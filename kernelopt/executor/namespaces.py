@@ -112,10 +112,14 @@ class Sandbox:
         """True for the status string of a worker that has this sandbox."""
         return bool(status) and str(status).startswith(self.on)
 
+    def asked_off(self, status: str | None) -> bool:
+        """True for the status string of a worker whose configuration turned this sandbox off."""
+        return f"{self.setting}={self.off}" in str(status)
+
     def warn(self, status: str) -> None:
         """Log once per process (and per reason) that workers lack this sandbox although it was asked for
         (``off`` asked for it and is not warned about)."""
-        if not self.met(status) and f"{self.setting}={self.off}" not in status and status not in _WARNED:
+        if not self.met(status) and not self.asked_off(status) and status not in _WARNED:
             _WARNED.add(status)
             _log.warning("evaluation workers %s: %s; set %s=required to refuse such workers", self.consequence, status,
                          self.setting)

@@ -34,7 +34,6 @@ from kernelopt.executor.namespaces import CLONE_NEWNET, Sandbox, unshare_new
 NETWORK_ENV = "KERNELOPT_WORKER_NETWORK"
 #: what the worker got (``isolated (...)`` or ``host (...)``), read by the harness's environment snapshot
 STATUS_ENV = "KERNELOPT_WORKER_NETWORK_STATUS"
-DEFAULT_MODE = "isolated"
 
 
 _SIOCSIFFLAGS = 0x8914

@@ -1,7 +1,8 @@
-"""Sandbox basics for worker processes: scrubbed environment, scratch cwd, memory limit.
+"""Sandbox basics for worker processes: scrubbed environment, scratch cwd, memory limit, and the list of the
+namespace sandboxes a worker sets up (:data:`SANDBOXES`: :mod:`netns`, :mod:`readonly_mounts`).
 
-The full sandbox (namespaces, seccomp, cgroups) is a later issue; this module keeps secrets out of
-candidate code, gives each worker a throw-away working directory and caps host memory.
+This module keeps secrets out of candidate code, gives each worker a throw-away working directory and caps host
+memory; the namespaces keep it off the network and off the checkout (seccomp and cgroups are not used).
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import kernelopt
+from kernelopt.executor import netns, readonly_mounts
+from kernelopt.executor.namespaces import Sandbox
 from kernelopt.harness.reference_times import ENV as REFERENCE_TIMES_ENV
+
+#: The namespace sandboxes of a worker; each one's ``kind`` is its ``executor.<kind>`` config key and the key of
+#: its status in a worker's READY frame and in an evaluation's ``environment["sandbox"]``.
+SANDBOXES: tuple[Sandbox, ...] = (netns.SANDBOX, readonly_mounts.SANDBOX)
 
 #: Environment variables matching any of these (case-insensitive) never reach a worker. A denylist: what a
 #: kernel needs (PATH, HOME, PYTHONPATH, LD_LIBRARY_PATH, CUDA_*, TRITON_*, TORCH_*, the KERNELOPT_* folders and

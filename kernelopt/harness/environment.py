@@ -9,8 +9,7 @@ from typing import Any
 
 import torch
 
-from kernelopt.executor.netns import STATUS_ENV as NETWORK_STATUS_ENV
-from kernelopt.executor.readonly_mounts import STATUS_ENV as FILES_STATUS_ENV
+from kernelopt.executor.sandbox import SANDBOXES
 
 
 def _cpu_model() -> str:
@@ -109,9 +108,8 @@ def _driver() -> str | None:
 def sandbox() -> dict[str, str]:
     """The evaluating process's sandbox as the worker set it up: ``network`` (:mod:`kernelopt.executor.netns`) and
     ``files`` (:mod:`kernelopt.executor.readonly_mounts`)."""
-    not_worker = "(in-process evaluation, not a worker)"
-    return {"network": os.environ.get(NETWORK_STATUS_ENV) or f"host {not_worker}",
-            "files": os.environ.get(FILES_STATUS_ENV) or f"writable {not_worker}"}
+    return {s.kind: os.environ.get(s.status_env) or f"{s.off} (in-process evaluation, not a worker)"
+            for s in SANDBOXES}
 
 
 def snapshot(device: str | torch.device = "cpu") -> dict[str, Any]:
