@@ -297,8 +297,8 @@ class _Run(GuardedRun):
                 checks = [("the last timed call", outs if self.dps else last.value)]
                 if spot is not None and spot.taken:
                     checks.append((f"timed call {spot.at + 1} of {s.iterations}", spot.value))
-                for which, value in checks:
-                    with self.refs[t].opened() as refs:
+                with self.refs[t].opened() as refs:
+                    for which, value in checks:
                         self._check_value(guard.copies, value, refs, f"re-check of {which} (trial {t})",
                                           f"output of {which}")
             if s.replay_check:

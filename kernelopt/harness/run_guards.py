@@ -25,7 +25,7 @@ from kernelopt.harness.correctness import error_stats
 from kernelopt.harness.evaluators import OutputFormatError
 from kernelopt.harness.guards import InputGuard, ThreadWatch, output_problems
 from kernelopt.harness.inputs import make_inputs
-from kernelopt.harness.sealed import Sealed
+from kernelopt.harness.sealed import scrub
 from kernelopt.harness.timing import _flush_buffer
 
 LOG_LIMIT = 20_000
@@ -178,14 +178,19 @@ class GuardedRun:
         finally:
             replay.refill_(inputs, guard.copies)
         self._guard_after_call(guard, inputs, "during fresh-input timing", threads, timed=True)
-        refs: dict[int, tuple[dict[str, Any], Sealed]] = {}
-        for i, (k, value) in enumerate(zip(res.set_index, res.outputs)):
-            if k not in refs:
-                g = InputGuard(sets[k])
-                refs[k] = (g.copies, self._reference(g))
-            with refs[k][1].opened() as ref:
-                self._check_value(refs[k][0], value, ref, f"replay: fresh-input call {i} of trial {t} (outputs "
-                                  "cached across calls?)", f"fresh-input call {i}")
+        # the candidate's calls are over: each set's reference is opened once, compared with every call on that set,
+        # and scrubbed at the end
+        refs: dict[int, tuple[dict[str, Any], Any]] = {}
+        try:
+            for i, (k, value) in enumerate(zip(res.set_index, res.outputs)):
+                if k not in refs:
+                    g = InputGuard(sets[k])
+                    refs[k] = (g.copies, self._reference(g).open())
+                self._check_value(refs[k][0], value, refs[k][1], f"replay: fresh-input call {i} of trial {t} "
+                                  "(outputs cached across calls?)", f"fresh-input call {i}")
+        finally:
+            for _, ref in refs.values():
+                scrub(ref)
         return res.times_ms
 
     def _roofline(self, mean_ms: float) -> None:
