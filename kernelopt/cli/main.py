@@ -54,38 +54,42 @@ def _hydra_task(command: str) -> Callable[[object], object]:
     return {"optimize": tasks.optimize_main, "evaluate": tasks.evaluate_main}[command]
 
 
+def multirun_job() -> tuple[int, str] | None:
+    """This job's number and overrides (``"no overrides"`` when none) in a multirun; ``None`` in a single run."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    hc = HydraConfig.get()
+    if hc.mode != RunMode.MULTIRUN:
+        return None
+    return hc.job.num, " ".join(hc.overrides.task) or "no overrides"
+
+
 def multirun_job_failure(command: str, code: int) -> Exception | None:
     """In a multirun, the exception that marks this job failed for the sweep (Hydra raises it after the jobs of the
     batch have run: the command exits 1 naming the job); ``None`` in a single run, whose exit code is ``code``.
 
     A launcher that runs jobs in other processes (joblib, submitit) saw no exit code: a multirun of failed jobs
     exited 0."""
-    from hydra.core.hydra_config import HydraConfig
     from hydra.errors import CompactHydraException
-    from hydra.types import RunMode
 
-    hc = HydraConfig.get()
-    if hc.mode != RunMode.MULTIRUN:
+    job = multirun_job()
+    if job is None:
         return None
-    return CompactHydraException(f"kernelopt {command}: multirun job {hc.job.num} "
-                                 f"({' '.join(hc.overrides.task) or 'no overrides'}) exited with code {code}")
+    return CompactHydraException(f"kernelopt {command}: multirun job {job[0]} ({job[1]}) exited with code {code}")
 
 
 def label_multirun_output() -> str | None:
     """In a multirun, label every console line of this job ``[#N]`` (and say once which overrides that is), so
     parallel jobs (joblib) sharing a terminal can be told apart; returns the label (``None`` in a single run)."""
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.types import RunMode
-
     from kernelopt.cli.display import label_lines, make_console
 
-    hc = HydraConfig.get()
-    if hc.mode != RunMode.MULTIRUN:
+    job = multirun_job()
+    if job is None:
         return None
-    label = f"[#{hc.job.num}] "
+    label = f"[#{job[0]}] "
     label_lines(label)
-    make_console().print(f"multirun job {hc.job.num}: {' '.join(hc.overrides.task) or 'no overrides'}",
-                         soft_wrap=True, markup=False)
+    make_console().print(f"multirun job {job[0]}: {job[1]}", soft_wrap=True, markup=False)
     return label
 
 
