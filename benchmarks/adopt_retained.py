@@ -49,7 +49,7 @@ from benchmarks.contest import UsageError, load_solution_for, read_traces, rel_p
 from benchmarks.dispatch_plan import passed
 from benchmarks.trace_agreement import agreement
 from kernelopt.data import DataError, Solution, load_solution
-from kernelopt.data.trace import measured_on_other_hardware
+from kernelopt.data.trace import measured_on, measured_on_other_hardware
 from kernelopt.operators import UnknownOperatorError, load_operator
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,8 +96,7 @@ def check_hardware(new: Path, here: Path, replaced: set[str]) -> None:
     kept beside it (``here/<label>.jsonl``, those in ``replaced`` left out: their new sweeps come from the same call).
     A device call answered by another card (an H100 for an H200, 2026-12-06) would otherwise turn every ratio of
     the table into a comparison of two cards."""
-    mine = sorted({t.evaluation.environment.hardware for t in read_traces(new)
-                   if t.evaluation is not None and t.evaluation.performance is not None})
+    mine = measured_on(read_traces(new))
     if len(mine) != 1:
         raise UsageError(f"{new}: measured on {', '.join(mine) or 'no card'}: a sweep of one card is expected")
     for f in sorted(here.glob("*.jsonl")):

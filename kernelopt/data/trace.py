@@ -93,9 +93,14 @@ class Trace(FIBModel):
     evaluation: Evaluation | None = None
 
 
-def measured_on_other_hardware(traces: list[Trace], hardware: str) -> list[str]:
-    """The hardware names other than ``hardware`` that the timed traces in ``traces`` record (sorted; a trace without
-    figures, e.g. of a worker that died, may name no hardware): a resumed sweep must not add this machine's figures
-    to theirs (one table, one card)."""
+def measured_on(traces: list[Trace]) -> list[str]:
+    """The hardware names the timed traces in ``traces`` record (sorted; a trace without figures, e.g. of a worker
+    that died, may name no hardware)."""
     return sorted({t.evaluation.environment.hardware for t in traces
-                   if t.evaluation is not None and t.evaluation.performance is not None} - {hardware})
+                   if t.evaluation is not None and t.evaluation.performance is not None})
+
+
+def measured_on_other_hardware(traces: list[Trace], hardware: str) -> list[str]:
+    """:func:`measured_on` but ``hardware``: a resumed sweep must not add this machine's figures to theirs (one
+    table, one card)."""
+    return [h for h in measured_on(traces) if h != hardware]

@@ -171,7 +171,9 @@ class CandidatesMixin(StoreBase):
             return cards[campaign]
 
         mine = card(campaign_run_id)
-        same = [r for r in runs if mine is not None and card(r.data.tags.get(names.CAMPAIGN)) == mine]
+        if mine is None:  # a campaign without a hardware tag adopts nothing from others
+            return None
+        same = [r for r in runs if card(r.data.tags.get(names.CAMPAIGN)) == mine]
         return same[0].info.run_id if same else None
 
     def adopt_candidate(self, campaign_run_id: str, run_id: str) -> str:
