@@ -228,6 +228,15 @@ prefill_pick_sweep() {
   best=$(side_by_side_again "$PRE" "prefill_${CALL}_" .jsonl "$uuids" "$PRE_DISPATCH/%s.json" "$kept" "$@")
   sweep_unless_kept "$PRE" "$best" "$kept" "$PRE_DISPATCH/%s.json" "prefill_${best}_${CALL}" "$P/contest_scratch_${CALL}"
 }
+# prefill_sweep_beside_retained NEW LO HI: the contest sweep of the GDN prefill dispatch $PRE_DISPATCH/NEW.json (name
+# prefill_NEW_<CALL>, traces $P/contest_scratch_<CALL>, resumable), then the retained dispatch on the workloads of
+# LO <= total_seq_len < HI (where their code differs) into $P/prefill_<CALL>_retained.jsonl, for the side by side
+# with the sweep's traces of that band in the same call (calls JB, JD)
+prefill_sweep_beside_retained() {
+  contest_sweep "$PRE" "$PRE_DISPATCH/$1.json" "prefill_$1_${CALL}" "$P/contest_scratch_${CALL}"
+  evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" \
+    "$(prefill_band "$2" "$3")"
+}
 # prefill_points TOKENS:SEQS...: the GDN prefill workloads with those (total_seq_len, num_seqs), comma-separated uuids
 prefill_points() { python3 - "$@" <<'PY'
 import json, sys

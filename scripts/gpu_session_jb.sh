@@ -11,18 +11,15 @@
 # (after unpacking the first's results into the checkout) skips what is done and resumes. First a probe of the
 # workers' sandbox (network namespace, read-only mounts: new 2026-12-06), last the executor's GPU tests.
 # Ran 2026-12-06 00:33 on an H100 (benchmarks/results/gpu_session_2026-12-06.md): new / retained 0.628 on the band.
-# Next, on an H200, in a new traces folder (contest_scratch_jb holds the H100 traces; contest.py --resume refuses to
-# extend them on another card):
-# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=jd END_BY=585 bash scripts/gpu_session_jb.sh
+# The H200 sweep is in gpu_session_jc.sh (CALL=jd: a new traces folder; contest_scratch_jb holds the H100 traces,
+# which contest.py --resume refuses to extend on another card).
+# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=jb END_BY=585 bash scripts/gpu_session_jb.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
   step 30 python3 -c "from kernelopt.executor import netns, readonly_mounts as r; print(netns.apply(), r.apply())"
-  new=recurrent_one_832_wy3hh_1376_s2bv32
-  contest_sweep "$PRE" "$PRE_DISPATCH/$new.json" "prefill_${new}_${CALL}" "$P/contest_scratch_${CALL}"
-  evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" \
-    "$(prefill_band 49 833)"
+  prefill_sweep_beside_retained recurrent_one_832_wy3hh_1376_s2bv32 49 833
   step "$(left)" python3 -m pytest -q tests/executor/test_executor_gpu.py tests/executor/test_executor_readonly.py
 ) &
 finish_session $!

@@ -19,10 +19,7 @@ keep_call_results
     tests/adversarial/test_adversarial_gpu.py tests/executor/test_executor_readonly.py
   step 150 python3 -m pytest -q "tests/test_seeds.py::test_seed_correct_on_gpu[gdn_prefill_onelaunch]"
   if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-    new=recurrent_one_832_wy3hh_1376_s2bv32
-    contest_sweep "$PRE" "$PRE_DISPATCH/$new.json" "prefill_${new}_${CALL}" "$P/contest_scratch_${CALL}"
-    evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" \
-      "$(prefill_band 49 833)"
+    prefill_sweep_beside_retained recurrent_one_832_wy3hh_1376_s2bv32 49 833
   else
     echo "=== not an H200: no prefill sweep" >> "$L"
   fi
