@@ -15,10 +15,15 @@ from kernelopt.executor import netns, readonly_mounts
 from kernelopt.operators import OPERATORS_DIR
 
 
-def _doctor(tmp_path: Path, *args: str, **env: str) -> tuple[int, dict[str, dict[str, str]]]:
+def _doctor(tmp_path: Path, *args: str, without: str | None = None,
+            **env: str) -> tuple[int, dict[str, dict[str, str]]]:
+    """``kernelopt doctor --json`` in a new process (``without``: a module that process cannot import)."""
     full = {**{k: v for k, v in os.environ.items() if not k.startswith("KERNELOPT_WORKER_")},
             "CUDA_VISIBLE_DEVICES": "", **env}
-    out = subprocess.run([sys.executable, "-m", "kernelopt.cli.main", "doctor", "--json", *args], cwd=tmp_path,
+    start = ["-m", "kernelopt.cli.main"] if without is None else [
+        "-c", f"import sys; sys.modules[{without!r}] = None  # as if not installed\n"
+              "from kernelopt.cli.main import main; sys.exit(main(sys.argv[1:]))"]
+    out = subprocess.run([sys.executable, *start, "doctor", "--json", *args], cwd=tmp_path,
                          env=full, capture_output=True, text=True, timeout=300, check=False)
     checks = json.loads(out.stdout)
     return out.returncode, {c["name"]: c for c in checks}
@@ -64,3 +69,13 @@ def test_a_broken_operator_library_and_tracking_path_fail(tmp_path):
     assert checks["operators"]["status"] == "fail"
     assert checks["operators"]["detail"].startswith("1 of 2 do not load: broken_op:")
     assert checks["tracking"]["status"] == "fail" and "store.txt" in checks["tracking"]["detail"]
+
+
+def test_a_machine_without_mlflow_is_told_what_needs_it(tmp_path):
+    """The GPU machine's evaluation wheels carry no mlflow: the tracking check names the package and what needs it
+    (was: "ModuleNotFoundError: No module named 'mlflow'"); every other check still runs."""
+    code, checks = _doctor(tmp_path, without="mlflow")
+    assert code == 1
+    assert checks["tracking"]["status"] == "fail"
+    assert checks["tracking"]["detail"].startswith("mlflow is not installed: campaigns (`kernelopt optimize`)")
+    assert checks["operators"]["status"] == "ok" and checks["configs"]["status"] == "ok"

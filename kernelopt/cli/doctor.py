@@ -10,6 +10,7 @@ it could) or ``fail`` (kernelopt will not work like this); the exit code is 1 wh
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
@@ -146,6 +147,10 @@ def check_configs() -> Check:
 
 
 def check_tracking(uri: str | None) -> Check:
+    if importlib.util.find_spec("mlflow") is None:  # the tracking package imports it first
+        return Check("tracking", "fail", "mlflow is not installed: campaigns (`kernelopt optimize`), `promote`, "
+                                         "`export` and `report` need it (`pip install -e .` installs it); "
+                                         "`kernelopt evaluate` and benchmarks/contest.py run without it")
     from kernelopt.tracking.uris import resolve_tracking_uri, sqlite_path
 
     try:
