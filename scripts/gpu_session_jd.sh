@@ -5,7 +5,10 @@
 # JB: 100/100, 0.628 of the retained dispatch on its 40 workloads) into $P/contest_scratch_$CALL and the retained
 # dispatch on those 40 workloads right after, then `kernelopt doctor`, the one-launch seed's test_seeds GPU points
 # and the harness's GPU tests with what time is left. On any other card only the checks (no timings to adopt).
-# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=jd END_BY=520 bash scripts/gpu_session_jd.sh
+# Ran 2026-12-06 03:13 on an H100 (benchmarks/results/gpu_session_2026-12-06.md): no sweep; doctor, the seed's GPU
+# points and 52 GPU tests passed. ONLY_H200=1 skips those checks too on another card (each machine costs ~480 s of
+# device time to start and fill, whatever it runs).
+# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=jd END_BY=520 [ONLY_H200=1] bash scripts/gpu_session_jd.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
@@ -14,6 +17,7 @@ keep_call_results
     prefill_sweep_beside_retained recurrent_one_832_wy3hh_1376_s2bv32 49 833
   else
     echo "=== not an H200: no prefill sweep" >> "$L"
+    [ "${ONLY_H200:-0}" = 1 ] && exit 0
   fi
   step "$(( $(left) < 60 ? $(left) : 60 ))" python3 -m kernelopt.cli.main doctor
   step "$(( $(left) < 150 ? $(left) : 150 ))" python3 -m pytest -q "tests/test_seeds.py::test_seed_correct_on_gpu[gdn_prefill_onelaunch]"
