@@ -1,4 +1,5 @@
-"""Anti-cheat steps of one (solution, workload) run, mixed into ``evaluate``'s ``_Run``.
+"""Anti-cheat steps of one (solution, workload) run, mixed into
+:class:`kernelopt.harness.workload_run.WorkloadRun`.
 
 * ``_guard_after_call``: harness integrity (replaced functions are restored), input mutation and
   threads left running, after every checked or timed call.

@@ -8,7 +8,7 @@ import torch
 from harness_helpers import DEVICE, fixture_solution, rmsnorm_request
 
 from kernelopt.data import EvaluationStatus as S
-from kernelopt.harness import evaluate as evaluate_module
+from kernelopt.harness import workload_run
 from kernelopt.harness.evaluate import evaluate
 from kernelopt.harness.tensor_cache import TensorCache, fingerprint
 
@@ -93,9 +93,9 @@ def _builds(tmp_path, monkeypatch):
 
 
 def test_evaluate_reuses_inputs_and_reference_outputs_for_the_next_candidate():
-    evaluate_module._CACHES.clear()
+    workload_run._CACHES.clear()
     first = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(1,)), device=DEVICE)
-    cache, inputs = evaluate_module._CACHES.get("reference"), evaluate_module._CACHES.get("inputs")
+    cache, inputs = workload_run._CACHES.get("reference"), workload_run._CACHES.get("inputs")
     assert first.all_passed and cache is not None and len(cache) >= 2  # one entry per trial (+ probe)
     assert inputs is not None and len(inputs) == len(cache)
     hits, input_hits = cache.hits, inputs.hits
@@ -108,15 +108,15 @@ def test_evaluate_reuses_inputs_and_reference_outputs_for_the_next_candidate():
 
 
 def test_caches_can_be_turned_off():
-    evaluate_module._CACHES.clear()
+    workload_run._CACHES.clear()
     res = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(1,), reference_cache_mb=0,
                                    input_cache_mb=0), device=DEVICE)
-    assert res.all_passed and evaluate_module._CACHES == {}
+    assert res.all_passed and workload_run._CACHES == {}
 
 
 def test_a_candidate_mutating_its_inputs_never_reaches_the_cached_copy():
-    evaluate_module._CACHES.clear()
+    workload_run._CACHES.clear()
     bad = evaluate(rmsnorm_request(fixture_solution("rmsnorm_py_mutates"), batch_sizes=(1,)), device=DEVICE)
     assert bad.results[0].status == S.REJECTED
     good = evaluate(rmsnorm_request(fixture_solution("rmsnorm_triton_ok"), batch_sizes=(1,)), device=DEVICE)
-    assert good.all_passed and evaluate_module._CACHES["inputs"].tampered == 0
+    assert good.all_passed and workload_run._CACHES["inputs"].tampered == 0
