@@ -11,6 +11,7 @@ from typing import Any
 
 from kernelopt.analysis.campaign_analysis import analyse_operator, apply_profiles, band_probes
 from kernelopt.campaign_types import ANALYSIS_ARTIFACT, CampaignConfig, Progress, Store
+from kernelopt.controller.specialise import DISPATCH
 from kernelopt.data.definition import Definition
 from kernelopt.data.records import (
     EVAL_WALL_S,
@@ -22,10 +23,9 @@ from kernelopt.data.records import (
 )
 from kernelopt.data.solution import Solution
 from kernelopt.data.workload import Workload
-from kernelopt.controller.specialise import DISPATCH
 from kernelopt.generators.base import GenerationContext, Generator, kernelopt_extra
 from kernelopt.generators.dispatch import DispatchError, compose_planned
-from kernelopt.generators.llm_base import archive_failures, failure_metrics, take_log
+from kernelopt.generators.proposal_log import archive_failures, failure_metrics, take_log
 
 #: Band profiling (after the baseline sweep) may use this share of the wall clock left ...
 PROFILE_CLOCK_SHARE = 0.25

@@ -3,8 +3,8 @@
 A backend implements ``_request(prompt, index) -> Completion`` and ``_retryable(exc) -> bool``;
 :class:`LLMGenerator` does the rest. One request is sent per wanted candidate. What a round
 produced beyond the solutions travels on a side channel the campaign drains after ``propose``:
-``take_log()`` returns a :class:`ProposalLog` with, per solution hash, the artefacts to store on
-its candidate run (``llm/prompt.md``, ``llm/response.md``, ``llm/usage.json``) and the metrics
+``take_log()`` returns a :class:`~kernelopt.generators.proposal_log.ProposalLog` with, per solution
+hash, the artefacts to store on its candidate run (``llm/prompt.md``, ``llm/response.md``, ``llm/usage.json``) and the metrics
 (``llm_input_tokens``, ``llm_output_tokens``, ``llm_cost_usd``), plus the failed proposals (with
 the reason and the same artefacts). Every saved text passes :func:`scrub` first; API keys are
 read from the environment only and never stored.
@@ -14,21 +14,19 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from kernelopt.data.records import COST_METRIC, FAILED_COST_METRIC, FAILED_TOKEN_METRICS, TOKEN_METRICS
+from kernelopt.data.records import COST_METRIC, TOKEN_METRICS
 from kernelopt.data.solution import Solution
 from kernelopt.generators.base import GenerationContext
 from kernelopt.generators.keys import scrub
 from kernelopt.generators.parse import KeyInReplyError, NoCodeError, parse_response
 from kernelopt.generators.prompt import Prompt, build_prompt
+from kernelopt.generators.proposal_log import ProposalFailure, ProposalLog
 
 MAX_RETRY_AFTER_S = 60.0  # the longest Retry-After honoured; longer ones are capped
 #: seconds past ``timeout_s`` before a request that is still receiving is abandoned (:class:`DeadlineError`)
@@ -170,60 +168,6 @@ def check_completion(raw: Any, parsed: Any, attr: str, url: str) -> None:
     body = parsed if isinstance(parsed, str) else str(getattr(raw, "text", "") or parsed)
     raise NotACompletionError(f"server at {url} returned a body that is not a JSON completion"
                               f"{f' ({ctype})' if ctype else ''}: {body[:200]!r}")
-
-
-@dataclass
-class ProposalFailure:
-    """A request that produced no candidate: why, and what was sent/received (scrubbed)."""
-
-    reason: str
-    artifacts: dict[str, str] = field(default_factory=dict)
-    usage: dict[str, Any] | None = None  # the reply's usage when one came (a truncated reply still costs tokens)
-
-
-@dataclass
-class ProposalLog:
-    """What a generator produced besides solutions since the last ``take_log()``."""
-
-    artifacts: dict[str, dict[str, str]] = field(default_factory=dict)
-    metrics: dict[str, dict[str, float]] = field(default_factory=dict)
-    failures: list[ProposalFailure] = field(default_factory=list)
-
-
-def archive_failures(store: Any, run_id: str, failures: list[ProposalFailure]) -> None:
-    """Store failed proposals on the campaign run as ``proposals/failed-<time>-<i>/`` (reason.txt and
-    the scrubbed prompt/response), when the store can upload folders."""
-    upload = getattr(store, "upload_dir", None)
-    if not failures or not callable(upload):
-        return
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    with tempfile.TemporaryDirectory(prefix="kernelopt-failed-") as tmp:
-        for i, f in enumerate(failures):
-            base = Path(tmp) / "proposals" / f"failed-{stamp}-{time.monotonic_ns() % 10**6:06d}-{i}"
-            for rel, content in {"reason.txt": f.reason, **f.artifacts}.items():
-                (base / rel).parent.mkdir(parents=True, exist_ok=True)
-                (base / rel).write_text(scrub(content), encoding="utf-8")
-        upload(run_id, Path(tmp))
-
-
-def failure_metrics(failures: list[ProposalFailure]) -> dict[str, float]:
-    """Tokens and cost of the replies that gave no candidate (logged on the campaign run, one step per round, so
-    that ``compare_campaigns`` counts them); ``{}`` when none came with usage."""
-    used = [f.usage for f in failures if f.usage]
-    if not used:
-        return {}
-    out = {FAILED_TOKEN_METRICS[0]: float(sum(u.get("input_tokens") or 0 for u in used)),
-           FAILED_TOKEN_METRICS[1]: float(sum(u.get("output_tokens") or 0 for u in used))}
-    costs = [u["cost_usd"] for u in used if u.get("cost_usd") is not None]
-    if costs:
-        out[FAILED_COST_METRIC] = float(sum(costs))
-    return out
-
-
-def take_log(generator: Any) -> ProposalLog:
-    """Drain a generator's :class:`ProposalLog` (an empty one for generators without it)."""
-    fn = getattr(generator, "take_log", None)
-    return fn() if callable(fn) else ProposalLog()
 
 
 class LLMGenerator:

@@ -12,8 +12,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "llm")
 from fake_llm import KERNEL, install_agents
 
 from kernelopt.generators.base import GenerationContext, kernelopt_extra
-from kernelopt.generators.llm_base import take_log
 from kernelopt.generators.prompt import build_prompt
+from kernelopt.generators.proposal_log import take_log
 from kernelopt.generators.registry import make_generator
 from kernelopt.generators.workspace import make_workspace, write_candidate_json
 from kernelopt.operators import load_operator

@@ -17,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "llm")
 from fake_llm import KERNEL, FakeLLM
 
 from kernelopt.generators.base import GenerationContext, kernelopt_extra
-from kernelopt.generators.llm_base import cost_usd, scrub, take_log
+from kernelopt.generators.llm_base import cost_usd, scrub
+from kernelopt.generators.proposal_log import take_log
 from kernelopt.generators.registry import make_generator
 from kernelopt.operators import load_operator
 
