@@ -3,11 +3,12 @@
 A backend implements ``_request(prompt, index) -> Completion`` and ``_retryable(exc) -> bool``;
 :class:`LLMGenerator` does the rest. One request is sent per wanted candidate. What a round
 produced beyond the solutions travels on a side channel the campaign drains after ``propose``:
-``take_log()`` returns a :class:`~kernelopt.generators.proposal_log.ProposalLog` with, per solution
-hash, the artefacts to store on its candidate run (``llm/prompt.md``, ``llm/response.md``, ``llm/usage.json``) and the metrics
-(``llm_input_tokens``, ``llm_output_tokens``, ``llm_cost_usd``), plus the failed proposals (with
-the reason and the same artefacts). Every saved text passes :func:`scrub` first; API keys are
-read from the environment only and never stored.
+``take_log()`` returns a :class:`~kernelopt.generators.proposal_log.ProposalLog` with, per
+solution hash, the artefacts to store on its candidate run (``llm/prompt.md``,
+``llm/response.md``, ``llm/usage.json``) and the metrics (``llm_input_tokens``,
+``llm_output_tokens``, ``llm_cost_usd``), plus the failed proposals (with the reason and the same
+artefacts). Every saved text passes :func:`scrub` first; API keys are read from the environment
+only and never stored.
 """
 
 from __future__ import annotations
