@@ -354,6 +354,14 @@ DISPATCHES = [
     (DEF, WY3_FILE.with_name("recurrent_wy3hh2_1376_s2bv32.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEQS_FILE.with_name("wy3hh_seqs16_c32.json"),
       SEQS_FILE.with_name("wy3hh2_s2_seqs16_bv32.json")], [401, 1376]),
+    # the one-launch seed from 49 tokens: to 832 (H100 call JB: 0.628 of the retained on 49-832), to 1,376 (H100
+    # call JD: 0.75-0.78 of the retained on 959-1,377, the 1,377-token workload going to the leaf above)
+    (DEF, WY3_FILE.with_name("recurrent_one_832_wy3hh_1376_s2bv32.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_onelaunch", SEQS_FILE.with_name("wy3hh_seqs16_c32.json"),
+      SEQS_FILE.with_name("wy3hh_s2_seqs16_bv32.json")], [48, 832, 1376]),
+    (DEF, WY3_FILE.with_name("recurrent_one_1376_s2bv32.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_onelaunch", SEQS_FILE.with_name("wy3hh_s2_seqs16_bv32.json")],
+     [48, 1376]),
 ]
 
 
