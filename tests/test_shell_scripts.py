@@ -238,3 +238,23 @@ def test_pack_site_archives_the_unpacked_wheels_and_gpu_env_extracts_them(tmp_pa
     res = subprocess.run(["bash", str(REPO / "scripts" / "pack_site.sh"), str(empty), str(out)], capture_output=True,
                          text=True, timeout=60, check=False)
     assert res.returncode == 1 and "no wheels" in res.stderr
+
+
+def test_only_card_stops_a_session_on_another_gpu_before_anything_runs(tmp_path: Path) -> None:
+    """``ONLY_CARD=H200``: gpu_env.sh's session start ends the script (exit 0, one line) on an H100 (the device tool
+    answered ``nvidia-h200`` calls with H100s: calls JE-JF of 2026-12-06) and lets it go on on an H200."""
+    env = (REPO / "scripts" / "gpu_env.sh").read_text()
+    block = env[env.index("# ONLY_CARD=H200"):env.index("# A folder holding site.tar.xz")]
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    smi = fake / "nvidia-smi"
+    for card, goes_on in (("NVIDIA H100 80GB HBM3", False), ("NVIDIA H200", True), (None, False)):
+        smi.write_text(f"#!/bin/sh\necho '{card}'\n" if card else "#!/bin/sh\nexit 9\n")
+        smi.chmod(0o755)
+        res = subprocess.run(["bash", "-c", f"set -- session\n{block}\necho went on"], capture_output=True, text=True,
+                             timeout=30, check=False, env={"ONLY_CARD": "H200", "PATH": f"{fake}:/usr/bin:/bin"})
+        assert res.returncode == 0, res.stderr
+        if goes_on:
+            assert res.stdout == "went on\n"
+        else:
+            assert res.stdout == f"=== ONLY_CARD=H200: this machine has {card or 'no GPU'}: nothing run\n"
