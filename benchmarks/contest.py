@@ -53,7 +53,7 @@ from kernelopt.cli.tasks import load_solution_arg, seed_point
 from kernelopt.data import DataError, EvalRequest, HarnessSettings, Solution
 from kernelopt.data.loader import dump_jsonl, parse_jsonl, split_unfinished
 from kernelopt.data.records import LatencyStats, WorkloadResult
-from kernelopt.data.trace import EvaluationStatus, Trace, measured_on_other_hardware
+from kernelopt.data.trace import EvaluationStatus, Trace, other_card
 from kernelopt.executor import ExecutorError, WorkerStartError, make_executor
 from kernelopt.operators import CONTEST_OPERATORS, Operator, UnknownOperatorError, load_operator
 from kernelopt.solutions import SolutionFolderError
@@ -293,10 +293,9 @@ def sweep(ex: Any, op: Operator, candidates: list[Candidate], settings: HarnessS
                                           settings=settings))
             budget.charge(c.label, time.perf_counter() - t)
             kept = kept_on.pop(c.label, [])
-            cards = measured_on_other_hardware(kept, str((res.environment or {}).get("hardware")))
-            if cards:
-                raise UsageError(f"--resume: {traces / op.name / f'{c.label}.jsonl'} holds traces measured on "
-                                 f"{', '.join(cards)}; this machine evaluates on {res.environment.get('hardware')}: "
+            mismatch = other_card(kept, (res.environment or {}).get("hardware"))
+            if mismatch:
+                raise UsageError(f"--resume: {traces / op.name / f'{c.label}.jsonl'} holds traces {mismatch}: "
                                  "resume into another --traces folder (one table never mixes hardware)")
             run = runs[c.label]
             run["results"].extend(res.results)

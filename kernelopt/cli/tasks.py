@@ -19,7 +19,7 @@ from kernelopt.cli.display import error_line, make_console, print_profiles, prin
 from kernelopt.cli.paths import output_file
 from kernelopt.controller.workloads import select_workloads
 from kernelopt.data import DataError, EvalRequest, EvalResult, Solution, dump_jsonl, load_solution
-from kernelopt.data.trace import measured_on_other_hardware
+from kernelopt.data.trace import other_card
 from kernelopt.executor.base import ExecutorError
 
 
@@ -175,12 +175,11 @@ def evaluate_task(cfg: Any, console: Console | None = None) -> EvalResult:
                                 profile=bool(cfg.profile)) for w in chunk]
             for res in ex.evaluate_many(reqs):
                 if cfg.get("resume") and earlier:  # checked once, on the first result: it names this machine's card
-                    cards = measured_on_other_hardware(earlier, str((res.environment or {}).get("hardware")))
+                    mismatch = other_card(earlier, (res.environment or {}).get("hardware"))
                     earlier = []
-                    if cards:
-                        raise DataError(f"resume=true: {out} holds traces of '{solution.name}' measured on "
-                                        f"{', '.join(cards)}; this machine evaluates on "
-                                        f"{(res.environment or {}).get('hardware')}: give another file (output=...)")
+                    if mismatch:
+                        raise DataError(f"resume=true: {out} holds traces of '{solution.name}' {mismatch}: give "
+                                        "another file (output=...)")
                 results.extend(res.results)
                 profiles.update((res.profile or {}).get("workloads") or {})
                 env = res.environment or env

@@ -104,3 +104,11 @@ def measured_on_other_hardware(traces: list[Trace], hardware: str) -> list[str]:
     """:func:`measured_on` but ``hardware``: a resumed sweep must not add this machine's figures to theirs (one
     table, one card)."""
     return [h for h in measured_on(traces) if h != hardware]
+
+
+def other_card(traces: list[Trace], hardware: str | None) -> str | None:
+    """``"measured on <cards>; this machine evaluates on <hardware>"`` when ``traces`` hold timed figures of other
+    hardware than ``hardware`` (the card of the first new result), else ``None``: a resumed file must not mix cards.
+    Each resume path raises it with its own remedy (another output file, another traces folder)."""
+    cards = measured_on_other_hardware(traces, str(hardware))
+    return f"measured on {', '.join(cards)}; this machine evaluates on {hardware}" if cards else None
