@@ -19,15 +19,16 @@
 # A session script's one-line start:  source "$(dirname "$0")/gpu_env.sh" session  (also: set -u, cd to the
 # checkout, session_setup).
 if [ "${1:-}" = session ]; then set -u; cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1; fi
-# ONLY_CARD=H200: a session script stops here, before installing anything, on a machine whose GPU name lacks it (the
-# device tool may answer an `nvidia-h200` call with an H100; a call whose figures join H200 tables then runs nothing
-# and costs ~35 s instead of its whole command: calls JE-JF of 2026-12-06).
-if [ "${1:-}" = session ] && [ -n "${ONLY_CARD:-}" ]; then
-  _card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-  case "$_card" in
-    *"$ONLY_CARD"*) ;;
-    *) echo "=== ONLY_CARD=$ONLY_CARD: this machine has ${_card:-no GPU}: nothing run"; exit 0 ;;
-  esac
+# card_is NAME: does this machine's (first) GPU name contain NAME (e.g. H200)? The device tool may answer an
+# `nvidia-h200` call with an H100 (calls JB-JF of 2026-12-06).
+card_is() { case "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" in *"$1"*) return 0;; esac
+  return 1; }
+# ONLY_CARD=H200: a session script stops here, before installing anything, on a machine whose GPU name lacks it (a
+# call whose figures join H200 tables then runs nothing and costs ~35 s instead of its whole command: calls JE-JF).
+if [ "${1:-}" = session ] && [ -n "${ONLY_CARD:-}" ] && ! card_is "$ONLY_CARD"; then
+  echo "=== ONLY_CARD=$ONLY_CARD: this machine has $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null \
+    | head -1 | grep . || echo 'no GPU'): nothing run"
+  exit 0
 fi
 # A folder holding site.tar.xz (the wheels unpacked, then xz-compressed: 13.5 MB against .whl_idx's 20.6; see
 # scripts/pack_site.sh) is extracted instead of pip-installing its wheels.

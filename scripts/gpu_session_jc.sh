@@ -18,7 +18,7 @@ keep_call_results
   step 200 python3 -m pytest -q tests/harness/test_sealed.py tests/adversarial/test_adversarial_corpus.py \
     tests/adversarial/test_adversarial_gpu.py tests/executor/test_executor_readonly.py
   step 150 python3 -m pytest -q "tests/test_seeds.py::test_seed_correct_on_gpu[gdn_prefill_onelaunch]"
-  if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+  if card_is H200; then
     prefill_sweep_beside_retained recurrent_one_832_wy3hh_1376_s2bv32 49 833
   else
     echo "=== not an H200: no prefill sweep" >> "$L"

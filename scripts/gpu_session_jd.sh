@@ -17,7 +17,7 @@ source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+  if card_is H200; then
     prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}"
   else
     echo "=== not an H200: no prefill sweep" >> "$L"

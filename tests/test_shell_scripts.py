@@ -244,7 +244,7 @@ def test_only_card_stops_a_session_on_another_gpu_before_anything_runs(tmp_path:
     """``ONLY_CARD=H200``: gpu_env.sh's session start ends the script (exit 0, one line) on an H100 (the device tool
     answered ``nvidia-h200`` calls with H100s: calls JE-JF of 2026-12-06) and lets it go on on an H200."""
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
-    block = env[env.index("# ONLY_CARD=H200"):env.index("# A folder holding site.tar.xz")]
+    block = env[env.index("# card_is NAME"):env.index("# A folder holding site.tar.xz")]
     fake = tmp_path / "bin"
     fake.mkdir()
     smi = fake / "nvidia-smi"
