@@ -1,0 +1,281 @@
+"""The MoE's long-call GEMMs warp-specialised by Triton (``benchmarks/moe_gemm_ws_kernels.py``) against the
+retained kernels, on the same synthetic inputs of the definition's sizes.
+
+Why. Above 4,096 tokens the retained GEMM1 runs near half the H200's FP8 rate and spends a third of its stalls at a
+CTA barrier (call IA, ``moe_gemm1_gluon_h200_ia.md``); a hand-written asynchronous Gluon GEMM1 did not help. Triton
+3.5+ splits a ``tl.range(..., warp_specialize=True)`` loop on Hopper into a TMA producer warp and wgmma consumer
+warp groups. This script times, per ``--tokens``:
+
+* GEMM1: the retained ``_gemm1_swiglu_td_kernel`` (activations gathered by token, 8 warps, 4 stages), then
+  ``_gemm1_ws_kernel`` (activations from their copy in the tiles' row order) at each ``--g1`` configuration;
+* GEMM2: the retained ``_gemm2_tw_kernel`` (4 warps, 3 stages) over the retained GEMM1's intermediate, then
+  ``_gemm2_ws_kernel`` at each ``--g2`` configuration.
+
+A configuration is ``BLOCK_M,BLOCK_N,num_warps,num_stages,ws`` (``ws`` 0 or 1). Each row: median device time of one
+launch (CUPTI, L2 flushed), FP8 TFLOP/s over the routed rows, registers per thread, whether the compiled kernel
+moved registers between warp groups (``setmaxnreg``: the split happened), and the check against the retained
+kernel (GEMM1: share of equal e4m3 codes and the largest difference of the dequantised intermediates; GEMM2: the
+largest difference of the rows). A configuration that fails to compile is a row with its error.
+
+    python benchmarks/moe_gemm_ws.py --tokens 14107 901               # on a Hopper GPU
+    python benchmarks/moe_gemm_ws.py --compile-only                   # compile for sm_90 here, no GPU (ptxas)
+
+Writes ``benchmarks/results/moe_gemm_ws_<device>[_<name>].{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import triton
+
+from benchmarks._common import (
+    add_sweep_options,
+    call_timer,
+    compiled_resources,
+    fmt,
+    md_table,
+    sweep_attempt,
+    write_sweep,
+)
+from benchmarks.moe_gemm1_sweep import SEEDS, synthetic_inputs
+
+TOP_K = 8
+QMAX = 448.0
+#: the retained long path's seed (its q8td GEMM1, q8tw GEMM2, base routing and tile table)
+SEED = "moe_grouped_fp8_q8s2"
+G1_DEFAULT = ["64,128,4,2,1", "64,128,4,3,1", "64,128,4,4,1", "64,128,4,3,0", "64,128,8,4,1", "64,128,8,4,0",
+              "128,128,8,3,1", "128,64,4,4,1"]
+G2_DEFAULT = ["64,128,4,2,1", "64,128,4,3,1", "64,128,4,4,1", "64,128,4,5,1", "64,128,4,3,0", "128,128,8,3,1"]
+
+
+def config(text: str) -> tuple[int, int, int, int, bool]:
+    """``BLOCK_M,BLOCK_N,num_warps,num_stages,ws`` -> a tuple (argparse type: a bad one is a usage error)."""
+    try:
+        bm, bn, warps, stages, ws = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected BLOCK_M,BLOCK_N,num_warps,num_stages,ws (5 integers)")
+    if ws not in (0, 1) or bn > 128 or 128 % bn:
+        raise argparse.ArgumentTypeError(f"{text!r}: ws must be 0 or 1 and BLOCK_N divide 128 (one scale block)")
+    return bm, bn, warps, stages, bool(ws)
+
+
+def _module(name: str) -> Any:
+    if str(SEEDS) not in sys.path:
+        sys.path.insert(0, str(SEEDS))
+    return importlib.import_module(f"{SEED}.{name}")
+
+
+def _split(kernel: Any) -> dict[str, Any]:
+    """Registers per thread and whether the warp groups were split (``setmaxnreg`` in the PTX)."""
+    ptx = kernel.asm.get("ptx", "")
+    return {"registers": getattr(kernel, "n_regs", None), "split": "setmaxnreg" in ptx,
+            "shared_kb": round(kernel.metadata.shared / 1024)}
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    import torch
+
+    if not torch.cuda.is_available():
+        raise SystemExit("moe_gemm_ws.py: needs a Hopper GPU (warp specialisation has no interpreter); "
+                         "--compile-only here")
+    from benchmarks import moe_gemm_ws_kernels as ws
+
+    td, tw, base = (_module(n) for n in ("q8td", "q8tw", "base"))
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    timer = call_timer("cuda", args.timer)
+    rows: list[dict[str, Any]] = []
+    hid, inter = 7168, 2048
+
+    def timed(row: dict[str, Any], launch: Any, flops: float, check: Any) -> None:
+        kernel = sweep_attempt(row, rows, launch)
+        if kernel is None:
+            return
+        torch.cuda.synchronize()
+        row.update(_split(kernel), **check())
+        ms = sweep_attempt(row, rows, timer, launch, args.warmup, args.iters)
+        if ms is None:
+            return
+        row.update(ms=ms, tflops=flops / (ms * 1e-3) / 1e12)
+        rows.append(row)
+        print(f"  {row}", file=sys.stderr)
+
+    for t in args.tokens:
+        logits, bias, x, x_s, w1, w1_s, w2, w2_s = synthetic_inputs(t, hid, inter, "cuda",
+                                                                    torch.Generator().manual_seed(7))
+        x_s, w1_s, w2_s = (v.float().contiguous() for v in (x_s, w1_s, w2_s))
+        ids, _rw = base._route(logits, bias, 2.5)
+        tables: dict[int, tuple] = {}
+
+        def table(bm: int) -> tuple:
+            if bm not in tables:
+                order, tab, _pos, _bound = base._tiles(ids, 0, bm)
+                # the exact grid of the retained plan (LONG_GRID="exact"): the tiles with rows, the table's first
+                # entries (the ws kernels have no early return for an empty tile: the split loop cannot follow one)
+                n_tiles = max(int((tab[:, 2] != 0).sum()), 1)
+                used = int(tab[:n_tiles, 2].sum())
+                xs = torch.zeros((t * TOP_K, hid), dtype=x.dtype, device="cuda")
+                xs[:used] = x[order[:used].long() // TOP_K]   # the activations in the tiles' row order
+                tables[bm] = (order, tab, n_tiles, used, xs)
+            return tables[bm]
+
+        order, tab, n_tiles, used, _xs = table(64)
+        flops1, flops2 = 2.0 * used * hid * 2 * inter, 2.0 * used * inter * hid
+
+        def gemm1_out(bn: int) -> tuple:
+            return (torch.zeros(t * TOP_K, inter, dtype=torch.float8_e4m3fn, device="cuda"),
+                    torch.zeros(t * TOP_K, inter // bn, dtype=torch.float32, device="cuda"))
+
+        q_ref, qs_ref = gemm1_out(128)
+        deq_ref = q_ref[:used].float()  # filled in below, after the retained launch
+
+        def retained1() -> Any:
+            return td._gemm1_swiglu_td_kernel[(n_tiles, inter // 128)](
+                x, x_s, w1, w1_s, tab, order, q_ref, qs_ref, t, x, q_ref.shape[0], H=hid, I=inter, TOPK=TOP_K,
+                BLOCK_M=64, BLOCK_N=128, BLOCK_K=128, NUM_STAGES=4, UPCAST=False, QMAX=QMAX, E=w1.shape[0],
+                A_SORTED=0, num_warps=8, num_stages=4)
+
+        def dequant(q: Any, qs: Any, bn: int) -> Any:
+            return q[:used].float() * qs[:used].repeat_interleave(bn, 1)
+
+        timed({"tokens": t, "gemm": 1, "kernel": "retained td", "config": "64,128,8,4,-"}, retained1, flops1,
+              lambda: {})
+        deq_ref = dequant(q_ref, qs_ref, 128)
+        for bm, bn, warps, stages, split in args.g1:
+            order_b, tab_b, tiles_b, used_b, xs_b = table(bm)
+            q, qs = gemm1_out(bn)
+
+            def launch1(q: Any = q, qs: Any = qs, bm: int = bm, bn: int = bn, warps: int = warps,
+                        stages: int = stages, split: bool = split, o: Any = order_b, tb: Any = tab_b,
+                        tiles: int = tiles_b, xs: Any = xs_b) -> Any:
+                return ws._gemm1_ws_kernel[(tiles, inter // bn)](
+                    xs, x_s, w1, w1_s, tb, o, q, qs, t, xs.shape[0], H=hid, I=inter, TOPK=TOP_K, BLOCK_M=bm,
+                    BLOCK_N=bn, BLOCK_K=128, NUM_STAGES=stages, UPCAST=False, QMAX=QMAX, E=w1.shape[0], WS=split,
+                    num_warps=warps, num_stages=stages)
+
+            def check1(q: Any = q, qs: Any = qs, bn: int = bn, o: Any = order_b, u: int = used_b) -> dict:
+                # rows in each table's order: compare per routed pair (the same pair -> row map when BLOCK_M agrees)
+                if u != used or not torch.equal(o[:u], order[:used]):
+                    return {"check": "other row order"}
+                got = dequant(q, qs, bn)
+                diff = float((got - deq_ref).abs().max() / deq_ref.abs().max().clamp_min(1e-30))
+                codes = (float((q[:used].view(torch.uint8) == q_ref[:used].view(torch.uint8)).float().mean())
+                         if bn == 128 else None)
+                return {"max_rel_diff": diff, "codes_equal": codes}
+
+            timed({"tokens": t, "gemm": 1, "kernel": "ws", "config": f"{bm},{bn},{warps},{stages},{int(split)}"},
+                  launch1, flops1, check1)
+
+        y_ref = torch.zeros(t * TOP_K, hid, dtype=torch.bfloat16, device="cuda")
+
+        def retained2() -> Any:
+            return tw._gemm2_tw_kernel[(n_tiles, hid // 128)](
+                q_ref, qs_ref, w2, w2_s, tab, y_ref, t * TOP_K, H=hid, I=inter, BLOCK_M=64, BLOCK_N=128,
+                BLOCK_K=128, SCALE_K=128, NUM_STAGES=3, UPCAST=False, E=w2.shape[0], num_warps=4, num_stages=3)
+
+        timed({"tokens": t, "gemm": 2, "kernel": "retained tw", "config": "64,128,4,3,-"}, retained2, flops2,
+              lambda: {})
+        for bm, bn, warps, stages, split in args.g2:
+            if bm != 64:  # GEMM2 reads the retained GEMM1's intermediate, laid out by the 64-row table
+                rows.append({"tokens": t, "gemm": 2, "kernel": "ws", "config": f"{bm},{bn},{warps},{stages},"
+                             f"{int(split)}", "error": "GEMM2 reads the 64-row table's intermediate: BLOCK_M 64"})
+                continue
+            y = torch.zeros_like(y_ref)
+
+            def launch2(y: Any = y, bn: int = bn, warps: int = warps, stages: int = stages,
+                        split: bool = split) -> Any:
+                return ws._gemm2_ws_kernel[(n_tiles, hid // bn)](
+                    q_ref, qs_ref, w2, w2_s, tab, y, t * TOP_K, H=hid, I=inter, BLOCK_M=64, BLOCK_N=bn,
+                    BLOCK_K=128, SCALE_K=128, NUM_STAGES=stages, UPCAST=False, E=w2.shape[0], WS=split,
+                    num_warps=warps, num_stages=stages)
+
+            def check2(y: Any = y) -> dict:
+                a, b = y[:used].float(), y_ref[:used].float()
+                return {"max_rel_diff": float((a - b).abs().max() / b.abs().max().clamp_min(1e-30)),
+                        "rows_equal": float((a == b).all(dim=1).float().mean())}
+
+            timed({"tokens": t, "gemm": 2, "kernel": "ws", "config": f"{bm},{bn},{warps},{stages},{int(split)}"},
+                  launch2, flops2, check2)
+        tables.clear()
+        torch.cuda.empty_cache()
+    return {"device": torch.cuda.get_device_name(), "tokens": args.tokens, "triton": triton.__version__,
+            "warmup": args.warmup, "iters": args.iters, "timer": args.timer, "configs": rows}
+
+
+def compile_only(args: argparse.Namespace) -> int:
+    """Compile every ``--g1`` / ``--g2`` configuration for sm_90 here (no GPU): registers, spills, wgmma shape and
+    whether the loop was split (``setmaxnreg``)."""
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from benchmarks import moe_gemm_ws_kernels as ws
+
+    ptr = {"xs_ptr": "*fp8e4nv", "a_scale_ptr": "*fp32", "w_ptr": "*fp8e4nv", "w_scale_ptr": "*fp32",
+           "tile_ptr": "*i32", "order_ptr": "*i32", "h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "T": "i32",
+           "n_rows": "i32"}
+    ptr2 = {"h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "w_ptr": "*fp8e4nv", "w_scale_ptr": "*fp32", "tile_ptr": "*i32",
+            "y_ptr": "*bf16", "n_pairs": "i32"}
+    for gemm, fn, sig, configs in ((1, ws._gemm1_ws_kernel, ptr, args.g1), (2, ws._gemm2_ws_kernel, ptr2, args.g2)):
+        for bm, bn, warps, stages, split in configs:
+            consts = {"H": 7168, "I": 2048, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 128, "NUM_STAGES": stages,
+                      "UPCAST": False, "E": 32, "WS": split,
+                      **({"TOPK": TOP_K, "QMAX": QMAX} if gemm == 1 else {"SCALE_K": 128})}
+            label = f"GEMM{gemm} {bm},{bn},{warps},{stages},{int(split)}"
+            try:
+                k = triton.compile(ASTSource(fn, {**sig, **{c: "constexpr" for c in consts}}, constexprs=consts),
+                                   target=GPUTarget("cuda", 90, 32),
+                                   options={"num_warps": warps, "num_stages": stages})
+            except Exception as exc:  # noqa: BLE001 - a configuration the compiler refuses is a line, not the end
+                print(f"{label}: error {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:160]}")
+                continue
+            r = compiled_resources(k)
+            print(f"{label}: {r['registers']} registers, {r['spill_stores']} spill stores, "
+                  f"{k.metadata.shared} bytes of shared memory, wgmma {r['wgmma']}, "
+                  f"split {'setmaxnreg' in k.asm['ptx']}")
+    return 0
+
+
+def markdown(data: dict[str, Any], command: str) -> str:
+    lines = [f"# MoE long-call GEMMs warp-specialised by Triton vs the retained kernels ({data['device']}, "
+             f"Triton {data['triton']})", "", f"Command: `{command}`", "",
+             ("Median device time of one launch (L2 flushed); config `BLOCK_M,BLOCK_N,warps,stages,ws`; `split`: "
+              "the compiled kernel moves registers between warp groups (setmaxnreg); `diff`: largest difference "
+              "against the retained kernel's output / its largest value (GEMM1: dequantised intermediates); "
+              "`equal`: share of equal e4m3 codes (GEMM1) or equal rows (GEMM2)."), ""]
+    rows = [[c["tokens"], c["gemm"], c["kernel"], c["config"], fmt(c.get("ms")), fmt(c.get("tflops"), ".0f"),
+             c.get("registers", ""), c.get("split", ""), c.get("shared_kb", ""), fmt(c.get("max_rel_diff"), ".1e"),
+             fmt(c.get("codes_equal", c.get("rows_equal")), ".4f"), c.get("check", c.get("error", ""))]
+            for c in data["configs"]]
+    lines.append(md_table(["tokens", "GEMM", "kernel", "config", "ms", "TFLOP/s", "regs", "split", "smem KB", "diff",
+                           "equal", "note"], rows))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tokens", type=int, nargs="+", default=[14107], help="seq_len values (default 14107)")
+    p.add_argument("--g1", type=config, nargs="+", default=[config(c) for c in G1_DEFAULT],
+                   help="GEMM1 configurations BLOCK_M,BLOCK_N,num_warps,num_stages,ws")
+    p.add_argument("--g2", type=config, nargs="+", default=[config(c) for c in G2_DEFAULT],
+                   help="GEMM2 configurations (BLOCK_M 64: it reads the retained GEMM1's intermediate)")
+    p.add_argument("--compile-only", action="store_true", help="compile for sm_90 here (no GPU) and stop")
+    add_sweep_options(p)
+    args = p.parse_args(argv)
+    if os.environ.get("TRITON_INTERPRET", "0") == "1":
+        print("moe_gemm_ws.py: unset TRITON_INTERPRET (warp specialisation needs the compiler)", file=sys.stderr)
+        return 2
+    if args.compile_only:
+        return compile_only(args)
+    write_sweep("moe_gemm_ws.py", argv, args, measure(args), markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""benchmarks/moe_gemm_ws.py: the warp-specialised MoE GEMMs compile for sm_90 here (no GPU; ptxas), the split
+happening exactly where it should (``setmaxnreg`` at 4 warps with ``ws`` 1, not without it), no spills; the CPU
+and interpreter refusals and a malformed configuration are clear. Run in a subprocess without ``TRITON_INTERPRET``
+(other tests set it in this process)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = "benchmarks/moe_gemm_ws.py"
+
+
+def _run(*args: str, interpret: bool = False, timeout: int = 600) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    if interpret:
+        env["TRITON_INTERPRET"] = "1"
+    return subprocess.run([sys.executable, SCRIPT, *args], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def test_the_split_is_compiled_where_asked_and_not_elsewhere() -> None:
+    proc = _run("--compile-only", "--g1", "64,128,4,2,1", "64,128,4,2,0", "--g2", "64,128,4,3,1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = {line.split(":")[0]: line for line in proc.stdout.splitlines() if line.startswith("GEMM")}
+    assert set(lines) == {"GEMM1 64,128,4,2,1", "GEMM1 64,128,4,2,0", "GEMM2 64,128,4,3,1"}, proc.stdout
+    for label, line in lines.items():
+        assert " 0 spill stores" in line and "m64n128k32" in line, line
+        assert line.endswith(f"split {label.endswith(',1')}"), line
+        assert int(re.search(r"(\d+) registers", line).group(1)) <= 255, line
+
+
+def test_a_malformed_configuration_is_a_usage_error() -> None:
+    proc = _run("--compile-only", "--g1", "64,128,4", timeout=120)
+    assert proc.returncode == 2 and "BLOCK_M,BLOCK_N,num_warps,num_stages,ws" in proc.stderr, proc.stderr[-2000:]
+    proc = _run("--compile-only", "--g2", "64,256,4,3,1", timeout=120)
+    assert proc.returncode == 2 and "BLOCK_N divide 128" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_a_cpu_run_says_it_needs_a_gpu_and_writes_nothing(tmp_path: Path) -> None:
+    proc = _run("--tokens", "64", "--out", str(tmp_path), timeout=300)
+    assert proc.returncode != 0 and "needs a Hopper GPU" in proc.stderr, proc.stderr[-2000:]
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_interpreter_is_refused() -> None:
+    proc = _run("--compile-only", interpret=True, timeout=120)
+    assert proc.returncode == 2 and "TRITON_INTERPRET" in proc.stderr, proc.stderr[-2000:]
