@@ -11,13 +11,19 @@ warp groups. This script times, per ``--tokens``:
 * GEMM2: the retained ``_gemm2_tw_kernel`` (4 warps, 3 stages) over the retained GEMM1's intermediate, then
   ``_gemm2_ws_kernel`` at each ``--g2`` configuration.
 
-A configuration is ``BLOCK_M,BLOCK_N,num_warps,num_stages,ws`` (``ws`` 0 or 1). Each row: median device time of one
+* GEMM1 written out in Gluon with a warp-specialised TMA producer (``benchmarks/moe_gemm1_gluon_ws_kernels.py``: one
+  producer warp, per-buffer ready / empty mbarriers, one or two consumer warp groups) at each ``--gl1``
+  configuration ``STAGES,MAXNREG,WARPS``.
+
+A configuration is ``BLOCK_M,BLOCK_N,num_warps,num_stages,ws`` (``ws`` 0 or 1); ``--g1`` / ``--g2`` / ``--gl1`` with no
+value skip that family. Each row: median device time of one
 launch (CUPTI, L2 flushed), FP8 TFLOP/s over the routed rows, registers per thread, whether the compiled kernel
 moved registers between warp groups (``setmaxnreg``: the split happened), and the check against the retained
 kernel (GEMM1: share of equal e4m3 codes and the largest difference of the dequantised intermediates; GEMM2: the
 largest difference of the rows). A configuration that fails to compile is a row with its error.
 
     python benchmarks/moe_gemm_ws.py --tokens 14107 901               # on a Hopper GPU
+    python benchmarks/moe_gemm_ws.py --g1 --g2 --gl1 4,-,8 2,128,4     # only the Gluon GEMM1
     python benchmarks/moe_gemm_ws.py --compile-only                   # compile for sm_90 here, no GPU (ptxas)
 
 Writes ``benchmarks/results/moe_gemm_ws_<device>[_<name>].{json,md}``.
@@ -53,6 +59,8 @@ QMAX = 448.0
 SEED = "moe_grouped_fp8_q8s2"
 G1_DEFAULT = ["64,128,4,2,1", "64,128,4,3,1", "64,128,4,4,1", "64,128,4,3,0", "64,128,8,4,1", "64,128,8,4,0",
               "128,128,8,3,1", "128,64,4,4,1"]
+#: the Gluon GEMM1 (``moe_gemm1_gluon_ws_kernels.py``): ring depth, register cap (128: two programs per SM)
+GL1_DEFAULT = ["2,128,4", "4,-,8"]
 G2_DEFAULT = ["64,128,4,2,1", "64,128,4,3,1", "64,128,4,4,1", "64,128,4,5,1", "64,128,4,3,0", "128,128,8,3,1"]
 
 
@@ -67,10 +75,31 @@ def config(text: str) -> tuple[int, int, int, int, bool]:
     return bm, bn, warps, stages, bool(ws)
 
 
+def gluon_config(text: str) -> tuple[int, int | None, int]:
+    """``STAGES,MAXNREG,WARPS`` (``-``: no register cap; WARPS the consumer's, 4 or 8) -> a tuple (argparse type)."""
+    try:
+        stages, cap, warps = text.split(",")
+        config = int(stages), None if cap == "-" else int(cap), int(warps)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected STAGES,MAXNREG,WARPS (MAXNREG an integer or '-')")
+    if config[2] not in (4, 8):
+        raise argparse.ArgumentTypeError(f"{text!r}: the consumer's warps are 4 or 8")
+    return config
+
+
 def _module(name: str) -> Any:
     if str(SEEDS) not in sys.path:
         sys.path.insert(0, str(SEEDS))
     return importlib.import_module(f"{SEED}.{name}")
+
+
+def _gluon_desc(t: Any, rows: int) -> Any:
+    """A TMA descriptor over the 2-D FP8 tensor ``t`` with [rows, 128] boxes (the Gluon kernels' operands)."""
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+    layout = gl.NVMMASharedLayout.get_default_for([rows, 128], gl.float8e4nv)
+    return TensorDescriptor(t, list(t.shape), list(t.stride()), [rows, 128], layout)
 
 
 def _split(kernel: Any) -> dict[str, Any]:
@@ -173,6 +202,30 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             timed({"tokens": t, "gemm": 1, "kernel": "ws", "config": f"{bm},{bn},{warps},{stages},{int(split)}"},
                   launch1, flops1, check1)
 
+        if args.gl1:
+            from benchmarks import moe_gemm1_gluon_ws_kernels as gws
+
+            xs64 = table(64)[4]
+            xs_desc, w_desc = _gluon_desc(xs64, 64), _gluon_desc(w1.view(-1, hid), 128)
+        for stages, cap, warps in args.gl1:
+            q, qs = gemm1_out(128)
+
+            def launch_gl(q: Any = q, qs: Any = qs, stages: int = stages, cap: int | None = cap,
+                          warps: int = warps) -> Any:
+                return gws._gemm1_gluon_ws_kernel[(n_tiles, inter // 128)](
+                    xs_desc, w_desc, x_s, w1_s, tab, order, q, qs, t, H=hid, I=inter, TOPK=TOP_K, BLOCK_M=64,
+                    BLOCK_N=128, BLOCK_K=128, STAGES=stages, QMAX=QMAX, num_warps=warps,
+                    **({"maxnreg": cap} if cap else {}))
+
+            def check_gl(q: Any = q, qs: Any = qs) -> dict:
+                got = dequant(q, qs, 128)
+                return {"max_rel_diff": float((got - deq_ref).abs().max() / deq_ref.abs().max().clamp_min(1e-30)),
+                        "codes_equal": float((q[:used].view(torch.uint8) == q_ref[:used].view(torch.uint8))
+                                             .float().mean())}
+
+            timed({"tokens": t, "gemm": 1, "kernel": "gluon ws", "config": f"64,128,{warps}+1,{stages},maxnreg {cap or '-'}"},
+                  launch_gl, flops1, check_gl)
+
         y_ref = torch.zeros(t * TOP_K, hid, dtype=torch.bfloat16, device="cuda")
 
         def retained2() -> Any:
@@ -235,11 +288,34 @@ def compile_only(args: argparse.Namespace) -> int:
             except Exception as exc:  # noqa: BLE001 - a configuration the compiler refuses is a line, not the end
                 print(f"{label}: error {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:160]}")
                 continue
-            r = compiled_resources(k)
-            print(f"{label}: {r['registers']} registers, {r['spill_stores']} spill stores, "
-                  f"{k.metadata.shared} bytes of shared memory, wgmma {r['wgmma']}, "
-                  f"split {'setmaxnreg' in k.asm['ptx']}")
+            _print_compiled(label, k)
+    if args.gl1:
+        from triton.experimental.gluon import language as gl
+        from triton.experimental.gluon._runtime import GluonASTSource
+
+        from benchmarks import moe_gemm1_gluon_ws_kernels as gws
+
+        def desc(rows: int) -> str:
+            layout = gl.NVMMASharedLayout.get_default_for([rows, 128], gl.float8e4nv)
+            return f"tensordesc<fp8e4nv[{rows}, 128],{layout!r}>"
+
+        sig = {"xs_desc": desc(64), "w_desc": desc(128), "a_scale_ptr": "*fp32", "w_scale_ptr": "*fp32",
+               "tile_ptr": "*i32", "order_ptr": "*i32", "h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "T": "i32"}
+    for stages, cap, warps in args.gl1:
+        consts = {"H": 7168, "I": 2048, "TOPK": TOP_K, "BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 128,
+                  "STAGES": stages, "QMAX": QMAX, "num_warps": warps}
+        k = triton.compile(GluonASTSource(gws._gemm1_gluon_ws_kernel, {**sig, **{c: "constexpr" for c in consts}},
+                                          constexprs=consts), target=GPUTarget("cuda", 90, 32),
+                           options={"num_warps": warps, **({"maxnreg": cap} if cap else {})})
+        _print_compiled(f"GEMM1 gluon {stages},{cap or '-'},{warps}", k)
     return 0
+
+
+def _print_compiled(label: str, k: Any) -> None:
+    """One line: registers, spills, shared memory, wgmma shapes, whether the warp groups were split."""
+    r = compiled_resources(k)
+    print(f"{label}: {r['registers']} registers, {r['spill_stores']} spill stores, {k.metadata.shared} bytes of "
+          f"shared memory, wgmma {r['wgmma']}, split {'setmaxnreg' in k.asm['ptx']}")
 
 
 def markdown(data: dict[str, Any], command: str) -> str:
@@ -261,10 +337,12 @@ def markdown(data: dict[str, Any], command: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tokens", type=int, nargs="+", default=[14107], help="seq_len values (default 14107)")
-    p.add_argument("--g1", type=config, nargs="+", default=[config(c) for c in G1_DEFAULT],
+    p.add_argument("--g1", type=config, nargs="*", default=[config(c) for c in G1_DEFAULT],
                    help="GEMM1 configurations BLOCK_M,BLOCK_N,num_warps,num_stages,ws")
-    p.add_argument("--g2", type=config, nargs="+", default=[config(c) for c in G2_DEFAULT],
+    p.add_argument("--g2", type=config, nargs="*", default=[config(c) for c in G2_DEFAULT],
                    help="GEMM2 configurations (BLOCK_M 64: it reads the retained GEMM1's intermediate)")
+    p.add_argument("--gl1", type=gluon_config, nargs="*", default=[gluon_config(c) for c in GL1_DEFAULT],
+                   help="Gluon warp-specialised GEMM1 configurations STAGES,MAXNREG,WARPS (MAXNREG '-': no cap)")
     p.add_argument("--compile-only", action="store_true", help="compile for sm_90 here (no GPU) and stop")
     add_sweep_options(p)
     args = p.parse_args(argv)

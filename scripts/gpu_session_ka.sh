@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Device call KA (2026-12-06): on an H200 call JD's prefill sweep first (the one-launch dispatch and the retained
 # kernel beside it: scripts/gpu_session_jd.sh's step); then, on any Hopper card, the MoE's long-call GEMMs
-# warp-specialised by Triton (benchmarks/moe_gemm_ws.py) against the retained kernels,
-# side by side in one process (ratios, so an H100 answers too: the same SM count and FP8 rate per SM).
-# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=540 bash scripts/gpu_session_ka.sh
+# warp-specialised by Triton and GEMM1 with a Gluon producer warp (benchmarks/moe_gemm_ws.py; WS_ARGS: its options)
+# against the retained kernels, side by side in one process (ratios, so an H100 answers too: the same SM count and
+# FP8 rate per SM). Calls KA-KF of 2026-12-06 (all H100s): both lost (benchmarks/results/moe_gemm_ws_*_k{c,f}.md).
+# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=540 [WS_TOKENS=...] [WS_ARGS=...] \
+#   bash scripts/gpu_session_ka.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results "benchmarks/results/moe_gemm_ws_*${CALL}*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
@@ -11,6 +13,7 @@ keep_call_results "benchmarks/results/moe_gemm_ws_*${CALL}*"
   if card_is H200; then
     prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}"
   fi
-  step "$(left)" python3 benchmarks/moe_gemm_ws.py --tokens ${WS_TOKENS:-14107 901} --name "$CALL"
+  # shellcheck disable=SC2086  # WS_ARGS: more options, split into words
+  step "$(left)" python3 benchmarks/moe_gemm_ws.py --tokens ${WS_TOKENS:-14107 901} ${WS_ARGS:-} --name "$CALL"
 ) &
 finish_session $!

@@ -1,0 +1,134 @@
+"""The MoE's long-call GEMM1 in Gluon with a warp-specialised TMA producer, for ``benchmarks/moe_gemm_ws.py``.
+
+Why. Call IA's Gluon GEMM1 (seed ``moe_grouped_fp8_q8gl``) spent 44 % of its stall cycles at the per-K-block CTA
+barrier that let its warp groups agree before a ring buffer was refilled, and Triton's own split (``tl.range(...,
+warp_specialize=True)``, calls KA-KC) lost 1.6-3.3x. Here the split is written out: one producer warp issues each
+K block's three TMA boxes (the tile's rows of the activations in the tiles' row order, the expert's up and gate W1
+rows) into a ring of ``STAGES`` buffers, each with a "ready" mbarrier (TMA bytes) and an "empty" one (the consumer
+is done with it); one consumer warp group (4 warps) waits for "ready", runs the up and gate wgmmas, arrives on
+"empty" and promotes each into its fp32 accumulator with the rows' and the weight block's scales. No CTA barrier in
+the loop. With ``maxnreg=128`` two programs share an SM (8 warps each: the producer's warp group is rounded up to
+four; the consumer gets the registers the producer's 24 leave), so one program's FMAs overlap the other's wgmma.
+
+Same tile table, grid (tile, N block), scales, epilogue (``silu(gate) * up`` quantised to e4m3 per (row, 128
+columns)) and outputs as q8td's GEMM1. No early return for an empty tile: launch it over the tiles with rows (the
+retained plan's exact grid).
+"""
+
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
+
+#: a TMA load into shared memory: ``tma.async_load`` in newer Gluon, ``async_copy_global_to_shared`` before
+_tma_load = tma.async_load if hasattr(tma, "async_load") else tma.async_copy_global_to_shared
+
+
+@gluon.jit
+def _producer(xs_desc, w_desc, a_bufs, u_bufs, g_bufs, ready, empty, row_a, row_up, row_gate,
+              KB: gl.constexpr, BLOCK_K: gl.constexpr):
+    """One warp: K block kb's boxes into buffer kb % STAGES once the consumer has emptied it."""
+    STAGES: gl.constexpr = a_bufs.type.shape[0]
+    NBYTES: gl.constexpr = xs_desc.block_type.nbytes + 2 * w_desc.block_type.nbytes
+    for kb in range(KB):
+        s = kb % STAGES
+        mbarrier.wait(empty.index(s), ((kb // STAGES) & 1) ^ 1)  # a fresh barrier passes phase 1 at once
+        bar = ready.index(s)
+        mbarrier.expect(bar, NBYTES)
+        _tma_load(xs_desc, [row_a, kb * BLOCK_K], bar, a_bufs.index(s))
+        _tma_load(w_desc, [row_up, kb * BLOCK_K], bar, u_bufs.index(s))
+        _tma_load(w_desc, [row_gate, kb * BLOCK_K], bar, g_bufs.index(s))
+
+
+@gluon.jit
+def _consumer(a_bufs, u_bufs, g_bufs, ready, empty, a_scale_ptr, s_up, s_gate, token, mask_m, T,
+              KB: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, mma: gl.constexpr,
+              BOTH: gl.constexpr):
+    """The warp group: per K block the up and gate wgmmas on the ready buffers, each promoted with its scales."""
+    STAGES: gl.constexpr = a_bufs.type.shape[0]
+    zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
+    acc_u = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
+    acc_g = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
+    xa = gl.load(a_scale_ptr + token, mask=mask_m, other=0.0)
+    su = gl.load(s_up)
+    sg = gl.load(s_gate)
+    for kb in range(KB):
+        s = kb % STAGES
+        nk = gl.minimum(kb + 1, KB - 1)  # the next K block's scales, loaded while this block's wgmmas run
+        xa_next = gl.load(a_scale_ptr + nk * T + token, mask=mask_m, other=0.0)
+        su_next = gl.load(s_up + nk)
+        sg_next = gl.load(s_gate + nk)
+        mbarrier.wait(ready.index(s), (kb // STAGES) & 1)
+        tu = warpgroup_mma(a_bufs.index(s), u_bufs.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
+        if BOTH:  # both wgmmas in flight, up promoted while gate runs (two [64, 64] results fit in registers)
+            tg = warpgroup_mma(a_bufs.index(s), g_bufs.index(s).permute((1, 0)), zero, use_acc=False,
+                               is_async=True)
+            tu = warpgroup_mma_wait(num_outstanding=1, deps=(tu, ))
+        else:  # one [64, 128] result at a time: gate issued once up is back
+            tu = warpgroup_mma_wait(num_outstanding=0, deps=(tu, ))
+            tg = warpgroup_mma(a_bufs.index(s), g_bufs.index(s).permute((1, 0)), zero, use_acc=False,
+                               is_async=True)
+        acc_u += tu * (xa * su)[:, None]  # up's promotion while gate's wgmma runs
+        tg = warpgroup_mma_wait(num_outstanding=0, deps=(tg, ))
+        mbarrier.arrive(empty.index(s), count=1)
+        acc_g += tg * (xa * sg)[:, None]
+        xa, su, sg = xa_next, su_next, sg_next
+    return acc_u, acc_g
+
+
+@gluon.jit
+def _gemm1_gluon_ws_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, order_ptr, h_ptr, hs_ptr, T,
+                           H: gl.constexpr, I: gl.constexpr, TOPK: gl.constexpr,
+                           BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
+                           STAGES: gl.constexpr, QMAX: gl.constexpr, num_warps: gl.constexpr):
+    """Program (tile, n): rows ``start ... start + rows`` of the sorted pairs (one expert) times that expert's W1
+    rows ``n * BLOCK_N ...`` (up) and ``I + n * BLOCK_N ...`` (gate); writes ``h`` (e4m3) and its per-row scale.
+    ``num_warps`` 4 (one consumer warp group) or 8 (two, splitting the N columns as the retained kernel's)."""
+    pid_n = gl.program_id(1)
+    tile = gl.program_id(0)
+    expert = gl.load(tile_ptr + tile * 3).to(gl.int64)
+    start = gl.load(tile_ptr + tile * 3 + 1)
+    rows = gl.load(tile_ptr + tile * 3 + 2)
+
+    WN: gl.constexpr = num_warps // 4  # consumer warp groups side by side along N (4 warps: one)
+    mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, WN],
+                                                  instr_shape=[16, BLOCK_N // WN, 32])
+    BOTH: gl.constexpr = WN == 2
+    row_l: gl.constexpr = gl.SliceLayout(1, mma)
+    col_l: gl.constexpr = gl.SliceLayout(0, mma)
+    offs_m = gl.arange(0, BLOCK_M, layout=row_l)
+    mask_m = offs_m < rows
+    token = gl.load(order_ptr + start + offs_m, mask=mask_m, other=0).to(gl.int64) // TOPK
+
+    a_bufs = gl.allocate_shared_memory(xs_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], xs_desc.layout)
+    u_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
+    g_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
+    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(STAGES):
+        mbarrier.init(ready.index(s), count=1)
+        mbarrier.init(empty.index(s), count=1)
+
+    row_a = start.to(gl.int32)
+    row_up = (expert * (2 * I) + pid_n * BLOCK_N).to(gl.int32)
+    row_gate = row_up + I
+    KB: gl.constexpr = H // BLOCK_K
+    s_up = w_scale_ptr + expert * (2 * I // BLOCK_K) * KB + (pid_n * BLOCK_N // BLOCK_K) * KB
+    s_gate = s_up + (I // BLOCK_K) * KB
+
+    acc_u, acc_g = gl.warp_specialize([
+        (_consumer, (a_bufs, u_bufs, g_bufs, ready, empty, a_scale_ptr, s_up, s_gate, token, mask_m, T, KB,
+                     BLOCK_M, BLOCK_N, mma, BOTH)),
+        (_producer, (xs_desc, w_desc, a_bufs, u_bufs, g_bufs, ready, empty, row_a, row_up, row_gate, KB, BLOCK_K)),
+    ], [1], [24])
+    for s in gl.static_range(STAGES):
+        mbarrier.invalidate(ready.index(s))
+        mbarrier.invalidate(empty.index(s))
+
+    h = acc_g / (1.0 + gl.exp(-acc_g)) * acc_u  # silu(X2) * X1, as the reference
+    scale = gl.maximum(gl.max(gl.abs(h), axis=1), 1e-30) / QMAX
+    q = h / scale[:, None]
+    rows_idx = start.to(gl.int64) + offs_m
+    offs_n = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, layout=col_l)
+    mask = mask_m[:, None] & (offs_n[None, :] < I)
+    gl.store(h_ptr + rows_idx[:, None] * I + offs_n[None, :], q.to(h_ptr.dtype.element_ty), mask=mask)
+    gl.store(hs_ptr + rows_idx * (I // BLOCK_N) + pid_n, scale, mask=mask_m)
