@@ -7,7 +7,9 @@ K block's three TMA boxes (the tile's rows of the activations in the tiles' row 
 rows) into a ring of ``STAGES`` buffers, each with a "ready" mbarrier (TMA bytes) and an "empty" one (the consumer
 is done with it); one consumer warp group (4 warps) waits for "ready", runs the up and gate wgmmas, arrives on
 "empty" and promotes each into its fp32 accumulator with the rows' and the weight block's scales. No CTA barrier in
-the loop. With ``maxnreg=128`` two programs share an SM (8 warps each: the producer's warp group is rounded up to
+the loop. ``BLOCK_M`` 128 halves the weight boxes read per routed row: at 14,107 tokens the 64-row tiles read ~7 GB
+of W1 boxes from L2 (16 N blocks x ~250 tiles x 1.8 MB), and call IA's Nsight Compute had L2 at 71 % under the
+retained GEMM1. With ``maxnreg=128`` two programs share an SM (8 warps each: the producer's warp group is rounded up to
 four; the consumer gets the registers the producer's 24 leave), so one program's FMAs overlap the other's wgmma.
 
 Same tile table, grid (tile, N block), scales, epilogue (``silu(gate) * up`` quantised to e4m3 per (row, 128
@@ -82,15 +84,18 @@ def _gemm1_gluon_ws_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, 
                            STAGES: gl.constexpr, QMAX: gl.constexpr, num_warps: gl.constexpr):
     """Program (tile, n): rows ``start ... start + rows`` of the sorted pairs (one expert) times that expert's W1
     rows ``n * BLOCK_N ...`` (up) and ``I + n * BLOCK_N ...`` (gate); writes ``h`` (e4m3) and its per-row scale.
-    ``num_warps`` 4 (one consumer warp group) or 8 (two, splitting the N columns as the retained kernel's)."""
+    ``BLOCK_M`` 64: ``num_warps`` 4 (one consumer warp group) or 8 (two, splitting the N columns as the retained
+    kernel's); ``BLOCK_M`` 128: ``num_warps`` 8, two warp groups of 64 rows each sharing every weight box (half the
+    W1 traffic from L2 of 64-row tiles)."""
     pid_n = gl.program_id(1)
     tile = gl.program_id(0)
     expert = gl.load(tile_ptr + tile * 3).to(gl.int64)
     start = gl.load(tile_ptr + tile * 3 + 1)
     rows = gl.load(tile_ptr + tile * 3 + 2)
 
-    WN: gl.constexpr = num_warps // 4  # consumer warp groups side by side along N (4 warps: one)
-    mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, WN],
+    WM: gl.constexpr = BLOCK_M // 64  # consumer warp groups stacked along M (64 rows each) ...
+    WN: gl.constexpr = num_warps // (4 * WM)  # ... and side by side along N
+    mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4 * WM, WN],
                                                   instr_shape=[16, BLOCK_N // WN, 32])
     BOTH: gl.constexpr = WN == 2
     row_l: gl.constexpr = gl.SliceLayout(1, mma)
@@ -132,3 +137,104 @@ def _gemm1_gluon_ws_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, 
     mask = mask_m[:, None] & (offs_n[None, :] < I)
     gl.store(h_ptr + rows_idx[:, None] * I + offs_n[None, :], q.to(h_ptr.dtype.element_ty), mask=mask)
     gl.store(hs_ptr + rows_idx * (I // BLOCK_N) + pid_n, scale, mask=mask_m)
+
+
+@gluon.jit
+def _rows_consumer(a_bufs, u_bufs, g_bufs, ready, empty, xs_scale_ptr, s_up, s_gate, start, rows, n_rows, h_ptr,
+                   hs_ptr, pid_n, KB: gl.constexpr, BLOCK_N: gl.constexpr, I: gl.constexpr, QMAX: gl.constexpr,
+                   WG: gl.constexpr):
+    """Warp group ``WG`` of a 128-row tile: rows ``WG * 64 ...`` of every ready activation box against the shared
+    weight boxes, its own arrival on "empty" (two per buffer), its own epilogue. The rows' scales come from their
+    copy in the tiles' row order (``xs_scale`` [KB, n_rows]: one coalesced [64] load per K block)."""
+    STAGES: gl.constexpr = a_bufs.type.shape[0]
+    mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BLOCK_N, 32])
+    row_l: gl.constexpr = gl.SliceLayout(1, mma)
+    col_l: gl.constexpr = gl.SliceLayout(0, mma)
+    offs_m = WG * 64 + gl.arange(0, 64, layout=row_l)
+    mask_m = offs_m < rows
+    sorted_row = start + offs_m
+    zero = gl.zeros([64, BLOCK_N], gl.float32, mma)
+    acc_u = gl.zeros([64, BLOCK_N], gl.float32, mma)
+    acc_g = gl.zeros([64, BLOCK_N], gl.float32, mma)
+    xa = gl.load(xs_scale_ptr + sorted_row, mask=mask_m, other=0.0)
+    su = gl.load(s_up)
+    sg = gl.load(s_gate)
+    for kb in range(KB):
+        s = kb % STAGES
+        nk = gl.minimum(kb + 1, KB - 1)
+        xa_next = gl.load(xs_scale_ptr + nk * n_rows + sorted_row, mask=mask_m, other=0.0)
+        su_next = gl.load(s_up + nk)
+        sg_next = gl.load(s_gate + nk)
+        mbarrier.wait(ready.index(s), (kb // STAGES) & 1)
+        a = a_bufs.index(s).slice(WG * 64, 64)
+        tu = warpgroup_mma(a, u_bufs.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
+        tu = warpgroup_mma_wait(num_outstanding=0, deps=(tu, ))
+        tg = warpgroup_mma(a, g_bufs.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
+        acc_u += tu * (xa * su)[:, None]
+        tg = warpgroup_mma_wait(num_outstanding=0, deps=(tg, ))
+        mbarrier.arrive(empty.index(s), count=1)
+        acc_g += tg * (xa * sg)[:, None]
+        xa, su, sg = xa_next, su_next, sg_next
+
+    h = acc_g / (1.0 + gl.exp(-acc_g)) * acc_u
+    scale = gl.maximum(gl.max(gl.abs(h), axis=1), 1e-30) / QMAX
+    q = h / scale[:, None]
+    rows_idx = sorted_row.to(gl.int64)
+    offs_n = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, layout=col_l)
+    mask = mask_m[:, None] & (offs_n[None, :] < I)
+    gl.store(h_ptr + rows_idx[:, None] * I + offs_n[None, :], q.to(h_ptr.dtype.element_ty), mask=mask)
+    gl.store(hs_ptr + rows_idx * (I // BLOCK_N) + pid_n, scale, mask=mask_m)
+
+
+@gluon.jit
+def _worker(xs_desc, w_desc, a_bufs, u_bufs, g_bufs, ready, empty, xs_scale_ptr, s_up, s_gate, start, rows, n_rows,
+            h_ptr, hs_ptr, pid_n, row_up, row_gate, KB: gl.constexpr, BLOCK_K: gl.constexpr, BLOCK_N: gl.constexpr,
+            I: gl.constexpr, QMAX: gl.constexpr, ROLE: gl.constexpr):
+    """The worker partitions share one signature: ``ROLE`` 0 the producer warp, 1 the second consumer warp group."""
+    if ROLE == 0:
+        _producer(xs_desc, w_desc, a_bufs, u_bufs, g_bufs, ready, empty, start, row_up, row_gate, KB, BLOCK_K)
+    else:
+        _rows_consumer(a_bufs, u_bufs, g_bufs, ready, empty, xs_scale_ptr, s_up, s_gate, start, rows, n_rows, h_ptr,
+                       hs_ptr, pid_n, KB, BLOCK_N, I, QMAX, 1)
+
+
+@gluon.jit
+def _gemm1_gluon_ws2_kernel(xs_desc, w_desc, xs_scale_ptr, w_scale_ptr, tile_ptr, h_ptr, hs_ptr, n_rows,
+                            H: gl.constexpr, I: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
+                            STAGES: gl.constexpr, QMAX: gl.constexpr, CONSUMER_REGS: gl.constexpr,
+                            num_warps: gl.constexpr):
+    """Program (tile, n) of a 128-row tile table: two consumer warp groups, each its own partition (the default one
+    rows 0-63, a worker rows 64-127) and its own arrival on a buffer's "empty" barrier (no barrier between them),
+    sharing every weight box; one producer warp. ``xs_scale`` [H / 128, n_rows]: the activations' block scales in the
+    tiles' row order. ``num_warps`` 4."""
+    pid_n = gl.program_id(1)
+    tile = gl.program_id(0)
+    expert = gl.load(tile_ptr + tile * 3).to(gl.int64)
+    start = gl.load(tile_ptr + tile * 3 + 1)
+    rows = gl.load(tile_ptr + tile * 3 + 2)
+
+    a_bufs = gl.allocate_shared_memory(xs_desc.dtype, [STAGES, 128, BLOCK_K], xs_desc.layout)
+    u_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
+    g_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
+    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(STAGES):
+        mbarrier.init(ready.index(s), count=1)
+        mbarrier.init(empty.index(s), count=2)  # both consumer warp groups
+
+    row_up = (expert * (2 * I) + pid_n * BLOCK_N).to(gl.int32)
+    row_gate = row_up + I
+    KB: gl.constexpr = H // BLOCK_K
+    s_up = w_scale_ptr + expert * (2 * I // BLOCK_K) * KB + (pid_n * BLOCK_N // BLOCK_K) * KB
+    s_gate = s_up + (I // BLOCK_K) * KB
+    gl.warp_specialize([
+        (_rows_consumer, (a_bufs, u_bufs, g_bufs, ready, empty, xs_scale_ptr, s_up, s_gate, start, rows, n_rows,
+                          h_ptr, hs_ptr, pid_n, KB, BLOCK_N, I, QMAX, 0)),
+        (_worker, (xs_desc, w_desc, a_bufs, u_bufs, g_bufs, ready, empty, xs_scale_ptr, s_up, s_gate, start, rows,
+                   n_rows, h_ptr, hs_ptr, pid_n, row_up, row_gate, KB, BLOCK_K, BLOCK_N, I, QMAX, 0)),
+        (_worker, (xs_desc, w_desc, a_bufs, u_bufs, g_bufs, ready, empty, xs_scale_ptr, s_up, s_gate, start, rows,
+                   n_rows, h_ptr, hs_ptr, pid_n, row_up, row_gate, KB, BLOCK_K, BLOCK_N, I, QMAX, 1)),
+    ], [1, 4], [24, CONSUMER_REGS])
+    for s in gl.static_range(STAGES):
+        mbarrier.invalidate(ready.index(s))
+        mbarrier.invalidate(empty.index(s))

@@ -13,10 +13,12 @@ warp groups. This script times, per ``--tokens``:
 
 * GEMM1 written out in Gluon with a warp-specialised TMA producer (``benchmarks/moe_gemm1_gluon_ws_kernels.py``: one
   producer warp, per-buffer ready / empty mbarriers, one or two consumer warp groups) at each ``--gl1``
-  configuration ``STAGES,MAXNREG,WARPS``.
+  configuration ``STAGES,MAXNREG,WARPS[,BLOCK_M]``; and on 128-row tiles with two consumer warp groups each its own
+  partition and its own arrival on a buffer's "empty" barrier (``_gemm1_gluon_ws2_kernel``, reading the rows' scales
+  from their copy in the tiles' order) at each ``--gl2`` configuration ``STAGES,MAXNREG,CONSUMER_REGS``.
 
-A configuration is ``BLOCK_M,BLOCK_N,num_warps,num_stages,ws`` (``ws`` 0 or 1); ``--g1`` / ``--g2`` / ``--gl1`` with no
-value skip that family. Each row: median device time of one
+A configuration is ``BLOCK_M,BLOCK_N,num_warps,num_stages,ws`` (``ws`` 0 or 1); ``--g1`` / ``--g2`` / ``--gl1`` / ``--gl2``
+with no value skip that family. Each row: median device time of one
 launch (CUPTI, L2 flushed), FP8 TFLOP/s over the routed rows, registers per thread, whether the compiled kernel
 moved registers between warp groups (``setmaxnreg``: the split happened), and the check against the retained
 kernel (GEMM1: share of equal e4m3 codes and the largest difference of the dequantised intermediates; GEMM2: the
@@ -61,6 +63,9 @@ G1_DEFAULT = ["64,128,4,2,1", "64,128,4,3,1", "64,128,4,4,1", "64,128,4,3,0", "6
               "128,128,8,3,1", "128,64,4,4,1"]
 #: the Gluon GEMM1 (``moe_gemm1_gluon_ws_kernels.py``): ring depth, register cap (128: two programs per SM)
 GL1_DEFAULT = ["2,128,4", "4,-,8"]
+#: the Gluon GEMM1 with two consumer partitions (``_gemm1_gluon_ws2_kernel``): ring depth, the kernel's register cap
+#: (12 warps on an SM: 168) and the second consumer's registers
+GL2_DEFAULT = ["4,168,240", "3,168,240"]
 G2_DEFAULT = ["64,128,4,2,1", "64,128,4,3,1", "64,128,4,4,1", "64,128,4,5,1", "64,128,4,3,0", "128,128,8,3,1"]
 
 
@@ -75,16 +80,28 @@ def config(text: str) -> tuple[int, int, int, int, bool]:
     return bm, bn, warps, stages, bool(ws)
 
 
-def gluon_config(text: str) -> tuple[int, int | None, int]:
-    """``STAGES,MAXNREG,WARPS`` (``-``: no register cap; WARPS the consumer's, 4 or 8) -> a tuple (argparse type)."""
+def gluon_config(text: str) -> tuple[int, int | None, int, int]:
+    """``STAGES,MAXNREG,WARPS[,BLOCK_M]`` (``-``: no register cap; WARPS the consumers', 4 or 8; BLOCK_M 64 (default)
+    or 128, with 8 warps) -> a tuple (argparse type)."""
     try:
-        stages, cap, warps = text.split(",")
-        config = int(stages), None if cap == "-" else int(cap), int(warps)
+        fields = text.split(",")
+        stages, cap, warps, bm = fields if len(fields) == 4 else (*fields, "64")
+        config = int(stages), None if cap == "-" else int(cap), int(warps), int(bm)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected STAGES,MAXNREG,WARPS (MAXNREG an integer or '-')")
-    if config[2] not in (4, 8):
-        raise argparse.ArgumentTypeError(f"{text!r}: the consumer's warps are 4 or 8")
+        raise argparse.ArgumentTypeError(f"{text!r}: expected STAGES,MAXNREG,WARPS[,BLOCK_M] (MAXNREG an integer "
+                                         "or '-')")
+    if config[2] not in (4, 8) or config[3] not in (64, 128) or (config[3] == 128 and config[2] != 8):
+        raise argparse.ArgumentTypeError(f"{text!r}: the consumers' warps are 4 or 8, BLOCK_M 64 or 128 (with 8)")
     return config
+
+
+def ws2_config(text: str) -> tuple[int, int, int]:
+    """``STAGES,MAXNREG,CONSUMER_REGS`` -> a tuple (argparse type)."""
+    try:
+        stages, cap, regs = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected STAGES,MAXNREG,CONSUMER_REGS (3 integers)")
+    return stages, cap, regs
 
 
 def _module(name: str) -> Any:
@@ -205,26 +222,56 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         if args.gl1:
             from benchmarks import moe_gemm1_gluon_ws_kernels as gws
 
-            xs64 = table(64)[4]
-            xs_desc, w_desc = _gluon_desc(xs64, 64), _gluon_desc(w1.view(-1, hid), 128)
-        for stages, cap, warps in args.gl1:
+            w_desc = _gluon_desc(w1.view(-1, hid), 128)
+        for stages, cap, warps, bm in args.gl1:
+            order_b, tab_b, tiles_b, used_b, xs_b = table(bm)
+            xs_desc = _gluon_desc(xs_b, bm)
             q, qs = gemm1_out(128)
 
-            def launch_gl(q: Any = q, qs: Any = qs, stages: int = stages, cap: int | None = cap,
-                          warps: int = warps) -> Any:
-                return gws._gemm1_gluon_ws_kernel[(n_tiles, inter // 128)](
-                    xs_desc, w_desc, x_s, w1_s, tab, order, q, qs, t, H=hid, I=inter, TOPK=TOP_K, BLOCK_M=64,
+            def launch_gl(q: Any = q, qs: Any = qs, stages: int = stages, cap: int | None = cap, warps: int = warps,
+                          bm: int = bm, xs_desc: Any = xs_desc, tb: Any = tab_b, o: Any = order_b,
+                          tiles: int = tiles_b) -> Any:
+                return gws._gemm1_gluon_ws_kernel[(tiles, inter // 128)](
+                    xs_desc, w_desc, x_s, w1_s, tb, o, q, qs, t, H=hid, I=inter, TOPK=TOP_K, BLOCK_M=bm,
                     BLOCK_N=128, BLOCK_K=128, STAGES=stages, QMAX=QMAX, num_warps=warps,
                     **({"maxnreg": cap} if cap else {}))
 
-            def check_gl(q: Any = q, qs: Any = qs) -> dict:
+            def check_gl(q: Any = q, qs: Any = qs, o: Any = order_b, u: int = used_b) -> dict:
+                if u != used or not torch.equal(o[:u], order[:used]):
+                    return {"check": "other row order"}
                 got = dequant(q, qs, 128)
                 return {"max_rel_diff": float((got - deq_ref).abs().max() / deq_ref.abs().max().clamp_min(1e-30)),
                         "codes_equal": float((q[:used].view(torch.uint8) == q_ref[:used].view(torch.uint8))
                                              .float().mean())}
 
-            timed({"tokens": t, "gemm": 1, "kernel": "gluon ws", "config": f"64,128,{warps}+1,{stages},maxnreg {cap or '-'}"},
-                  launch_gl, flops1, check_gl)
+            timed({"tokens": t, "gemm": 1, "kernel": "gluon ws",
+                   "config": f"{bm},128,{warps}+1,{stages},maxnreg {cap or '-'}"}, launch_gl, flops1, check_gl)
+
+        if args.gl2:
+            from benchmarks import moe_gemm1_gluon_ws_kernels as gws
+
+            order_b, tab_b, tiles_b, used_b, xs_b = table(128)
+            xs_desc2, w_desc2 = _gluon_desc(xs_b, 128), _gluon_desc(w1.view(-1, hid), 128)
+            xs_scale = torch.zeros((hid // 128, xs_b.shape[0]), dtype=torch.float32, device="cuda")
+            xs_scale[:, :used_b] = x_s[:, order_b[:used_b].long() // TOP_K]  # the rows' scales in the tiles' order
+        for stages, cap, regs in args.gl2:
+            q, qs = gemm1_out(128)
+
+            def launch_gl2(q: Any = q, qs: Any = qs, stages: int = stages, cap: int = cap, regs: int = regs) -> Any:
+                return gws._gemm1_gluon_ws2_kernel[(tiles_b, inter // 128)](
+                    xs_desc2, w_desc2, xs_scale, w1_s, tab_b, q, qs, xs_b.shape[0], H=hid, I=inter, BLOCK_N=128,
+                    BLOCK_K=128, STAGES=stages, QMAX=QMAX, CONSUMER_REGS=regs, num_warps=4, maxnreg=cap)
+
+            def check_gl2(q: Any = q, qs: Any = qs) -> dict:
+                if used_b != used or not torch.equal(order_b[:used_b], order[:used]):
+                    return {"check": "other row order"}
+                got = dequant(q, qs, 128)
+                return {"max_rel_diff": float((got - deq_ref).abs().max() / deq_ref.abs().max().clamp_min(1e-30)),
+                        "codes_equal": float((q[:used].view(torch.uint8) == q_ref[:used].view(torch.uint8))
+                                             .float().mean())}
+
+            timed({"tokens": t, "gemm": 1, "kernel": "gluon ws2",
+                   "config": f"128,128,4+4+1,{stages},maxnreg {cap}/{regs}"}, launch_gl2, flops1, check_gl2)
 
         y_ref = torch.zeros(t * TOP_K, hid, dtype=torch.bfloat16, device="cuda")
 
@@ -289,7 +336,7 @@ def compile_only(args: argparse.Namespace) -> int:
                 print(f"{label}: error {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:160]}")
                 continue
             _print_compiled(label, k)
-    if args.gl1:
+    if args.gl1 or args.gl2:
         from triton.experimental.gluon import language as gl
         from triton.experimental.gluon._runtime import GluonASTSource
 
@@ -299,15 +346,24 @@ def compile_only(args: argparse.Namespace) -> int:
             layout = gl.NVMMASharedLayout.get_default_for([rows, 128], gl.float8e4nv)
             return f"tensordesc<fp8e4nv[{rows}, 128],{layout!r}>"
 
-        sig = {"xs_desc": desc(64), "w_desc": desc(128), "a_scale_ptr": "*fp32", "w_scale_ptr": "*fp32",
+    for stages, cap, warps, bm in args.gl1:
+        sig = {"xs_desc": desc(bm), "w_desc": desc(128), "a_scale_ptr": "*fp32", "w_scale_ptr": "*fp32",
                "tile_ptr": "*i32", "order_ptr": "*i32", "h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "T": "i32"}
-    for stages, cap, warps in args.gl1:
-        consts = {"H": 7168, "I": 2048, "TOPK": TOP_K, "BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 128,
+        consts = {"H": 7168, "I": 2048, "TOPK": TOP_K, "BLOCK_M": bm, "BLOCK_N": 128, "BLOCK_K": 128,
                   "STAGES": stages, "QMAX": QMAX, "num_warps": warps}
         k = triton.compile(GluonASTSource(gws._gemm1_gluon_ws_kernel, {**sig, **{c: "constexpr" for c in consts}},
                                           constexprs=consts), target=GPUTarget("cuda", 90, 32),
                            options={"num_warps": warps, **({"maxnreg": cap} if cap else {})})
-        _print_compiled(f"GEMM1 gluon {stages},{cap or '-'},{warps}", k)
+        _print_compiled(f"GEMM1 gluon {stages},{cap or '-'},{warps},{bm}", k)
+    for stages, cap, regs in args.gl2:
+        sig = {"xs_desc": desc(128), "w_desc": desc(128), "xs_scale_ptr": "*fp32", "w_scale_ptr": "*fp32",
+               "tile_ptr": "*i32", "h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "n_rows": "i32"}
+        consts = {"H": 7168, "I": 2048, "BLOCK_N": 128, "BLOCK_K": 128, "STAGES": stages, "QMAX": QMAX,
+                  "CONSUMER_REGS": regs, "num_warps": 4}
+        k = triton.compile(GluonASTSource(gws._gemm1_gluon_ws2_kernel, {**sig, **{c: "constexpr" for c in consts}},
+                                          constexprs=consts), target=GPUTarget("cuda", 90, 32),
+                           options={"num_warps": 4, "maxnreg": cap})
+        _print_compiled(f"GEMM1 gluon2 {stages},{cap},{regs}", k)
     return 0
 
 
@@ -343,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="GEMM2 configurations (BLOCK_M 64: it reads the retained GEMM1's intermediate)")
     p.add_argument("--gl1", type=gluon_config, nargs="*", default=[gluon_config(c) for c in GL1_DEFAULT],
                    help="Gluon warp-specialised GEMM1 configurations STAGES,MAXNREG,WARPS (MAXNREG '-': no cap)")
+    p.add_argument("--gl2", type=ws2_config, nargs="*", default=[ws2_config(c) for c in GL2_DEFAULT],
+                   help="Gluon GEMM1 with two consumer partitions on 128-row tiles: STAGES,MAXNREG,CONSUMER_REGS")
     p.add_argument("--compile-only", action="store_true", help="compile for sm_90 here (no GPU) and stop")
     add_sweep_options(p)
     args = p.parse_args(argv)

@@ -3,7 +3,7 @@
 # kernel beside it: scripts/gpu_session_jd.sh's step); then, on any Hopper card, the MoE's long-call GEMMs
 # warp-specialised by Triton and GEMM1 with a Gluon producer warp (benchmarks/moe_gemm_ws.py; WS_ARGS: its options)
 # against the retained kernels, side by side in one process (ratios, so an H100 answers too: the same SM count and
-# FP8 rate per SM). Calls KA-KF of 2026-12-06 (all H100s): both lost (benchmarks/results/moe_gemm_ws_*_k{c,f}.md).
+# FP8 rate per SM). Calls KA-KI of 2026-12-06 (all H100s): both lost (benchmarks/results/moe_gemm_ws_*_k{c,i}.md).
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=540 [WS_TOKENS=...] [WS_ARGS=...] \
 #   bash scripts/gpu_session_ka.sh
 source "$(dirname "$0")/gpu_env.sh" session
