@@ -28,7 +28,6 @@ Writes ``benchmarks/results/moe_gemm1_gluon_<device>[_<name>].{json,md}``.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from pathlib import Path
@@ -49,7 +48,7 @@ from benchmarks._common import (
     sweep_results,
     write_sweep,
 )
-from benchmarks.moe_gemm1_sweep import SEEDS, synthetic_inputs
+from benchmarks.moe_gemm1_sweep import seed_module, synthetic_inputs
 
 TOP_K = 8
 QMAX = 448.0
@@ -58,10 +57,8 @@ SEED = "moe_grouped_fp8_q8gl"
 
 
 def _seed_module(name: str) -> Any:
-    """A module of the seed (a seed folder imports as a package)."""
-    if str(SEEDS) not in sys.path:
-        sys.path.insert(0, str(SEEDS))
-    return importlib.import_module(f"{SEED}.{name}")
+    """A module of the seed."""
+    return seed_module(SEED, name)
 
 
 def gluon_launcher(x: Any, x_s: Any, w1: Any, w1_s: Any, table: Any, order: Any, used: int, q: Any, qs: Any,

@@ -26,6 +26,44 @@ _tma_load = tma.async_load if hasattr(tma, "async_load") else tma.async_copy_glo
 
 
 @gluon.jit
+def _store_h(acc_u, acc_g, rows_idx, mask_m, pid_n, h_ptr, hs_ptr, I: gl.constexpr, BLOCK_N: gl.constexpr,
+             QMAX: gl.constexpr, col_l: gl.constexpr):
+    """The epilogue: ``silu(gate) * up`` (as the reference) quantised to e4m3 with one scale per row of the
+    program's ``BLOCK_N`` columns, into ``h`` and ``hs`` at the sorted rows ``rows_idx``."""
+    h = acc_g / (1.0 + gl.exp(-acc_g)) * acc_u
+    scale = gl.maximum(gl.max(gl.abs(h), axis=1), 1e-30) / QMAX
+    q = h / scale[:, None]
+    offs_n = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, layout=col_l)
+    mask = mask_m[:, None] & (offs_n[None, :] < I)
+    gl.store(h_ptr + rows_idx[:, None] * I + offs_n[None, :], q.to(h_ptr.dtype.element_ty), mask=mask)
+    gl.store(hs_ptr + rows_idx * (I // BLOCK_N) + pid_n, scale, mask=mask_m)
+
+
+@gluon.jit
+def _ring(xs_desc, w_desc, STAGES: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
+          CONSUMERS: gl.constexpr):
+    """The ring: ``STAGES`` activation, up and gate boxes, a "ready" mbarrier per buffer (the TMA bytes) and an
+    "empty" one (``CONSUMERS`` arrivals)."""
+    a_bufs = gl.allocate_shared_memory(xs_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], xs_desc.layout)
+    u_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
+    g_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
+    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(STAGES):
+        mbarrier.init(ready.index(s), count=1)
+        mbarrier.init(empty.index(s), count=CONSUMERS)
+    return a_bufs, u_bufs, g_bufs, ready, empty
+
+
+@gluon.jit
+def _release(ready, empty, STAGES: gl.constexpr):
+    """The ring's barriers invalidated once the loop is done."""
+    for s in gl.static_range(STAGES):
+        mbarrier.invalidate(ready.index(s))
+        mbarrier.invalidate(empty.index(s))
+
+
+@gluon.jit
 def _producer(xs_desc, w_desc, a_bufs, u_bufs, g_bufs, ready, empty, row_a, row_up, row_gate,
               KB: gl.constexpr, BLOCK_K: gl.constexpr):
     """One warp: K block kb's boxes into buffer kb % STAGES once the consumer has emptied it."""
@@ -104,14 +142,7 @@ def _gemm1_gluon_ws_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, 
     mask_m = offs_m < rows
     token = gl.load(order_ptr + start + offs_m, mask=mask_m, other=0).to(gl.int64) // TOPK
 
-    a_bufs = gl.allocate_shared_memory(xs_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], xs_desc.layout)
-    u_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
-    g_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
-    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    for s in gl.static_range(STAGES):
-        mbarrier.init(ready.index(s), count=1)
-        mbarrier.init(empty.index(s), count=1)
+    a_bufs, u_bufs, g_bufs, ready, empty = _ring(xs_desc, w_desc, STAGES, BLOCK_M, BLOCK_N, BLOCK_K, 1)
 
     row_a = start.to(gl.int32)
     row_up = (expert * (2 * I) + pid_n * BLOCK_N).to(gl.int32)
@@ -125,18 +156,9 @@ def _gemm1_gluon_ws_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, 
                      BLOCK_M, BLOCK_N, mma, BOTH)),
         (_producer, (xs_desc, w_desc, a_bufs, u_bufs, g_bufs, ready, empty, row_a, row_up, row_gate, KB, BLOCK_K)),
     ], [1], [24])
-    for s in gl.static_range(STAGES):
-        mbarrier.invalidate(ready.index(s))
-        mbarrier.invalidate(empty.index(s))
+    _release(ready, empty, STAGES)
 
-    h = acc_g / (1.0 + gl.exp(-acc_g)) * acc_u  # silu(X2) * X1, as the reference
-    scale = gl.maximum(gl.max(gl.abs(h), axis=1), 1e-30) / QMAX
-    q = h / scale[:, None]
-    rows_idx = start.to(gl.int64) + offs_m
-    offs_n = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, layout=col_l)
-    mask = mask_m[:, None] & (offs_n[None, :] < I)
-    gl.store(h_ptr + rows_idx[:, None] * I + offs_n[None, :], q.to(h_ptr.dtype.element_ty), mask=mask)
-    gl.store(hs_ptr + rows_idx * (I // BLOCK_N) + pid_n, scale, mask=mask_m)
+    _store_h(acc_u, acc_g, start.to(gl.int64) + offs_m, mask_m, pid_n, h_ptr, hs_ptr, I, BLOCK_N, QMAX, col_l)
 
 
 @gluon.jit
@@ -176,14 +198,7 @@ def _rows_consumer(a_bufs, u_bufs, g_bufs, ready, empty, xs_scale_ptr, s_up, s_g
         acc_g += tg * (xa * sg)[:, None]
         xa, su, sg = xa_next, su_next, sg_next
 
-    h = acc_g / (1.0 + gl.exp(-acc_g)) * acc_u
-    scale = gl.maximum(gl.max(gl.abs(h), axis=1), 1e-30) / QMAX
-    q = h / scale[:, None]
-    rows_idx = sorted_row.to(gl.int64)
-    offs_n = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, layout=col_l)
-    mask = mask_m[:, None] & (offs_n[None, :] < I)
-    gl.store(h_ptr + rows_idx[:, None] * I + offs_n[None, :], q.to(h_ptr.dtype.element_ty), mask=mask)
-    gl.store(hs_ptr + rows_idx * (I // BLOCK_N) + pid_n, scale, mask=mask_m)
+    _store_h(acc_u, acc_g, sorted_row.to(gl.int64), mask_m, pid_n, h_ptr, hs_ptr, I, BLOCK_N, QMAX, col_l)
 
 
 @gluon.jit
@@ -213,14 +228,8 @@ def _gemm1_gluon_ws2_kernel(xs_desc, w_desc, xs_scale_ptr, w_scale_ptr, tile_ptr
     start = gl.load(tile_ptr + tile * 3 + 1)
     rows = gl.load(tile_ptr + tile * 3 + 2)
 
-    a_bufs = gl.allocate_shared_memory(xs_desc.dtype, [STAGES, 128, BLOCK_K], xs_desc.layout)
-    u_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
-    g_bufs = gl.allocate_shared_memory(w_desc.dtype, [STAGES, BLOCK_N, BLOCK_K], w_desc.layout)
-    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    for s in gl.static_range(STAGES):
-        mbarrier.init(ready.index(s), count=1)
-        mbarrier.init(empty.index(s), count=2)  # both consumer warp groups
+    # "empty" of count 2: both consumer warp groups arrive
+    a_bufs, u_bufs, g_bufs, ready, empty = _ring(xs_desc, w_desc, STAGES, 128, BLOCK_N, BLOCK_K, 2)
 
     row_up = (expert * (2 * I) + pid_n * BLOCK_N).to(gl.int32)
     row_gate = row_up + I
@@ -235,6 +244,4 @@ def _gemm1_gluon_ws2_kernel(xs_desc, w_desc, xs_scale_ptr, w_scale_ptr, tile_ptr
         (_worker, (xs_desc, w_desc, a_bufs, u_bufs, g_bufs, ready, empty, xs_scale_ptr, s_up, s_gate, start, rows,
                    n_rows, h_ptr, hs_ptr, pid_n, row_up, row_gate, KB, BLOCK_K, BLOCK_N, I, QMAX, 1)),
     ], [1, 4], [24, CONSUMER_REGS])
-    for s in gl.static_range(STAGES):
-        mbarrier.invalidate(ready.index(s))
-        mbarrier.invalidate(empty.index(s))
+    _release(ready, empty, STAGES)

@@ -91,11 +91,16 @@ def synthetic_inputs(t: int, h: int, i: int, dev: str, gen: Any) -> list:
     return [v.to(dev) for v in (logits, bias, x, x_s, w1, w1_s, w2, w2_s)]
 
 
-def _seed_modules() -> tuple[Any, Any]:
-    """The q8 seed's ``kernel`` and ``base`` modules (a seed folder imports as a package: ``from .base``)."""
+def seed_module(seed: str, name: str) -> Any:
+    """Module ``name`` of the MoE seed ``seed`` (a seed folder imports as a package: ``from .base``)."""
     if str(SEEDS) not in sys.path:
         sys.path.insert(0, str(SEEDS))
-    return (importlib.import_module("moe_grouped_fp8_q8.kernel"), importlib.import_module("moe_grouped_fp8_q8.base"))
+    return importlib.import_module(f"{seed}.{name}")
+
+
+def _seed_modules() -> tuple[Any, Any]:
+    """The q8 seed's ``kernel`` and ``base`` modules."""
+    return seed_module("moe_grouped_fp8_q8", "kernel"), seed_module("moe_grouped_fp8_q8", "base")
 
 
 def _first_then_timed(launch: Any, timer: Any, args: argparse.Namespace) -> tuple[Any, float]:

@@ -34,7 +34,6 @@ Writes ``benchmarks/results/moe_gemm_ws_<device>[_<name>].{json,md}``.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from pathlib import Path
@@ -53,7 +52,7 @@ from benchmarks._common import (
     sweep_attempt,
     write_sweep,
 )
-from benchmarks.moe_gemm1_sweep import SEEDS, synthetic_inputs
+from benchmarks.moe_gemm1_sweep import seed_module, synthetic_inputs
 
 TOP_K = 8
 QMAX = 448.0
@@ -105,18 +104,13 @@ def ws2_config(text: str) -> tuple[int, int, int]:
 
 
 def _module(name: str) -> Any:
-    if str(SEEDS) not in sys.path:
-        sys.path.insert(0, str(SEEDS))
-    return importlib.import_module(f"{SEED}.{name}")
+    """A module of the retained long path's seed."""
+    return seed_module(SEED, name)
 
 
 def _gluon_desc(t: Any, rows: int) -> Any:
-    """A TMA descriptor over the 2-D FP8 tensor ``t`` with [rows, 128] boxes (the Gluon kernels' operands)."""
-    from triton.experimental.gluon import language as gl
-    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
-
-    layout = gl.NVMMASharedLayout.get_default_for([rows, 128], gl.float8e4nv)
-    return TensorDescriptor(t, list(t.shape), list(t.stride()), [rows, 128], layout)
+    """A TMA descriptor over the 2-D FP8 tensor ``t`` with [rows, 128] boxes (q8gl's, for the Gluon kernels)."""
+    return seed_module("moe_grouped_fp8_q8gl", "gluon_gemms")._desc(t, rows)
 
 
 def _split(kernel: Any) -> dict[str, Any]:
@@ -180,7 +174,6 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     torch.zeros(t * TOP_K, inter // bn, dtype=torch.float32, device="cuda"))
 
         q_ref, qs_ref = gemm1_out(128)
-        deq_ref = q_ref[:used].float()  # filled in below, after the retained launch
 
         def retained1() -> Any:
             return td._gemm1_swiglu_td_kernel[(n_tiles, inter // 128)](
@@ -194,6 +187,18 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         timed({"tokens": t, "gemm": 1, "kernel": "retained td", "config": "64,128,8,4,-"}, retained1, flops1,
               lambda: {})
         deq_ref = dequant(q_ref, qs_ref, 128)
+
+        def check_gemm1(q: Any, qs: Any, bn: int, o: Any, u: int) -> dict:
+            """Against the retained GEMM1: the largest difference of the dequantised intermediates (and the share
+            of equal e4m3 codes at BLOCK_N 128), when the table puts the routed pairs in the same row order."""
+            if u != used or not torch.equal(o[:u], order[:used]):
+                return {"check": "other row order"}
+            got = dequant(q, qs, bn)
+            codes = (float((q[:used].view(torch.uint8) == q_ref[:used].view(torch.uint8)).float().mean())
+                     if bn == 128 else None)
+            return {"max_rel_diff": float((got - deq_ref).abs().max() / deq_ref.abs().max().clamp_min(1e-30)),
+                    "codes_equal": codes}
+
         for bm, bn, warps, stages, split in args.g1:
             order_b, tab_b, tiles_b, used_b, xs_b = table(bm)
             q, qs = gemm1_out(bn)
@@ -207,14 +212,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     num_warps=warps, num_stages=stages)
 
             def check1(q: Any = q, qs: Any = qs, bn: int = bn, o: Any = order_b, u: int = used_b) -> dict:
-                # rows in each table's order: compare per routed pair (the same pair -> row map when BLOCK_M agrees)
-                if u != used or not torch.equal(o[:u], order[:used]):
-                    return {"check": "other row order"}
-                got = dequant(q, qs, bn)
-                diff = float((got - deq_ref).abs().max() / deq_ref.abs().max().clamp_min(1e-30))
-                codes = (float((q[:used].view(torch.uint8) == q_ref[:used].view(torch.uint8)).float().mean())
-                         if bn == 128 else None)
-                return {"max_rel_diff": diff, "codes_equal": codes}
+                return check_gemm1(q, qs, bn, o, u)
 
             timed({"tokens": t, "gemm": 1, "kernel": "ws", "config": f"{bm},{bn},{warps},{stages},{int(split)}"},
                   launch1, flops1, check1)
@@ -237,12 +235,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     **({"maxnreg": cap} if cap else {}))
 
             def check_gl(q: Any = q, qs: Any = qs, o: Any = order_b, u: int = used_b) -> dict:
-                if u != used or not torch.equal(o[:u], order[:used]):
-                    return {"check": "other row order"}
-                got = dequant(q, qs, 128)
-                return {"max_rel_diff": float((got - deq_ref).abs().max() / deq_ref.abs().max().clamp_min(1e-30)),
-                        "codes_equal": float((q[:used].view(torch.uint8) == q_ref[:used].view(torch.uint8))
-                                             .float().mean())}
+                return check_gemm1(q, qs, 128, o, u)
 
             timed({"tokens": t, "gemm": 1, "kernel": "gluon ws",
                    "config": f"{bm},128,{warps}+1,{stages},maxnreg {cap or '-'}"}, launch_gl, flops1, check_gl)
@@ -263,12 +256,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     BLOCK_K=128, STAGES=stages, QMAX=QMAX, CONSUMER_REGS=regs, num_warps=4, maxnreg=cap)
 
             def check_gl2(q: Any = q, qs: Any = qs) -> dict:
-                if used_b != used or not torch.equal(order_b[:used_b], order[:used]):
-                    return {"check": "other row order"}
-                got = dequant(q, qs, 128)
-                return {"max_rel_diff": float((got - deq_ref).abs().max() / deq_ref.abs().max().clamp_min(1e-30)),
-                        "codes_equal": float((q[:used].view(torch.uint8) == q_ref[:used].view(torch.uint8))
-                                             .float().mean())}
+                return check_gemm1(q, qs, 128, order_b, used_b)
 
             timed({"tokens": t, "gemm": 1, "kernel": "gluon ws2",
                    "config": f"128,128,4+4+1,{stages},maxnreg {cap}/{regs}"}, launch_gl2, flops1, check_gl2)

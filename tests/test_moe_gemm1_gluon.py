@@ -5,22 +5,12 @@ reason for the kernels: ``wgmma.wait_group 1`` in the loop, ``0`` only after it)
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
+from functools import partial
 
-REPO = Path(__file__).resolve().parents[1]
-SCRIPT = "benchmarks/moe_gemm1_gluon.py"
+from benchmark_scripts import run_script
 
-
-def _run(*args: str, interpret: bool = False, timeout: int = 600) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    if interpret:
-        env["TRITON_INTERPRET"] = "1"
-    return subprocess.run([sys.executable, SCRIPT, *args], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+_run = partial(run_script, "benchmarks/moe_gemm1_gluon.py")
 
 
 def test_both_kernels_compile_for_sm90_with_one_wgmma_in_flight_in_the_loop() -> None:
@@ -35,17 +25,6 @@ def test_both_kernels_compile_for_sm90_with_one_wgmma_in_flight_in_the_loop() ->
         assert "m64n64k32" in line, line  # FP8 wgmma, two column halves
         waits = re.search(r"wait_group \[(.*)\]", line).group(1).replace("'", "").split(", ")
         assert waits[-1] == "0" and set(waits[:-1]) == {"1"}, line
-
-
-def test_a_cpu_run_says_it_needs_a_gpu_and_writes_nothing(tmp_path: Path) -> None:
-    proc = _run("--tokens", "64", "--out", str(tmp_path), timeout=300)
-    assert proc.returncode != 0 and "needs a Hopper GPU" in proc.stderr, proc.stderr[-2000:]
-    assert not list(tmp_path.iterdir())
-
-
-def test_the_interpreter_is_refused() -> None:
-    proc = _run("--compile-only", interpret=True, timeout=120)
-    assert proc.returncode == 2 and "TRITON_INTERPRET" in proc.stderr, proc.stderr[-2000:]
 
 
 def _q8gl():
