@@ -17,11 +17,7 @@ source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  if card_is H200; then
-    prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}"
-  else
-    echo "=== not an H200: no prefill sweep" >> "$L"
-  fi
+  prefill_sweep_on_h200 || echo "=== not an H200: no prefill sweep" >> "$L"
   step "$(( $(left) < 60 ? $(left) : 60 ))" python3 -m kernelopt.cli.main doctor
   step "$(( $(left) < 150 ? $(left) : 150 ))" python3 -m pytest -q "tests/test_seeds.py::test_seed_correct_on_gpu[gdn_prefill_onelaunch]"
   step "$(left)" python3 -m pytest -q tests/harness/test_sealed.py tests/adversarial/test_adversarial_corpus.py \

@@ -10,9 +10,7 @@ source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results "benchmarks/results/moe_gemm_ws_*${CALL}*"
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  if card_is H200; then
-    prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}"
-  fi
+  prefill_sweep_on_h200 || true
   # shellcheck disable=SC2086  # WS_ARGS: more options, split into words
   step "$(left)" python3 benchmarks/moe_gemm_ws.py --tokens ${WS_TOKENS:-14107 901} ${WS_ARGS:-} --name "$CALL"
 ) &

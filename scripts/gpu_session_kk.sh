@@ -11,10 +11,7 @@ source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  if card_is H200; then
-    prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}"
-    exit 0
-  fi
+  prefill_sweep_on_h200 && exit 0
   U=$(prefill_band 8192 8193 | tr ',' '\n' | awk 'NR % 2 == 1' | paste -sd, -)
   echo "=== workloads: $U" >> "$L"
   RET="$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json"
