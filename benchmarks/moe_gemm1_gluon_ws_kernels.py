@@ -1,16 +1,21 @@
-"""The MoE's long-call GEMM1 in Gluon with a warp-specialised TMA producer, for ``benchmarks/moe_gemm_ws.py``.
+"""The MoE's long-call GEMM1 in Gluon with a warp-specialised TMA producer, for ``benchmarks/moe_gemm_ws.py`` (a
+measure, not a seed: bit-identical to the retained GEMM1 and 1.37-1.64x slower in every design here, H100 calls KD-KI
+of 2026-12-06, ``benchmarks/results/moe_gemm_ws_nvidia_h100_80gb_hbm3_k{d,e,f,g,i}.md``).
 
 Why. Call IA's Gluon GEMM1 (seed ``moe_grouped_fp8_q8gl``) spent 44 % of its stall cycles at the per-K-block CTA
 barrier that let its warp groups agree before a ring buffer was refilled, and Triton's own split (``tl.range(...,
 warp_specialize=True)``, calls KA-KC) lost 1.6-3.3x. Here the split is written out: one producer warp issues each
 K block's three TMA boxes (the tile's rows of the activations in the tiles' row order, the expert's up and gate W1
-rows) into a ring of ``STAGES`` buffers, each with a "ready" mbarrier (TMA bytes) and an "empty" one (the consumer
-is done with it); one consumer warp group (4 warps) waits for "ready", runs the up and gate wgmmas, arrives on
-"empty" and promotes each into its fp32 accumulator with the rows' and the weight block's scales. No CTA barrier in
-the loop. ``BLOCK_M`` 128 halves the weight boxes read per routed row: at 14,107 tokens the 64-row tiles read ~7 GB
-of W1 boxes from L2 (16 N blocks x ~250 tiles x 1.8 MB), and call IA's Nsight Compute had L2 at 71 % under the
-retained GEMM1. With ``maxnreg=128`` two programs share an SM (8 warps each: the producer's warp group is rounded up to
-four; the consumer gets the registers the producer's 24 leave), so one program's FMAs overlap the other's wgmma.
+rows) into a ring of ``STAGES`` buffers, each with a "ready" mbarrier (TMA bytes) and an "empty" one (the consumers
+are done with it); the consumer warp groups wait for "ready", run the up and gate wgmmas, arrive on "empty" and
+promote each into its fp32 accumulator with the rows' and the weight block's scales. No CTA barrier in the loop
+(Triton 3.6 still puts a partition-wide ``bar.sync`` before a multi-warp partition's ``mbarrier.arrive``).
+
+``_gemm1_gluon_ws_kernel``: one consumer partition of 4 warps (at ``maxnreg=128`` two programs share an SM, so one
+program's FMAs overlap the other's wgmma) or 8 (two warp groups splitting N as the retained kernel's, or on
+``BLOCK_M`` 128 splitting M: half the W1 boxes per routed row, for the L2 bound of call KH's Nsight Compute).
+``_gemm1_gluon_ws2_kernel``: 128-row tiles, each 64-row half its own partition with its own arrivals (an "empty"
+barrier of count 2), the rows' scales read coalesced from their copy in the tiles' row order.
 
 Same tile table, grid (tile, N block), scales, epilogue (``silu(gate) * up`` quantised to e4m3 per (row, 128
 columns)) and outputs as q8td's GEMM1. No early return for an empty tile: launch it over the tiles with rows (the

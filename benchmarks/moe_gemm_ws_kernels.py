@@ -18,15 +18,13 @@ an empty tile (Triton's split pass asserts on the branch it makes): launch them 
 retained plan's exact grid); an empty tile's program would compute and store nothing.
 """
 
-import sys
-from pathlib import Path
-
 import triton
 import triton.language as tl
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "operators"
-                       / "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048" / "solutions" / "seeds"))
-from moe_grouped_fp8.kernel import _tile_rows  # noqa: E402  (the seeds' tile-table reader)
+from benchmarks.moe_gemm1_sweep import seed_module
+
+#: the seeds' tile-table reader (expert, first row, rows, row offsets, row mask of this program's tile)
+_tile_rows = seed_module("moe_grouped_fp8", "kernel")._tile_rows
 
 
 @triton.jit
