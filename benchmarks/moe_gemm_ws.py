@@ -17,9 +17,9 @@ warp groups. This script times, per ``--tokens``:
   partition and its own arrival on a buffer's "empty" barrier (``_gemm1_gluon_ws2_kernel``, reading the rows' scales
   from their copy in the tiles' order) at each ``--gl2`` configuration ``STAGES,MAXNREG,CONSUMER_REGS``.
 
-A configuration is ``BLOCK_M,BLOCK_N,num_warps,num_stages,ws`` (``ws`` 0 or 1); ``--g1`` / ``--g2`` / ``--gl1`` / ``--gl2``
-with no value skip that family. Each row: median device time of one
-launch (CUPTI, L2 flushed), FP8 TFLOP/s over the routed rows, registers per thread, whether the compiled kernel
+A configuration is ``BLOCK_M,BLOCK_N,num_warps,num_stages,ws`` (``ws`` 0 or 1); ``--g1`` / ``--g2`` / ``--gl1`` /
+``--gl2`` with no value skip that family. Each row: median device time of one launch (CUPTI, L2 flushed), FP8
+TFLOP/s over the routed rows, registers per thread, whether the compiled kernel
 moved registers between warp groups (``setmaxnreg``: the split happened), and the check against the retained
 kernel (GEMM1: share of equal e4m3 codes and the largest difference of the dequantised intermediates; GEMM2: the
 largest difference of the rows). A configuration that fails to compile is a row with its error.

@@ -1,13 +1,12 @@
 """benchmarks/moe_gemm_ws.py: the warp-specialised MoE GEMMs compile for sm_90 here (no GPU; ptxas), the split
-happening exactly where it should (``setmaxnreg`` at 4 warps with ``ws`` 1, not without it), no spills; the CPU
-and interpreter refusals and a malformed configuration are clear. Run in a subprocess without ``TRITON_INTERPRET``
-(other tests set it in this process)."""
+happening exactly where it should (``setmaxnreg`` at 4 warps with ``ws`` 1 and in every Gluon kernel, not
+without it), no spills; a malformed configuration is a usage error (the CPU and interpreter refusals:
+``test_gpu_only_benchmarks.py``). Run in a subprocess without ``TRITON_INTERPRET`` (other tests set it here)."""
 
 from __future__ import annotations
 
 import re
 from functools import partial
-from pathlib import Path
 
 from benchmark_scripts import run_script
 
