@@ -25,7 +25,7 @@ kernel (GEMM1: share of equal e4m3 codes and the largest difference of the dequa
 largest difference of the rows). A configuration that fails to compile is a row with its error.
 
     python benchmarks/moe_gemm_ws.py --tokens 14107 901               # on a Hopper GPU
-    python benchmarks/moe_gemm_ws.py --g1 --g2 --gl1 4,-,8 2,128,4     # only the Gluon GEMM1
+    python benchmarks/moe_gemm_ws.py --g1 --g2 --gl2 --gl1 4,-,8 2,128,4   # only the first Gluon GEMM1
     python benchmarks/moe_gemm_ws.py --compile-only                   # compile for sm_90 here, no GPU (ptxas)
 
 Writes ``benchmarks/results/moe_gemm_ws_<device>[_<name>].{json,md}``.
