@@ -9,7 +9,9 @@ warp groups. This script times, per ``--tokens``:
 * GEMM1: the retained ``_gemm1_swiglu_td_kernel`` (activations gathered by token, 8 warps, 4 stages), then
   ``_gemm1_ws_kernel`` (activations from their copy in the tiles' row order) at each ``--g1`` configuration;
 * GEMM2: the retained ``_gemm2_tw_kernel`` (4 warps, 3 stages) over the retained GEMM1's intermediate, then
-  ``_gemm2_ws_kernel`` at each ``--g2`` configuration.
+  ``_gemm2_ws_kernel`` at each ``--g2`` configuration and the retained kernel itself at each ``--t2`` tile
+  ``BLOCK_M,BLOCK_N,num_warps,num_stages`` (taller or wider tiles read fewer boxes from L2 per output; the
+  intermediate's rows are the sorted pairs whatever the tile height).
 
 * GEMM1 written out in Gluon with a warp-specialised TMA producer (``benchmarks/moe_gemm1_gluon_ws_kernels.py``: one
   producer warp, per-buffer ready / empty mbarriers, one or two consumer warp groups) at each ``--gl1``
@@ -60,6 +62,8 @@ QMAX = 448.0
 SEED = "moe_grouped_fp8_q8s2"
 G1_DEFAULT = ["64,128,4,2,1", "64,128,4,3,1", "64,128,4,4,1", "64,128,4,3,0", "64,128,8,4,1", "64,128,8,4,0",
               "128,128,8,3,1", "128,64,4,4,1"]
+#: the retained GEMM2 kernel at taller / wider tiles (fewer boxes read from L2 per output, call KH's bound)
+T2_DEFAULT = ["128,128,8,3", "128,128,8,4", "64,256,8,3"]
 #: the Gluon GEMM1 (``moe_gemm1_gluon_ws_kernels.py``): ring depth, register cap (128: two programs per SM)
 GL1_DEFAULT = ["2,128,4", "4,-,8"]
 #: the Gluon GEMM1 with two consumer partitions (``_gemm1_gluon_ws2_kernel``): ring depth, the kernel's register cap
@@ -77,6 +81,18 @@ def config(text: str) -> tuple[int, int, int, int, bool]:
     if ws not in (0, 1) or bn > 128 or 128 % bn:
         raise argparse.ArgumentTypeError(f"{text!r}: ws must be 0 or 1 and BLOCK_N divide 128 (one scale block)")
     return bm, bn, warps, stages, bool(ws)
+
+
+def tile_config(text: str) -> tuple[int, int, int, int, bool]:
+    """``BLOCK_M,BLOCK_N,num_warps,num_stages`` of the retained GEMM2 kernel (no split; BLOCK_N up to 256: per-column
+    W2 scales above 128) -> a configuration (argparse type)."""
+    try:
+        bm, bn, warps, stages = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected BLOCK_M,BLOCK_N,num_warps,num_stages (4 integers)")
+    if bn not in (64, 128, 256) or bm not in (64, 128):
+        raise argparse.ArgumentTypeError(f"{text!r}: BLOCK_M 64 or 128, BLOCK_N 64, 128 or 256")
+    return bm, bn, warps, stages, False
 
 
 def gluon_config(text: str) -> tuple[int, int | None, int, int]:
@@ -270,27 +286,36 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
         timed({"tokens": t, "gemm": 2, "kernel": "retained tw", "config": "64,128,4,3,-"}, retained2, flops2,
               lambda: {})
-        for bm, bn, warps, stages, split in args.g2:
-            if bm != 64:  # GEMM2 reads the retained GEMM1's intermediate, laid out by the 64-row table
-                rows.append({"tokens": t, "gemm": 2, "kernel": "ws", "config": f"{bm},{bn},{warps},{stages},"
-                             f"{int(split)}", "error": "GEMM2 reads the 64-row table's intermediate: BLOCK_M 64"})
-                continue
-            y = torch.zeros_like(y_ref)
+        def check2(y: Any, o: Any, u: int) -> dict:
+            """Against the retained GEMM2: the largest difference of the rows and the share of equal rows, when
+            the table puts the routed pairs in the same row order (the intermediate's rows are the sorted pairs,
+            whatever the tile height)."""
+            if u != used or not torch.equal(o[:u], order[:used]):
+                return {"check": "other row order"}
+            a, b = y[:used].float(), y_ref[:used].float()
+            return {"max_rel_diff": float((a - b).abs().max() / b.abs().max().clamp_min(1e-30)),
+                    "rows_equal": float((a == b).all(dim=1).float().mean())}
 
-            def launch2(y: Any = y, bn: int = bn, warps: int = warps, stages: int = stages,
-                        split: bool = split) -> Any:
-                return ws._gemm2_ws_kernel[(n_tiles, hid // bn)](
-                    q_ref, qs_ref, w2, w2_s, tab, y, t * TOP_K, H=hid, I=inter, BLOCK_M=64, BLOCK_N=bn,
-                    BLOCK_K=128, SCALE_K=128, NUM_STAGES=stages, UPCAST=False, E=w2.shape[0], WS=split,
-                    num_warps=warps, num_stages=stages)
+        # GEMM2 families: Triton's split (--g2, the ws kernel) and the retained kernel at other tiles (--t2)
+        for family, kernel, configs in (("ws", ws._gemm2_ws_kernel, args.g2),
+                                        ("retained tw", tw._gemm2_tw_kernel, args.t2)):
+            for bm, bn, warps, stages, split in configs:
+                order_b, tab_b, tiles_b, used_b, _xs_b = table(bm)
+                y = torch.zeros_like(y_ref)
+                extra = {"WS": split} if family == "ws" else {}
 
-            def check2(y: Any = y) -> dict:
-                a, b = y[:used].float(), y_ref[:used].float()
-                return {"max_rel_diff": float((a - b).abs().max() / b.abs().max().clamp_min(1e-30)),
-                        "rows_equal": float((a == b).all(dim=1).float().mean())}
+                def launch2(y: Any = y, bm: int = bm, bn: int = bn, warps: int = warps, stages: int = stages,
+                            tb: Any = tab_b, tiles: int = tiles_b, kernel: Any = kernel, extra: dict = extra) -> Any:
+                    return kernel[(tiles, hid // bn)](
+                        q_ref, qs_ref, w2, w2_s, tb, y, t * TOP_K, H=hid, I=inter, BLOCK_M=bm, BLOCK_N=bn,
+                        BLOCK_K=128, SCALE_K=128, NUM_STAGES=stages, UPCAST=False, E=w2.shape[0],
+                        num_warps=warps, num_stages=stages, **extra)
 
-            timed({"tokens": t, "gemm": 2, "kernel": "ws", "config": f"{bm},{bn},{warps},{stages},{int(split)}"},
-                  launch2, flops2, check2)
+                def check(y: Any = y, o: Any = order_b, u: int = used_b) -> dict:
+                    return check2(y, o, u)
+
+                config = f"{bm},{bn},{warps},{stages}" + (f",{int(split)}" if family == "ws" else "")
+                timed({"tokens": t, "gemm": 2, "kernel": family, "config": config}, launch2, flops2, check)
         tables.clear()
         torch.cuda.empty_cache()
     return {"device": torch.cuda.get_device_name(), "tokens": args.tokens, "triton": triton.__version__,
@@ -298,7 +323,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def compile_only(args: argparse.Namespace) -> int:
-    """Compile every ``--g1`` / ``--g2`` configuration for sm_90 here (no GPU): registers, spills, wgmma shape and
+    """Compile every ``--g1`` / ``--g2`` / ``--t2`` / ``--gl1`` / ``--gl2`` configuration for sm_90 here (no GPU): registers, spills, wgmma shape and
     whether the loop was split (``setmaxnreg``)."""
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -310,12 +335,14 @@ def compile_only(args: argparse.Namespace) -> int:
            "n_rows": "i32"}
     ptr2 = {"h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "w_ptr": "*fp8e4nv", "w_scale_ptr": "*fp32", "tile_ptr": "*i32",
             "y_ptr": "*bf16", "n_pairs": "i32"}
-    for gemm, fn, sig, configs in ((1, ws._gemm1_ws_kernel, ptr, args.g1), (2, ws._gemm2_ws_kernel, ptr2, args.g2)):
+    tw = _module("q8tw")
+    for gemm, fn, sig, configs in ((1, ws._gemm1_ws_kernel, ptr, args.g1), (2, ws._gemm2_ws_kernel, ptr2, args.g2),
+                                   ("2 tw", tw._gemm2_tw_kernel, ptr2, args.t2)):
         for bm, bn, warps, stages, split in configs:
             consts = {"H": 7168, "I": 2048, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 128, "NUM_STAGES": stages,
-                      "UPCAST": False, "E": 32, "WS": split,
+                      "UPCAST": False, "E": 32, **({"WS": split} if gemm != "2 tw" else {}),
                       **({"TOPK": TOP_K, "QMAX": QMAX} if gemm == 1 else {"SCALE_K": 128})}
-            label = f"GEMM{gemm} {bm},{bn},{warps},{stages},{int(split)}"
+            label = (f"GEMM{gemm} {bm},{bn},{warps},{stages}" + (f",{int(split)}" if gemm != "2 tw" else ""))
             try:
                 k = triton.compile(ASTSource(fn, {**sig, **{c: "constexpr" for c in consts}}, constexprs=consts),
                                    target=GPUTarget("cuda", 90, 32),
@@ -385,6 +412,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="GEMM1 configurations BLOCK_M,BLOCK_N,num_warps,num_stages,ws")
     p.add_argument("--g2", type=config, nargs="*", default=[config(c) for c in G2_DEFAULT],
                    help="GEMM2 configurations (BLOCK_M 64: it reads the retained GEMM1's intermediate)")
+    p.add_argument("--t2", type=tile_config, nargs="*", default=[tile_config(c) for c in T2_DEFAULT],
+                   help="the retained GEMM2 kernel at other tiles BLOCK_M,BLOCK_N,num_warps,num_stages")
     p.add_argument("--gl1", type=gluon_config, nargs="*", default=[gluon_config(c) for c in GL1_DEFAULT],
                    help="Gluon warp-specialised GEMM1 configurations STAGES,MAXNREG,WARPS (MAXNREG '-': no cap)")
     p.add_argument("--gl2", type=ws2_config, nargs="*", default=[ws2_config(c) for c in GL2_DEFAULT],

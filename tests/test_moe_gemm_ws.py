@@ -15,17 +15,18 @@ _run = partial(run_script, "benchmarks/moe_gemm_ws.py")
 
 def test_the_split_is_compiled_where_asked_and_not_elsewhere() -> None:
     proc = _run("--compile-only", "--g1", "64,128,4,2,1", "64,128,4,2,0", "--g2", "64,128,4,3,1", "--gl1", "2,128,4",
-                "3,-,8", "4,-,8,128", "--gl2", "3,168,240")
+                "3,-,8", "4,-,8,128", "--gl2", "3,168,240", "--t2", "128,128,8,4")
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = {line.split(":")[0]: line for line in proc.stdout.splitlines() if line.startswith("GEMM")}
     assert set(lines) == {"GEMM1 64,128,4,2,1", "GEMM1 64,128,4,2,0", "GEMM2 64,128,4,3,1",
                           "GEMM1 gluon 2,128,4,64", "GEMM1 gluon 3,-,8,64", "GEMM1 gluon 4,-,8,128",
-                          "GEMM1 gluon2 3,168,240"}, proc.stdout
+                          "GEMM1 gluon2 3,168,240", "GEMM2 tw 128,128,8,4"}, proc.stdout
     for label, line in lines.items():
         assert " 0 spill stores" in line, line
         gluon = "gluon" in label
         assert ("m64n64k32" if label.endswith(",8,64") else "m64n128k32") in line, line  # 8 warps on 64 rows: N split
-        assert line.endswith(f"split {gluon or label.endswith(',1')}"), line  # the Gluon kernels always split
+        # the Gluon kernels always split, Triton's only with ws 1, the retained GEMM2 (tw) never
+        assert line.endswith(f"split {gluon or (label.endswith(',1') and ' tw ' not in label)}"), line
         regs = int(re.search(r"(\d+) registers", line).group(1))
         cap = {"GEMM1 gluon 2,128,4,64": 128, "GEMM1 gluon2 3,168,240": 168}.get(label, 255)
         assert regs <= cap, line  # the kernel's register cap: two programs per SM / 12 warps on one
@@ -39,3 +40,5 @@ def test_a_malformed_configuration_is_a_usage_error() -> None:
         assert proc.returncode == 2 and "4 or 8" in proc.stderr, proc.stderr[-2000:]
     proc = _run("--compile-only", "--g2", "64,256,4,3,1", timeout=120)
     assert proc.returncode == 2 and "BLOCK_N divide 128" in proc.stderr, proc.stderr[-2000:]
+    proc = _run("--compile-only", "--t2", "64,512,8,3", timeout=120)
+    assert proc.returncode == 2 and "BLOCK_N 64, 128 or 256" in proc.stderr, proc.stderr[-2000:]
