@@ -48,7 +48,6 @@ import triton
 from benchmarks._common import (
     add_sweep_options,
     call_timer,
-    compiled_resources,
     fmt,
     md_table,
     sweep_attempt,
@@ -119,7 +118,7 @@ def ws2_config(text: str) -> tuple[int, int, int]:
     return stages, cap, regs
 
 
-def _module(name: str) -> Any:
+def retained_module(name: str) -> Any:
     """A module of the retained long path's seed."""
     return seed_module(SEED, name)
 
@@ -144,7 +143,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                          "--compile-only here")
     from benchmarks import moe_gemm_ws_kernels as ws
 
-    td, tw, base = (_module(n) for n in ("q8td", "q8tw", "base"))
+    td, tw, base = (retained_module(n) for n in ("q8td", "q8tw", "base"))
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     timer = call_timer("cuda", args.timer)
     rows: list[dict[str, Any]] = []
@@ -322,73 +321,6 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "warmup": args.warmup, "iters": args.iters, "timer": args.timer, "configs": rows}
 
 
-def compile_only(args: argparse.Namespace) -> int:
-    """Compile every ``--g1`` / ``--g2`` / ``--t2`` / ``--gl1`` / ``--gl2`` configuration for sm_90 here (no GPU): registers, spills, wgmma shape and
-    whether the loop was split (``setmaxnreg``)."""
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-
-    from benchmarks import moe_gemm_ws_kernels as ws
-
-    ptr = {"xs_ptr": "*fp8e4nv", "a_scale_ptr": "*fp32", "w_ptr": "*fp8e4nv", "w_scale_ptr": "*fp32",
-           "tile_ptr": "*i32", "order_ptr": "*i32", "h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "T": "i32",
-           "n_rows": "i32"}
-    ptr2 = {"h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "w_ptr": "*fp8e4nv", "w_scale_ptr": "*fp32", "tile_ptr": "*i32",
-            "y_ptr": "*bf16", "n_pairs": "i32"}
-    tw = _module("q8tw")
-    for gemm, fn, sig, configs in ((1, ws._gemm1_ws_kernel, ptr, args.g1), (2, ws._gemm2_ws_kernel, ptr2, args.g2),
-                                   ("2 tw", tw._gemm2_tw_kernel, ptr2, args.t2)):
-        for bm, bn, warps, stages, split in configs:
-            consts = {"H": 7168, "I": 2048, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 128, "NUM_STAGES": stages,
-                      "UPCAST": False, "E": 32, **({"WS": split} if gemm != "2 tw" else {}),
-                      **({"TOPK": TOP_K, "QMAX": QMAX} if gemm == 1 else {"SCALE_K": 128})}
-            label = (f"GEMM{gemm} {bm},{bn},{warps},{stages}" + (f",{int(split)}" if gemm != "2 tw" else ""))
-            try:
-                k = triton.compile(ASTSource(fn, {**sig, **{c: "constexpr" for c in consts}}, constexprs=consts),
-                                   target=GPUTarget("cuda", 90, 32),
-                                   options={"num_warps": warps, "num_stages": stages})
-            except Exception as exc:  # noqa: BLE001 - a configuration the compiler refuses is a line, not the end
-                print(f"{label}: error {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:160]}")
-                continue
-            _print_compiled(label, k)
-    if args.gl1 or args.gl2:
-        from triton.experimental.gluon import language as gl
-        from triton.experimental.gluon._runtime import GluonASTSource
-
-        from benchmarks import moe_gemm1_gluon_ws_kernels as gws
-
-        def desc(rows: int) -> str:
-            layout = gl.NVMMASharedLayout.get_default_for([rows, 128], gl.float8e4nv)
-            return f"tensordesc<fp8e4nv[{rows}, 128],{layout!r}>"
-
-    for stages, cap, warps, bm in args.gl1:
-        sig = {"xs_desc": desc(bm), "w_desc": desc(128), "a_scale_ptr": "*fp32", "w_scale_ptr": "*fp32",
-               "tile_ptr": "*i32", "order_ptr": "*i32", "h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "T": "i32"}
-        consts = {"H": 7168, "I": 2048, "TOPK": TOP_K, "BLOCK_M": bm, "BLOCK_N": 128, "BLOCK_K": 128,
-                  "STAGES": stages, "QMAX": QMAX, "num_warps": warps}
-        k = triton.compile(GluonASTSource(gws._gemm1_gluon_ws_kernel, {**sig, **{c: "constexpr" for c in consts}},
-                                          constexprs=consts), target=GPUTarget("cuda", 90, 32),
-                           options={"num_warps": warps, **({"maxnreg": cap} if cap else {})})
-        _print_compiled(f"GEMM1 gluon {stages},{cap or '-'},{warps},{bm}", k)
-    for stages, cap, regs in args.gl2:
-        sig = {"xs_desc": desc(128), "w_desc": desc(128), "xs_scale_ptr": "*fp32", "w_scale_ptr": "*fp32",
-               "tile_ptr": "*i32", "h_ptr": "*fp8e4nv", "hs_ptr": "*fp32", "n_rows": "i32"}
-        consts = {"H": 7168, "I": 2048, "BLOCK_N": 128, "BLOCK_K": 128, "STAGES": stages, "QMAX": QMAX,
-                  "CONSUMER_REGS": regs, "num_warps": 4}
-        k = triton.compile(GluonASTSource(gws._gemm1_gluon_ws2_kernel, {**sig, **{c: "constexpr" for c in consts}},
-                                          constexprs=consts), target=GPUTarget("cuda", 90, 32),
-                           options={"num_warps": 4, "maxnreg": cap})
-        _print_compiled(f"GEMM1 gluon2 {stages},{cap},{regs}", k)
-    return 0
-
-
-def _print_compiled(label: str, k: Any) -> None:
-    """One line: registers, spills, shared memory, wgmma shapes, whether the warp groups were split."""
-    r = compiled_resources(k)
-    print(f"{label}: {r['registers']} registers, {r['spill_stores']} spill stores, {k.metadata.shared} bytes of "
-          f"shared memory, wgmma {r['wgmma']}, split {'setmaxnreg' in k.asm['ptx']}")
-
-
 def markdown(data: dict[str, Any], command: str) -> str:
     lines = [f"# MoE long-call GEMMs warp-specialised by Triton vs the retained kernels ({data['device']}, "
              f"Triton {data['triton']})", "", f"Command: `{command}`", "",
@@ -425,6 +357,8 @@ def main(argv: list[str] | None = None) -> int:
         print("moe_gemm_ws.py: unset TRITON_INTERPRET (warp specialisation needs the compiler)", file=sys.stderr)
         return 2
     if args.compile_only:
+        from benchmarks.moe_gemm_ws_compile import compile_only
+
         return compile_only(args)
     write_sweep("moe_gemm_ws.py", argv, args, measure(args), markdown)
     return 0
