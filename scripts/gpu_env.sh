@@ -249,11 +249,13 @@ prefill_sweep_beside_retained() {
     "$(prefill_band "$2" "$3")"
 }
 # prefill_sweep_on_h200: on an H200 the next prefill sweep to adopt (prefill_sweep_beside_retained of dispatch
-# $DISPATCH, default recurrent_one_1376_s2bv32, beside the retained dispatch on 49 <= tokens < $UPPER, default 1,377);
-# on another card nothing, and a non-zero status (calls JD-KK of 2026-12-06 all came on H100s)
+# $DISPATCH, default recurrent_one_1376_s2bv32, beside the retained dispatch on 49 <= tokens < $UPPER, default 1,377):
+# status 0 (whatever its steps' own exits, logged by them); on another card nothing, status 1 (calls JD-KL of
+# 2026-12-06 all came on H100s)
 prefill_sweep_on_h200() {
   card_is H200 || return 1
   prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}"
+  return 0
 }
 # prefill_points TOKENS:SEQS...: the GDN prefill workloads with those (total_seq_len, num_seqs), comma-separated uuids
 prefill_points() { python3 - "$@" <<'PY'

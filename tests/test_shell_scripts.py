@@ -258,3 +258,27 @@ def test_only_card_stops_a_session_on_another_gpu_before_anything_runs(tmp_path:
             assert res.stdout == "went on\n"
         else:
             assert res.stdout == f"=== ONLY_CARD=H200: this machine has {card or 'no GPU'}: nothing run\n"
+
+
+def test_the_h200_first_prefill_sweep_runs_only_on_an_h200(tmp_path: Path) -> None:
+    """``prefill_sweep_on_h200`` (gpu_env.sh; the jd / ka / kk session scripts): on an H200 the next prefill sweep
+    (dispatch ``$DISPATCH`` beside the retained one on 49 <= tokens < ``$UPPER``, defaults the pending dispatch and
+    1,377) and status 0 even when a step failed; elsewhere nothing and status 1, so ``... || echo`` / ``&& exit``
+    read it."""
+    env = (REPO / "scripts" / "gpu_env.sh").read_text()
+    card_is = env[env.index("# card_is NAME"):env.index("# ONLY_CARD=H200")]
+    fn = env[env.index("# prefill_sweep_on_h200:"):env.index("# prefill_points TOKENS:SEQS")]
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    smi = fake / "nvidia-smi"
+    stub = 'prefill_sweep_beside_retained() { echo "sweep $*"; return 7; }\n'  # a failed step inside the sweep
+    for card, extra, want_out, want_rc in (
+            ("NVIDIA H200", {}, "sweep recurrent_one_1376_s2bv32 49 1377\n", 0),
+            ("NVIDIA H200", {"DISPATCH": "other", "UPPER": "833"}, "sweep other 49 833\n", 0),
+            ("NVIDIA H100 80GB HBM3", {}, "", 1)):
+        smi.write_text(f"#!/bin/sh\necho '{card}'\n")
+        smi.chmod(0o755)
+        res = subprocess.run(["bash", "-c", f"{card_is}\n{stub}{fn}\nprefill_sweep_on_h200; echo \"rc=$?\""],
+                             capture_output=True, text=True, timeout=30, check=False,
+                             env={"PATH": f"{fake}:/usr/bin:/bin", **extra})
+        assert res.stdout == f"{want_out}rc={want_rc}\n", (card, res.stdout, res.stderr)
