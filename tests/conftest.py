@@ -10,10 +10,19 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import signal
 import sys
 import zlib
 
 import pytest
+
+# Ctrl-C as a user sends it: a shell starts a background job (``cmd &`` without job control, ``nohup`` wrappers, some
+# CI runners) with SIGINT ignored, and an ignored signal stays ignored in every process started from it, Python's
+# included (it then never raises KeyboardInterrupt). Three tests of Ctrl-C handling failed that way when this suite
+# ran as a background job (2026-12-06). A handler, unlike "ignore", is reset to the default by exec, so the tests'
+# child processes get SIGINT's default too.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _importable(name: str) -> bool:
