@@ -85,33 +85,39 @@ def _producer(xs_desc, w_desc, a_bufs, u_bufs, g_bufs, ready, empty, row_a, row_
 
 
 @gluon.jit
-def _consumer(a_bufs, u_bufs, g_bufs, ready, empty, a_scale_ptr, s_up, s_gate, token, mask_m, T,
-              KB: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, mma: gl.constexpr,
+def _consumer(a_bufs, u_bufs, g_bufs, ready, empty, scale_ptr, scale_stride, scale_idx, mask_m, s_up, s_gate,
+              KB: gl.constexpr, ROW0: gl.constexpr, ROWS: gl.constexpr, BLOCK_N: gl.constexpr, mma: gl.constexpr,
               BOTH: gl.constexpr):
-    """The warp group: per K block the up and gate wgmmas on the ready buffers, each promoted with its scales."""
+    """A consumer warp group: per K block the up and gate wgmmas of rows ``ROW0 ... ROW0 + ROWS`` of the ready
+    activation box against the weight boxes, each promoted with its scales (the rows' at ``scale_ptr + kb *
+    scale_stride + scale_idx``, loaded one K block ahead, and the weight block's); its arrival on "empty" once both
+    wgmmas are back. ``BOTH``: both wgmmas in flight, up promoted while gate runs (two [64, 64] results fit in
+    registers); else one [64, 128] result at a time, gate issued once up is back."""
     STAGES: gl.constexpr = a_bufs.type.shape[0]
-    zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
-    acc_u = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
-    acc_g = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
-    xa = gl.load(a_scale_ptr + token, mask=mask_m, other=0.0)
+    zero = gl.zeros([ROWS, BLOCK_N], gl.float32, mma)
+    acc_u = gl.zeros([ROWS, BLOCK_N], gl.float32, mma)
+    acc_g = gl.zeros([ROWS, BLOCK_N], gl.float32, mma)
+    xa = gl.load(scale_ptr + scale_idx, mask=mask_m, other=0.0)
     su = gl.load(s_up)
     sg = gl.load(s_gate)
     for kb in range(KB):
         s = kb % STAGES
         nk = gl.minimum(kb + 1, KB - 1)  # the next K block's scales, loaded while this block's wgmmas run
-        xa_next = gl.load(a_scale_ptr + nk * T + token, mask=mask_m, other=0.0)
+        xa_next = gl.load(scale_ptr + nk * scale_stride + scale_idx, mask=mask_m, other=0.0)
         su_next = gl.load(s_up + nk)
         sg_next = gl.load(s_gate + nk)
         mbarrier.wait(ready.index(s), (kb // STAGES) & 1)
-        tu = warpgroup_mma(a_bufs.index(s), u_bufs.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
-        if BOTH:  # both wgmmas in flight, up promoted while gate runs (two [64, 64] results fit in registers)
-            tg = warpgroup_mma(a_bufs.index(s), g_bufs.index(s).permute((1, 0)), zero, use_acc=False,
-                               is_async=True)
+        if ROWS == a_bufs.type.shape[1]:
+            a = a_bufs.index(s)
+        else:  # this warp group's rows of a taller box
+            a = a_bufs.index(s).slice(ROW0, ROWS)
+        tu = warpgroup_mma(a, u_bufs.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
+        if BOTH:
+            tg = warpgroup_mma(a, g_bufs.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
             tu = warpgroup_mma_wait(num_outstanding=1, deps=(tu, ))
-        else:  # one [64, 128] result at a time: gate issued once up is back
+        else:
             tu = warpgroup_mma_wait(num_outstanding=0, deps=(tu, ))
-            tg = warpgroup_mma(a_bufs.index(s), g_bufs.index(s).permute((1, 0)), zero, use_acc=False,
-                               is_async=True)
+            tg = warpgroup_mma(a, g_bufs.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
         acc_u += tu * (xa * su)[:, None]  # up's promotion while gate's wgmma runs
         tg = warpgroup_mma_wait(num_outstanding=0, deps=(tg, ))
         mbarrier.arrive(empty.index(s), count=1)
@@ -157,7 +163,7 @@ def _gemm1_gluon_ws_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, 
     s_gate = s_up + (I // BLOCK_K) * KB
 
     acc_u, acc_g = gl.warp_specialize([
-        (_consumer, (a_bufs, u_bufs, g_bufs, ready, empty, a_scale_ptr, s_up, s_gate, token, mask_m, T, KB,
+        (_consumer, (a_bufs, u_bufs, g_bufs, ready, empty, a_scale_ptr, T, token, mask_m, s_up, s_gate, KB, 0,
                      BLOCK_M, BLOCK_N, mma, BOTH)),
         (_producer, (xs_desc, w_desc, a_bufs, u_bufs, g_bufs, ready, empty, row_a, row_up, row_gate, KB, BLOCK_K)),
     ], [1], [24])
@@ -171,38 +177,16 @@ def _rows_consumer(a_bufs, u_bufs, g_bufs, ready, empty, xs_scale_ptr, s_up, s_g
                    hs_ptr, pid_n, KB: gl.constexpr, BLOCK_N: gl.constexpr, I: gl.constexpr, QMAX: gl.constexpr,
                    WG: gl.constexpr):
     """Warp group ``WG`` of a 128-row tile: rows ``WG * 64 ...`` of every ready activation box against the shared
-    weight boxes, its own arrival on "empty" (two per buffer), its own epilogue. The rows' scales come from their
-    copy in the tiles' row order (``xs_scale`` [KB, n_rows]: one coalesced [64] load per K block)."""
-    STAGES: gl.constexpr = a_bufs.type.shape[0]
+    weight boxes (:func:`_consumer`), its own arrival on "empty" (two per buffer), its own epilogue. The rows' scales
+    come from their copy in the tiles' row order (``xs_scale`` [KB, n_rows]: one coalesced [64] load per K block)."""
     mma: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, BLOCK_N, 32])
     row_l: gl.constexpr = gl.SliceLayout(1, mma)
     col_l: gl.constexpr = gl.SliceLayout(0, mma)
     offs_m = WG * 64 + gl.arange(0, 64, layout=row_l)
     mask_m = offs_m < rows
     sorted_row = start + offs_m
-    zero = gl.zeros([64, BLOCK_N], gl.float32, mma)
-    acc_u = gl.zeros([64, BLOCK_N], gl.float32, mma)
-    acc_g = gl.zeros([64, BLOCK_N], gl.float32, mma)
-    xa = gl.load(xs_scale_ptr + sorted_row, mask=mask_m, other=0.0)
-    su = gl.load(s_up)
-    sg = gl.load(s_gate)
-    for kb in range(KB):
-        s = kb % STAGES
-        nk = gl.minimum(kb + 1, KB - 1)
-        xa_next = gl.load(xs_scale_ptr + nk * n_rows + sorted_row, mask=mask_m, other=0.0)
-        su_next = gl.load(s_up + nk)
-        sg_next = gl.load(s_gate + nk)
-        mbarrier.wait(ready.index(s), (kb // STAGES) & 1)
-        a = a_bufs.index(s).slice(WG * 64, 64)
-        tu = warpgroup_mma(a, u_bufs.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
-        tu = warpgroup_mma_wait(num_outstanding=0, deps=(tu, ))
-        tg = warpgroup_mma(a, g_bufs.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
-        acc_u += tu * (xa * su)[:, None]
-        tg = warpgroup_mma_wait(num_outstanding=0, deps=(tg, ))
-        mbarrier.arrive(empty.index(s), count=1)
-        acc_g += tg * (xa * sg)[:, None]
-        xa, su, sg = xa_next, su_next, sg_next
-
+    acc_u, acc_g = _consumer(a_bufs, u_bufs, g_bufs, ready, empty, xs_scale_ptr, n_rows, sorted_row, mask_m, s_up,
+                             s_gate, KB, WG * 64, 64, BLOCK_N, mma, False)
     _store_h(acc_u, acc_g, sorted_row.to(gl.int64), mask_m, pid_n, h_ptr, hs_ptr, I, BLOCK_N, QMAX, col_l)
 
 
