@@ -340,16 +340,17 @@ def markdown(data: dict[str, Any], command: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tokens", type=int, nargs="+", default=[14107], help="seq_len values (default 14107)")
-    p.add_argument("--g1", type=config, nargs="*", default=[config(c) for c in G1_DEFAULT],
-                   help="GEMM1 configurations BLOCK_M,BLOCK_N,num_warps,num_stages,ws")
-    p.add_argument("--g2", type=config, nargs="*", default=[config(c) for c in G2_DEFAULT],
-                   help="GEMM2 configurations (BLOCK_M 64: it reads the retained GEMM1's intermediate)")
-    p.add_argument("--t2", type=tile_config, nargs="*", default=[tile_config(c) for c in T2_DEFAULT],
-                   help="the retained GEMM2 kernel at other tiles BLOCK_M,BLOCK_N,num_warps,num_stages")
-    p.add_argument("--gl1", type=gluon_config, nargs="*", default=[gluon_config(c) for c in GL1_DEFAULT],
-                   help="Gluon warp-specialised GEMM1 configurations STAGES,MAXNREG,WARPS (MAXNREG '-': no cap)")
-    p.add_argument("--gl2", type=ws2_config, nargs="*", default=[ws2_config(c) for c in GL2_DEFAULT],
-                   help="Gluon GEMM1 with two consumer partitions on 128-row tiles: STAGES,MAXNREG,CONSUMER_REGS")
+    for flag, parse, defaults, what in (
+            ("--g1", config, G1_DEFAULT, "GEMM1 configurations BLOCK_M,BLOCK_N,num_warps,num_stages,ws"),
+            ("--g2", config, G2_DEFAULT, "GEMM2 configurations BLOCK_M,BLOCK_N,num_warps,num_stages,ws"),
+            ("--t2", tile_config, T2_DEFAULT, "the retained GEMM2 kernel at other tiles BLOCK_M,BLOCK_N,num_warps,"
+                                              "num_stages"),
+            ("--gl1", gluon_config, GL1_DEFAULT, "Gluon warp-specialised GEMM1 configurations STAGES,MAXNREG,WARPS"
+                                                 "[,BLOCK_M] (MAXNREG '-': no cap)"),
+            ("--gl2", ws2_config, GL2_DEFAULT, "Gluon GEMM1 with two consumer partitions on 128-row tiles: STAGES,"
+                                               "MAXNREG,CONSUMER_REGS")):
+        p.add_argument(flag, type=parse, nargs="*", default=[parse(c) for c in defaults],
+                       help=f"{what} (none: skip the family)")
     p.add_argument("--compile-only", action="store_true", help="compile for sm_90 here (no GPU) and stop")
     add_sweep_options(p)
     args = p.parse_args(argv)

@@ -240,17 +240,23 @@ def test_pack_site_archives_the_unpacked_wheels_and_gpu_env_extracts_them(tmp_pa
     assert res.returncode == 1 and "no wheels" in res.stderr
 
 
+def _fake_nvidia_smi(folder: Path, card: str | None) -> None:
+    """``folder/nvidia-smi`` printing ``card`` as the GPU's name (``None``: failing, as on a machine without a
+    driver); put ``folder`` first on ``PATH``."""
+    folder.mkdir(exist_ok=True)
+    smi = folder / "nvidia-smi"
+    smi.write_text(f"#!/bin/sh\necho '{card}'\n" if card else "#!/bin/sh\nexit 9\n")
+    smi.chmod(0o755)
+
+
 def test_only_card_stops_a_session_on_another_gpu_before_anything_runs(tmp_path: Path) -> None:
     """``ONLY_CARD=H200``: gpu_env.sh's session start ends the script (exit 0, one line) on an H100 (the device tool
     answered ``nvidia-h200`` calls with H100s: calls JE-JF of 2026-12-06) and lets it go on on an H200."""
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
     block = env[env.index("# card_is NAME"):env.index("# A folder holding site.tar.xz")]
     fake = tmp_path / "bin"
-    fake.mkdir()
-    smi = fake / "nvidia-smi"
     for card, goes_on in (("NVIDIA H100 80GB HBM3", False), ("NVIDIA H200", True), (None, False)):
-        smi.write_text(f"#!/bin/sh\necho '{card}'\n" if card else "#!/bin/sh\nexit 9\n")
-        smi.chmod(0o755)
+        _fake_nvidia_smi(fake, card)
         res = subprocess.run(["bash", "-c", f"set -- session\n{block}\necho went on"], capture_output=True, text=True,
                              timeout=30, check=False, env={"ONLY_CARD": "H200", "PATH": f"{fake}:/usr/bin:/bin"})
         assert res.returncode == 0, res.stderr
@@ -269,15 +275,12 @@ def test_the_h200_first_prefill_sweep_runs_only_on_an_h200(tmp_path: Path) -> No
     card_is = env[env.index("# card_is NAME"):env.index("# ONLY_CARD=H200")]
     fn = env[env.index("# prefill_sweep_on_h200:"):env.index("# prefill_points TOKENS:SEQS")]
     fake = tmp_path / "bin"
-    fake.mkdir()
-    smi = fake / "nvidia-smi"
     stub = 'prefill_sweep_beside_retained() { echo "sweep $*"; return 7; }\n'  # a failed step inside the sweep
     for card, extra, want_out, want_rc in (
             ("NVIDIA H200", {}, "sweep recurrent_one_1376_s2bv32 49 1377\n", 0),
             ("NVIDIA H200", {"DISPATCH": "other", "UPPER": "833"}, "sweep other 49 833\n", 0),
             ("NVIDIA H100 80GB HBM3", {}, "", 1)):
-        smi.write_text(f"#!/bin/sh\necho '{card}'\n")
-        smi.chmod(0o755)
+        _fake_nvidia_smi(fake, card)
         res = subprocess.run(["bash", "-c", f"{card_is}\n{stub}{fn}\nprefill_sweep_on_h200; echo \"rc=$?\""],
                              capture_output=True, text=True, timeout=30, check=False,
                              env={"PATH": f"{fake}:/usr/bin:/bin", **extra})
