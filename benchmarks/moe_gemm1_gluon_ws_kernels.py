@@ -26,6 +26,10 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
 
+from benchmarks.moe_gemm1_sweep import seed_module
+
+#: this program's tile (axis 0) of the (expert, first row, rows) table: q8gl's reader
+_tile = seed_module("moe_grouped_fp8_q8gl", "gluon_kernels")._tile
 #: a TMA load into shared memory: ``tma.async_load`` in newer Gluon, ``async_copy_global_to_shared`` before
 _tma_load = tma.async_load if hasattr(tma, "async_load") else tma.async_copy_global_to_shared
 
@@ -137,10 +141,7 @@ def _gemm1_gluon_ws_kernel(xs_desc, w_desc, a_scale_ptr, w_scale_ptr, tile_ptr, 
     kernel's); ``BLOCK_M`` 128: ``num_warps`` 8, two warp groups of 64 rows each sharing every weight box (half the
     W1 traffic from L2 of 64-row tiles)."""
     pid_n = gl.program_id(1)
-    tile = gl.program_id(0)
-    expert = gl.load(tile_ptr + tile * 3).to(gl.int64)
-    start = gl.load(tile_ptr + tile * 3 + 1)
-    rows = gl.load(tile_ptr + tile * 3 + 2)
+    expert, start, rows = _tile(tile_ptr)
 
     WM: gl.constexpr = BLOCK_M // 64  # consumer warp groups stacked along M (64 rows each) ...
     WN: gl.constexpr = num_warps // (4 * WM)  # ... and side by side along N
@@ -212,10 +213,7 @@ def _gemm1_gluon_ws2_kernel(xs_desc, w_desc, xs_scale_ptr, w_scale_ptr, tile_ptr
     sharing every weight box; one producer warp. ``xs_scale`` [H / 128, n_rows]: the activations' block scales in the
     tiles' row order. ``num_warps`` 4."""
     pid_n = gl.program_id(1)
-    tile = gl.program_id(0)
-    expert = gl.load(tile_ptr + tile * 3).to(gl.int64)
-    start = gl.load(tile_ptr + tile * 3 + 1)
-    rows = gl.load(tile_ptr + tile * 3 + 2)
+    expert, start, rows = _tile(tile_ptr)
 
     # "empty" of count 2: both consumer warp groups arrive
     a_bufs, u_bufs, g_bufs, ready, empty = _ring(xs_desc, w_desc, STAGES, 128, BLOCK_N, BLOCK_K, 2)
