@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.analysis.campaign_analysis import analyse_operator, apply_profiles, band_probes
+from kernelopt.analysis.roofline import cached_ceilings_path, load_ceilings
 from kernelopt.campaign_types import ANALYSIS_ARTIFACT, CampaignConfig, Progress, Store
 from kernelopt.controller.specialise import DISPATCH
 from kernelopt.data.definition import Definition
@@ -33,6 +34,9 @@ PROFILE_CLOCK_SHARE = 0.25
 PROFILE_TIMEOUT_S = 300.0
 #: ... and is skipped when that share gives a child less than this (a fresh process builds, loads and runs once).
 PROFILE_MIN_S = 20.0
+#: Measuring a GPU's ceilings (once per device model, then cached) may take this many seconds at most, and no more
+#: than PROFILE_CLOCK_SHARE of the wall clock left (skipped below PROFILE_MIN_S).
+CEILINGS_TIMEOUT_S = 180.0
 
 
 def _lanes(executor: Any) -> int:
@@ -246,6 +250,7 @@ class _Loop:
             if not sweeps:
                 return state
             chosen = [w for w in self.workloads if w.uuid in set(state.all_workloads)] or self.workloads
+            self.ensure_ceilings(self.cfg.budget.wall_clock_s - state.elapsed_s)
             self.analysis = analyse_operator(self.definition, chosen, operator_dir, sweeps[0].per_workload_ms,
                                              self.device)
             self.analysis["baseline_run_id"] = sweeps[0].run_id
@@ -256,6 +261,35 @@ class _Loop:
             self.emit("analysis", bands=[b["name"] for b in self.analysis["bands"]["bands"]],
                       device=self.device)
         return state.model_copy(update={"analysis": self.analysis})
+
+    def ensure_ceilings(self, clock_left_s: float) -> None:
+        """On a GPU whose model has no ceilings (shipped or cached: :func:`~kernelopt.analysis.roofline.load_ceilings`),
+        measure them once in a child process on the first GPU lane's device (``python -m kernelopt.harness.ceilings
+        --cache``), so the analysis gets roofline bounds, bottleneck classes and band profiles there too. Off with
+        ``measure_ceilings``; an executor without GPU lanes (or one that cannot say, e.g. Ray) measures nothing; a
+        failure is emitted and the campaign goes on without ceilings, as before."""
+        if not self.cfg.measure_ceilings or not self.device or load_ceilings(self.device) is not None:
+            return
+        lane_env = getattr(self.executor, "gpu_env", None)
+        env = lane_env() if callable(lane_env) else None
+        if env is None:
+            return
+        timeout = min(CEILINGS_TIMEOUT_S, PROFILE_CLOCK_SHARE * clock_left_s)
+        path = cached_ceilings_path(self.device)
+        if timeout < PROFILE_MIN_S:
+            self.emit("ceilings_failed", device=self.device, reason=(
+                f"no ceilings for {self.device} and {max(clock_left_s, 0.0):.0f} s of the wall clock left: not "
+                f"measured (python -m kernelopt.harness.ceilings --cache measures them once, into {path})"))
+            return
+        from kernelopt.harness.ceilings import measure_in_child
+
+        self.emit("measuring_ceilings", device=self.device, path=str(path))
+        started = time.monotonic()
+        ok, why = measure_in_child(env, timeout)
+        if ok and load_ceilings(self.device) is not None:
+            self.emit("ceilings_measured", device=self.device, path=str(path), seconds=time.monotonic() - started)
+        else:
+            self.emit("ceilings_failed", device=self.device, reason=why if not ok else f"{path} unreadable after {why}")
 
     def profile_bands(self, analysis: dict[str, Any], baseline_run: str, clock_left_s: float) -> dict[str, Any]:
         """``analysis`` with the bands' classes from profiles of the baseline on one workload per band

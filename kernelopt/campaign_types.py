@@ -43,6 +43,8 @@ class CampaignConfig(BaseModel):
             (artefact ``bands.json``) and let the controller choose band and direction from it.
         profile_bands: With ``evidence`` on a device with ceilings (a GPU), profile the baseline on one
             workload per band and classify those bands from the profiles (``source: "profile"``).
+        measure_ceilings: With ``evidence`` on a GPU whose model has no ceilings (shipped or cached), measure
+            them once before the analysis (``python -m kernelopt.harness.ceilings --cache`` in a child process).
         include: Solutions gated beside the generator's proposals in the baseline round, ahead of them (e.g. a
             hand-made dispatch or an earlier retained kernel), so the controller may sweep, repeat and promote
             them through the same registry gates and generate from them (their parameters, if any, are a seed
@@ -68,6 +70,7 @@ class CampaignConfig(BaseModel):
     record: dict[str, Any] = Field(default_factory=dict)
     evidence: bool = True
     profile_bands: bool = True
+    measure_ceilings: bool = True
     include: list[Solution] = Field(default_factory=list)
 
 

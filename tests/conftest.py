@@ -9,9 +9,11 @@ test's draws the same on every run, alone or in any order; a test that wants its
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
 import signal
 import sys
+import tempfile
 import zlib
 
 import pytest
@@ -23,6 +25,11 @@ import pytest
 # child processes get SIGINT's default too.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+# The device ceilings a campaign measures on a GPU are cached per machine (~/.cache/kernelopt/ceilings); the suite
+# reads and writes its own, empty at the start, so a developer's cache changes no test (and no test writes it).
+os.environ["KERNELOPT_CEILINGS_DIR"] = tempfile.mkdtemp(prefix="kernelopt-test-ceilings-")
 
 
 def _importable(name: str) -> bool:

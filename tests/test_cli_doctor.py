@@ -32,10 +32,11 @@ def _doctor(tmp_path: Path, *args: str, without: str | None = None,
 def test_every_check_reports_and_a_healthy_machine_exits_0(tmp_path):
     code, checks = _doctor(tmp_path)
     assert code == 0, checks
-    assert list(checks) == ["software", "gpu", "cupti timer", "nsight compute", "worker network", "worker files",
-                            "operators", "configs", "tracking", "llm backends"]
+    assert list(checks) == ["software", "gpu", "cupti timer", "nsight compute", "device ceilings", "worker network",
+                            "worker files", "operators", "configs", "tracking", "llm backends"]
     assert all(c["status"] in STATUSES for c in checks.values())
     assert checks["gpu"]["status"] == "info" and "Triton interpreter" in checks["gpu"]["detail"]
+    assert checks["device ceilings"]["status"] == "info" and "no GPU" in checks["device ceilings"]["detail"]
     assert checks["operators"]["status"] == "ok" and "operators" in checks["operators"]["detail"]
     assert checks["configs"]["status"] == "ok" and "optimize composes" in checks["configs"]["detail"]
     assert str(tmp_path / "mlruns" / "mlflow.db") in checks["tracking"]["detail"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -44,23 +46,55 @@ class Ceilings(BaseModel):
         return self.matmul_flops_per_s[key]
 
 
-def load_ceilings(device_name: str | None, directory: Path = CEILINGS_DIR) -> Ceilings | None:
+#: Environment variable naming the ceilings cache (default ``~/.cache/kernelopt/ceilings``).
+CACHE_ENV = "KERNELOPT_CEILINGS_DIR"
+
+
+def ceilings_cache_dir() -> Path:
+    """Where ceilings measured on this machine are kept (``$KERNELOPT_CEILINGS_DIR``, default
+    ``~/.cache/kernelopt/ceilings``): one file per device model, written by ``python -m kernelopt.harness.ceilings
+    --cache`` (a campaign on a GPU with no ceilings runs it once)."""
+    env = os.environ.get(CACHE_ENV)
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "kernelopt" / "ceilings"
+
+
+def cached_ceilings_path(device_name: str) -> Path:
+    """The cache file of a device model (``"NVIDIA H100 80GB HBM3"`` -> ``nvidia_h100_80gb_hbm3.json``)."""
+    slug = re.sub(r"[^a-z0-9]+", "_", device_name.lower()).strip("_") or "device"
+    return ceilings_cache_dir() / f"{slug}.json"
+
+
+def _matching(path: Path, name: str) -> Ceilings | None:
+    ceil = Ceilings.model_validate(json.loads(path.read_text()))
+    return ceil if any(m.lower() in name for m in ceil.match) else None
+
+
+def load_ceilings(device_name: str | None, directory: Path = CEILINGS_DIR,
+                  cache: Path | None | bool = True) -> Ceilings | None:
     """Ceilings for a device name (e.g. ``"NVIDIA H200"``), or None for CPUs and unknown devices.
 
-    Every ``*.json`` in ``directory`` is a candidate; it applies when one of its ``match`` strings
-    occurs (case-insensitive) in the device name.
+    Every ``*.json`` in ``directory`` (the reviewed files shipped with kernelopt) is a candidate first; it applies
+    when one of its ``match`` strings occurs (case-insensitive) in the device name. Then the device's file in the
+    ceilings cache (``cache``: True for :func:`ceilings_cache_dir`, a folder, or False / None for none); a cache
+    file that cannot be read is passed over (the next campaign measures again), a bad shipped file is an error.
     """
     if not device_name:
         return None
     name = device_name.lower()
     for path in sorted(directory.glob("*.json")):
         try:
-            ceil = Ceilings.model_validate(json.loads(path.read_text()))
+            found = _matching(path, name)
         except (ValueError, json.JSONDecodeError) as exc:
             raise ValueError(f"{path}: bad ceilings file: {exc}") from exc
-        if any(m.lower() in name for m in ceil.match):
-            return ceil
-    return None
+        if found:
+            return found
+    if not cache:
+        return None
+    path = cached_ceilings_path(device_name) if cache is True else Path(cache) / cached_ceilings_path(device_name).name
+    try:
+        return _matching(path, name) if path.is_file() else None
+    except (OSError, ValueError, json.JSONDecodeError):
+        return None
 
 
 def _import(path: Path) -> ModuleType:

@@ -1,6 +1,7 @@
 """``kernelopt doctor``: what this machine gives kernelopt, each item checked for real and offline.
 
-Software versions, the GPU (or the Triton interpreter on the CPU), the CUPTI timer, Nsight Compute, the sandbox a
+Software versions, the GPU (or the Triton interpreter on the CPU), the CUPTI timer, Nsight Compute, the roofline's
+device ceilings for each GPU model (shipped, or measured once into the cache by the first campaign), the sandbox a
 real evaluation worker gets here (its READY frame: network namespace, read-only checkout), the operator library
 (every definition and workload file loads), the Hydra configs (the default ``optimize`` config composes), the
 tracking store's folder, and which LLM backends are configured (key names and agent executables on ``PATH`` only:
@@ -81,6 +82,27 @@ def check_ncu(on_gpu: bool) -> Check:
         return Check("nsight compute", "ok", f"{path}: profiles carry its metric set")
     return Check("nsight compute", "info" if not on_gpu else "warn",
                  "ncu not on PATH: profiles carry torch.profiler kernel tables only")
+
+
+def check_ceilings(on_gpu: bool) -> Check:
+    """Which visible GPU models have roofline ceilings (shipped with kernelopt or measured into the cache)."""
+    import torch
+
+    from kernelopt.analysis.roofline import cached_ceilings_path, load_ceilings
+
+    if not on_gpu:
+        return Check("device ceilings", "info", "no GPU: no roofline bounds (CPU timings are not compared with one)")
+    parts, missing = [], []
+    for name in dict.fromkeys(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())):
+        ceil = load_ceilings(name)
+        if ceil is None:
+            missing.append(name)
+            parts.append(f"{name}: none yet (the first campaign measures them, ~30 s, into {cached_ceilings_path(name)};"
+                         " or python -m kernelopt.harness.ceilings --cache)")
+        else:
+            parts.append(f"{name}: copy {ceil.copy_bandwidth_bytes_per_s / 1e12:.2f} TB/s, bf16 "
+                         f"{ceil.rate('bf16') / 1e12:.0f} / fp8 {ceil.rate('fp8') / 1e12:.0f} TFLOP/s ({ceil.device})")
+    return Check("device ceilings", "info" if missing else "ok", "; ".join(parts))
 
 
 _MEANING = {"network": "candidate code reaches neither the network nor the host's loopback services",
@@ -189,6 +211,7 @@ def run_checks(tracking_uri: str | None = None, progress: Callable[[str], None] 
     checks = step("software", check_software) + step("gpu", check_gpu)
     on_gpu = checks[-1].status == "ok"
     for name, fn in (("cupti timer", lambda: check_cupti(on_gpu)), ("nsight compute", lambda: check_ncu(on_gpu)),
+                     ("device ceilings", lambda: check_ceilings(on_gpu)),
                      ("worker", check_worker_sandbox), ("operators", check_operators), ("configs", check_configs),
                      ("tracking", lambda: check_tracking(tracking_uri)), ("llm backends", check_llm_backends)):
         checks += step(name, fn)

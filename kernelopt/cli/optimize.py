@@ -55,7 +55,8 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
         CampaignConfig, names, operator=cfg.operator.name,
         harness=build.harness_settings(cfg.harness, cfg.operator.name, on_gpu),
         budget=budget, rules=rules, mode=mode, resume=cfg.campaign.resume, seed=cfg.campaign.seed,
-        workloads=wanted, workload_limit=limit, profile_bands=bool(c.profile_bands), name=cfg.campaign.name,
+        workloads=wanted, workload_limit=limit, profile_bands=bool(c.profile_bands),
+        measure_ceilings=bool(c.measure_ceilings), name=cfg.campaign.name,
         reuse_across_campaigns=bool(cfg.campaign.reuse_across_campaigns),
         tags={"device": "gpu" if on_gpu else "cpu-interpreter"}, record={"hydra": record},
         include=[load_solution_arg(str(p), cfg) for p in cfg.campaign.include or []])
@@ -139,6 +140,14 @@ class LiveDisplay:
         elif event == "proposal_failed":  # a generator's request or reply that gave no candidate: why
             c.print(f"  [yellow]no candidate from the generator:[/yellow] {escape(str(info['reason'])[:300])}",
                     soft_wrap=True)
+        elif event == "measuring_ceilings":
+            c.print(f"[cyan]measuring[/cyan] the ceilings of {escape(info['device'])} once (copy bandwidth, bf16 / fp8 "
+                    f"matmul rates; kept in {escape(info['path'])})", soft_wrap=True)
+        elif event == "ceilings_measured":
+            c.print(f"[cyan]ceilings measured[/cyan] in {info['seconds']:.0f} s: {escape(info['path'])}", soft_wrap=True)
+        elif event == "ceilings_failed":
+            c.print(f"[yellow]no device ceilings[/yellow] ({escape(str(info['reason'])[:300])}); no roofline bounds or "
+                    "bottleneck classes this campaign", soft_wrap=True)
         elif event == "profile_skipped":  # the clock cannot afford the profiler children: not a failure
             c.print(f"[dim]{escape(info['reason'])}; roofline classes kept[/dim]", soft_wrap=True)
 

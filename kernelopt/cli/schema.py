@@ -143,6 +143,9 @@ class ControllerConf:
     # on a GPU with device ceilings: profile the baseline on one workload per band (torch.profiler, plus
     # Nsight Compute where ncu exists) and take the bands' bottleneck classes from the profiles
     profile_bands: bool = True
+    # on a GPU whose model has no device ceilings (kernelopt/analysis/ceilings/*.json or the ceilings cache): measure
+    # them once before the analysis (python -m kernelopt.harness.ceilings --cache; ~30 s) and keep them in the cache
+    measure_ceilings: bool = True
 
 
 @dataclass

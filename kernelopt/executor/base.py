@@ -79,6 +79,11 @@ class ProcessExecutor:
         """Labels of the lanes ("cuda:0", "cpu"...)."""
         return [s.spec.label for s in self.pool]
 
+    def gpu_env(self) -> dict[str, str] | None:
+        """The environment of the first GPU lane's worker (its ``CUDA_VISIBLE_DEVICES``...), so a child process
+        (e.g. the device ceilings' measurement) sees the same GPU; None when every lane is a CPU one."""
+        return next((dict(s.spec.env) for s in self.pool if s.spec.device.startswith("cuda")), None)
+
     @property
     def num_workers(self) -> int:
         """Number of lanes that run requests in parallel."""

@@ -1,0 +1,137 @@
+"""Device ceilings for GPUs kernelopt does not ship them for: the cache (``load_ceilings``), the measuring module's
+refusal without a GPU (a real child process), and the campaign step that measures an unknown GPU once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelopt.analysis.roofline import CEILINGS_DIR, cached_ceilings_path, ceilings_cache_dir, load_ceilings
+from kernelopt.operators import load_operator
+
+H100 = "NVIDIA H100 80GB HBM3"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _ceilings(name: str, copy_tb_s: float) -> dict:
+    return {"device": name, "match": [name.lower()], "copy_bandwidth_bytes_per_s": copy_tb_s * 1e12,
+            "matmul_flops_per_s": {"bf16": 6.0e14, "fp8": 1.2e15, "fp32": 6.7e13}, "launch_latency_s": 5e-6,
+            "sources": {}, "measured_by": "test"}
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("KERNELOPT_CEILINGS_DIR", str(tmp_path / "ceilings"))
+    return tmp_path / "ceilings"
+
+
+def _write(path: Path, data: dict | str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+
+
+def test_a_cached_measurement_applies_to_its_device_model_only(cache: Path) -> None:
+    path = cached_ceilings_path(H100)
+    assert path == cache / "nvidia_h100_80gb_hbm3.json" and ceilings_cache_dir() == cache
+    assert load_ceilings(H100) is None
+    _write(path, _ceilings(H100, 3.0))
+    got = load_ceilings(H100)
+    assert got is not None and got.copy_bandwidth_bytes_per_s == 3.0e12
+    assert load_ceilings(H100, cache=False) is None
+    assert load_ceilings("NVIDIA H100 PCIe") is None  # another model (half the bandwidth): not this file
+    assert load_ceilings(H100, cache=cache.parent) is None  # another folder: not found there
+
+
+def test_shipped_ceilings_win_over_the_cache(cache: Path) -> None:
+    _write(cached_ceilings_path("NVIDIA H200"), _ceilings("NVIDIA H200", 1.0))
+    got = load_ceilings("NVIDIA H200")
+    shipped = json.loads((CEILINGS_DIR / "h200.json").read_text())
+    assert got is not None and got.copy_bandwidth_bytes_per_s == shipped["copy_bandwidth_bytes_per_s"]
+
+
+def test_an_unreadable_cache_file_is_passed_over_but_a_bad_shipped_file_is_an_error(cache: Path,
+                                                                                    tmp_path: Path) -> None:
+    _write(cached_ceilings_path(H100), "{not json")
+    assert load_ceilings(H100) is None  # the next campaign measures again and replaces it
+    _write(cached_ceilings_path(H100), {"device": H100})  # valid JSON, not the layout
+    assert load_ceilings(H100) is None
+    shipped = tmp_path / "shipped"
+    _write(shipped / "bad.json", "{not json")
+    with pytest.raises(ValueError, match="bad ceilings file"):
+        load_ceilings(H100, directory=shipped)
+
+
+def test_measuring_without_a_gpu_exits_2_with_a_clear_message(cache: Path) -> None:
+    from kernelopt.harness.ceilings import measure_in_child
+
+    env = {"CUDA_VISIBLE_DEVICES": "", "KERNELOPT_CEILINGS_DIR": str(cache)}
+    proc = subprocess.run([sys.executable, "-m", "kernelopt.harness.ceilings", "--cache"], cwd=REPO,
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "measuring device ceilings needs a CUDA GPU" in proc.stderr
+    ok, why = measure_in_child(env, 300)
+    assert not ok and "exited 2" in why and "needs a CUDA GPU" in why
+    assert not cache.exists()  # nothing written
+
+
+class _GpuLanes:
+    """What the campaign step asks an executor: the environment of its first GPU lane (here a GPU this machine
+    does not have, so the real child process finds none)."""
+
+    def gpu_env(self) -> dict[str, str]:
+        return {"CUDA_VISIBLE_DEVICES": ""}
+
+
+def _loop(executor, events: list, **cfg):  # type: ignore[no-untyped-def]
+    from kernelopt.campaign_steps import _Loop
+    from kernelopt.campaign_types import CampaignConfig
+
+    op = load_operator("rmsnorm_h4096")
+    loop = _Loop(CampaignConfig(operator=op.name, **cfg), None, executor, None,
+                 lambda event, **info: events.append((event, info)), op.definition, op.workloads)
+    loop.device = H100
+    return loop
+
+
+def test_the_campaign_measures_an_unknown_gpu_in_a_child_and_says_why_when_it_cannot(cache: Path) -> None:
+    events: list = []
+    _loop(_GpuLanes(), events).ensure_ceilings(1800.0)
+    assert [e for e, _ in events] == ["measuring_ceilings", "ceilings_failed"]
+    assert events[0][1] == {"device": H100, "path": str(cache / "nvidia_h100_80gb_hbm3.json")}
+    assert "needs a CUDA GPU" in events[1][1]["reason"]
+
+
+def test_the_campaign_measures_nothing_it_need_not(cache: Path) -> None:
+    from kernelopt.executor import make_executor
+
+    events: list = []
+    _loop(_GpuLanes(), events, measure_ceilings=False).ensure_ceilings(1800.0)  # switched off
+    with make_executor("cpu") as cpu:  # CPU lanes: no GPU to measure
+        assert cpu.gpu_env() is None
+        _loop(cpu, events).ensure_ceilings(1800.0)
+    _write(cached_ceilings_path(H100), _ceilings(H100, 3.0))  # measured by an earlier campaign
+    _loop(_GpuLanes(), events).ensure_ceilings(1800.0)
+    assert events == []
+    cached_ceilings_path(H100).unlink()
+    _loop(_GpuLanes(), events).ensure_ceilings(60.0)  # a quarter of 60 s is less than a measurement's minimum
+    assert [e for e, _ in events] == ["ceilings_failed"]
+    assert "60 s of the wall clock left: not measured" in events[0][1]["reason"]
+
+
+def test_a_gpu_executor_hands_its_first_gpu_lanes_environment_to_the_measurement() -> None:
+    from kernelopt.executor.base import ProcessExecutor
+    from kernelopt.executor.process import WorkerSpec
+
+    specs = [WorkerSpec(device="cpu", label="cpu"),
+             WorkerSpec(device="cuda:0", label="cuda:1", env={"CUDA_VISIBLE_DEVICES": "3"}),
+             WorkerSpec(device="cuda:0", label="cuda:2", env={"CUDA_VISIBLE_DEVICES": "5"})]
+    ex = ProcessExecutor(specs, persistent=True)  # no worker starts before a request
+    try:
+        assert ex.gpu_env() == {"CUDA_VISIBLE_DEVICES": "3"}
+    finally:
+        ex.close()
