@@ -14,7 +14,7 @@ import pytest
 from kernelopt.analysis.roofline import CEILINGS_DIR, cached_ceilings_path, ceilings_cache_dir, load_ceilings
 from kernelopt.operators import load_operator
 
-H100 = "NVIDIA H100 80GB HBM3"
+GPU = "NVIDIA L40S"  # a model kernelopt ships no ceilings for
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -36,15 +36,24 @@ def _write(path: Path, data: dict | str) -> None:
 
 
 def test_a_cached_measurement_applies_to_its_device_model_only(cache: Path) -> None:
-    path = cached_ceilings_path(H100)
-    assert path == cache / "nvidia_h100_80gb_hbm3.json" and ceilings_cache_dir() == cache
-    assert load_ceilings(H100) is None
-    _write(path, _ceilings(H100, 3.0))
-    got = load_ceilings(H100)
+    path = cached_ceilings_path(GPU)
+    assert path == cache / "nvidia_l40s.json" and ceilings_cache_dir() == cache
+    assert load_ceilings(GPU) is None
+    _write(path, _ceilings(GPU, 3.0))
+    got = load_ceilings(GPU)
     assert got is not None and got.copy_bandwidth_bytes_per_s == 3.0e12
-    assert load_ceilings(H100, cache=False) is None
-    assert load_ceilings("NVIDIA H100 PCIe") is None  # another model (half the bandwidth): not this file
-    assert load_ceilings(H100, cache=cache.parent) is None  # another folder: not found there
+    assert load_ceilings(GPU, cache=False) is None
+    assert load_ceilings("NVIDIA L40") is None  # another model: not this file
+    assert load_ceilings(GPU, cache=cache.parent) is None  # another folder: not found there
+
+
+def test_the_h100_sxm_ceilings_ship_and_apply_to_that_model_only() -> None:
+    """Measured on an H100 SXM by the campaign path itself (call LB, 2026-12-06); the PCIe and NVL parts differ."""
+    got = load_ceilings("NVIDIA H100 80GB HBM3", cache=False)
+    assert got is not None and 2.5e12 < got.copy_bandwidth_bytes_per_s < 3.4e12
+    assert got.rate("fp8") > got.rate("bf16") > 5e14
+    assert load_ceilings("NVIDIA H100 PCIe", cache=False) is None
+    assert load_ceilings("NVIDIA H100 NVL", cache=False) is None
 
 
 def test_shipped_ceilings_win_over_the_cache(cache: Path) -> None:
@@ -56,14 +65,14 @@ def test_shipped_ceilings_win_over_the_cache(cache: Path) -> None:
 
 def test_an_unreadable_cache_file_is_passed_over_but_a_bad_shipped_file_is_an_error(cache: Path,
                                                                                     tmp_path: Path) -> None:
-    _write(cached_ceilings_path(H100), "{not json")
-    assert load_ceilings(H100) is None  # the next campaign measures again and replaces it
-    _write(cached_ceilings_path(H100), {"device": H100})  # valid JSON, not the layout
-    assert load_ceilings(H100) is None
+    _write(cached_ceilings_path(GPU), "{not json")
+    assert load_ceilings(GPU) is None  # the next campaign measures again and replaces it
+    _write(cached_ceilings_path(GPU), {"device": GPU})  # valid JSON, not the layout
+    assert load_ceilings(GPU) is None
     shipped = tmp_path / "shipped"
     _write(shipped / "bad.json", "{not json")
     with pytest.raises(ValueError, match="bad ceilings file"):
-        load_ceilings(H100, directory=shipped)
+        load_ceilings(GPU, directory=shipped)
 
 
 def test_measuring_without_a_gpu_exits_2_with_a_clear_message(cache: Path) -> None:
@@ -94,7 +103,7 @@ def _loop(executor, events: list, **cfg):  # type: ignore[no-untyped-def]
     op = load_operator("rmsnorm_h4096")
     loop = _Loop(CampaignConfig(operator=op.name, **cfg), None, executor, None,
                  lambda event, **info: events.append((event, info)), op.definition, op.workloads)
-    loop.device = H100
+    loop.device = GPU
     return loop
 
 
@@ -102,7 +111,7 @@ def test_the_campaign_measures_an_unknown_gpu_in_a_child_and_says_why_when_it_ca
     events: list = []
     _loop(_GpuLanes(), events).ensure_ceilings(1800.0)
     assert [e for e, _ in events] == ["measuring_ceilings", "ceilings_failed"]
-    assert events[0][1] == {"device": H100, "path": str(cache / "nvidia_h100_80gb_hbm3.json")}
+    assert events[0][1] == {"device": GPU, "path": str(cache / "nvidia_l40s.json")}
     assert "needs a CUDA GPU" in events[1][1]["reason"]
 
 
@@ -114,10 +123,10 @@ def test_the_campaign_measures_nothing_it_need_not(cache: Path) -> None:
     with make_executor("cpu") as cpu:  # CPU lanes: no GPU to measure
         assert cpu.gpu_env() is None
         _loop(cpu, events).ensure_ceilings(1800.0)
-    _write(cached_ceilings_path(H100), _ceilings(H100, 3.0))  # measured by an earlier campaign
+    _write(cached_ceilings_path(GPU), _ceilings(GPU, 3.0))  # measured by an earlier campaign
     _loop(_GpuLanes(), events).ensure_ceilings(1800.0)
     assert events == []
-    cached_ceilings_path(H100).unlink()
+    cached_ceilings_path(GPU).unlink()
     _loop(_GpuLanes(), events).ensure_ceilings(60.0)  # a quarter of 60 s is less than a measurement's minimum
     assert [e for e, _ in events] == ["ceilings_failed"]
     assert "60 s of the wall clock left: not measured" in events[0][1]["reason"]
