@@ -6,7 +6,8 @@
 # step (its start, limit and exit in the log, so a cut call says where it stopped), the files GPU_FILES (default: all
 # of them) in turn, each bounded by what is left before END_BY. Call LA ran the whole suite as one step on an H100:
 # 36 tests passed in the 549 s it had (the first nine files and test_indexer_select.py up to hist0).
-# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=560 [GPU_FILES="tests/a.py ..."] bash scripts/gpu_session_la.sh
+# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=560 [SUITE_BY=<s>] [GPU_FILES="tests/a.py ..."] \
+#   bash scripts/gpu_session_la.sh
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ALL_GPU_FILES="tests/adversarial/test_adversarial_gpu.py tests/executor/test_executor_gpu.py
@@ -17,6 +18,7 @@ ALL_GPU_FILES="tests/adversarial/test_adversarial_gpu.py tests/executor/test_exe
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
   prefill_sweep_on_h200 && exit 0
+  END_BY=${SUITE_BY:-$END_BY}  # another card: the suite may stop earlier (SUITE_BY), keeping device time for an H200
   for f in ${GPU_FILES:-$ALL_GPU_FILES}; do
     step "$(left)" python3 -m pytest -v -m gpu -p no:cacheprovider --timeout 300 -rs --durations=10 \
       --junitxml="$OUT/gpu_suite_${CALL}_$(basename "$f" .py).xml" "$f"
