@@ -27,6 +27,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -164,9 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     targets = ([args.out] if args.out else []) + ([cached_ceilings_path(data["device"])] if args.cache else [])
     for path in targets:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(text)
-        tmp.replace(path)
+        # written aside under a name of its own, then renamed: two campaigns measuring the same model at once each
+        # replace the file whole, and a reader never sees half of one
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", delete=False) as tmp:
+            tmp.write(text)
+        os.replace(tmp.name, path)
         print(f"written: {path}", file=sys.stderr)
     return 0
 

@@ -144,3 +144,17 @@ def test_a_gpu_executor_hands_its_first_gpu_lanes_environment_to_the_measurement
         assert ex.gpu_env() == {"CUDA_VISIBLE_DEVICES": "3"}
     finally:
         ex.close()
+
+
+def test_a_measurement_is_written_whole_to_the_cache_and_out(cache: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``python -m kernelopt.harness.ceilings --cache --out F`` keeps (the measurement itself needs a GPU: a
+    fixed one stands in for it here; the GPU path ran in call LB)."""
+    from kernelopt.harness import ceilings
+
+    monkeypatch.setattr(ceilings, "measure", lambda: _ceilings(GPU, 0.86))
+    out = tmp_path / "out" / "l40s.json"
+    assert ceilings.main(["--cache", "--out", str(out)]) == 0
+    assert json.loads(out.read_text()) == json.loads(cached_ceilings_path(GPU).read_text()) == _ceilings(GPU, 0.86)
+    assert load_ceilings(GPU).copy_bandwidth_bytes_per_s == 0.86e12
+    assert sorted(p.name for p in cache.iterdir()) == ["nvidia_l40s.json"]  # no temporary file left beside it
