@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from kernelopt.data import DataError
 from kernelopt.data.trace import EvaluationStatus
+from kernelopt.harness.ceilings import median_ms as cuda_median_ms  # the CUDA-event median of call_timer
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -52,24 +53,6 @@ def stamp() -> dict[str, Any]:
     except Exception:  # noqa: BLE001
         pass
     return info
-
-
-def cuda_median_ms(fn: Any, warmup: int = 3, repeats: int = 20) -> float:
-    """Median CUDA-event time (ms) of one call of ``fn`` (``warmup`` calls first)."""
-    import torch
-
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def _cell(value: Any) -> str:
