@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelopt.analysis.campaign_analysis import analyse_operator, apply_profiles, band_probes
-from kernelopt.analysis.roofline import cached_ceilings_path, load_ceilings
+from kernelopt.analysis.roofline import cached_ceilings_path, load_ceilings, save_ceilings
 from kernelopt.campaign_types import ANALYSIS_ARTIFACT, CampaignConfig, Progress, Store
 from kernelopt.controller.specialise import DISPATCH
 from kernelopt.data.definition import Definition
@@ -264,15 +264,13 @@ class _Loop:
 
     def ensure_ceilings(self, clock_left_s: float) -> None:
         """On a GPU whose model has no ceilings (shipped or cached: :func:`~kernelopt.analysis.roofline.load_ceilings`),
-        measure them once in a child process on the first GPU lane's device (``python -m kernelopt.harness.ceilings
-        --cache``), so the analysis gets roofline bounds, bottleneck classes and band profiles there too. Off with
-        ``measure_ceilings``; an executor without GPU lanes (or one that cannot say, e.g. Ray) measures nothing; a
+        have the executor measure them once (``measure_ceilings``: a child process on its first GPU lane's device, or
+        a Ray actor's) and keep them in the ceilings cache, so the analysis gets roofline bounds, bottleneck classes
+        and band profiles there too. Off with ``measure_ceilings``; an executor without GPU lanes measures nothing; a
         failure is emitted and the campaign goes on without ceilings, as before."""
-        if not self.cfg.measure_ceilings or not self.device or load_ceilings(self.device) is not None:
-            return
-        lane_env = getattr(self.executor, "gpu_env", None)
-        env = lane_env() if callable(lane_env) else None
-        if env is None:
+        measure = getattr(self.executor, "measure_ceilings", None)
+        if (not self.cfg.measure_ceilings or not self.device or not callable(measure)
+                or not getattr(self.executor, "has_gpu", False) or load_ceilings(self.device) is not None):
             return
         timeout = min(CEILINGS_TIMEOUT_S, PROFILE_CLOCK_SHARE * clock_left_s)
         path = cached_ceilings_path(self.device)
@@ -281,15 +279,19 @@ class _Loop:
                 f"no ceilings for {self.device} and {max(clock_left_s, 0.0):.0f} s of the wall clock left: not "
                 f"measured (python -m kernelopt.harness.ceilings --cache measures them once, into {path})"))
             return
-        from kernelopt.harness.ceilings import measure_in_child
-
         self.emit("measuring_ceilings", device=self.device, path=str(path))
         started = time.monotonic()
-        ok, why = measure_in_child(env, timeout)
-        if ok and load_ceilings(self.device) is not None:
+        data, why = measure(timeout) or (None, "the executor has no GPU lane")
+        if data is not None:
+            try:
+                path = save_ceilings(data)
+            except (OSError, ValueError, KeyError) as exc:
+                data, why = None, f"cannot keep the measured ceilings: {exc}"
+        if data is not None and load_ceilings(self.device) is not None:
             self.emit("ceilings_measured", device=self.device, path=str(path), seconds=time.monotonic() - started)
         else:
-            self.emit("ceilings_failed", device=self.device, reason=why if not ok else f"{path} unreadable after {why}")
+            self.emit("ceilings_failed", device=self.device, reason=why or (
+                f"measured {data and data.get('device')!r}, not {self.device!r}: kept in {path}"))
 
     def profile_bands(self, analysis: dict[str, Any], baseline_run: str, clock_left_s: float) -> dict[str, Any]:
         """``analysis`` with the bands' classes from profiles of the baseline on one workload per band

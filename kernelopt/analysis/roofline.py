@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -62,6 +63,19 @@ def cached_ceilings_path(device_name: str) -> Path:
     """The cache file of a device model (``"NVIDIA H100 80GB HBM3"`` -> ``nvidia_h100_80gb_hbm3.json``)."""
     slug = re.sub(r"[^a-z0-9]+", "_", device_name.lower()).strip("_") or "device"
     return ceilings_cache_dir() / f"{slug}.json"
+
+
+def save_ceilings(data: dict[str, Any], path: Path | None = None) -> Path:
+    """Write measured ceilings (validated as :class:`Ceilings`) to ``path`` (default: the device's file in the
+    ceilings cache, :func:`cached_ceilings_path`), under a temporary name of its own and then renamed, so two
+    campaigns measuring the same model at once each replace the file whole and a reader never sees half of one."""
+    Ceilings.model_validate(data)
+    path = path or cached_ceilings_path(data["device"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", delete=False) as tmp:
+        tmp.write(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp.name, path)
+    return path
 
 
 def _matching(path: Path, name: str) -> Ceilings | None:

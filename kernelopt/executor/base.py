@@ -79,10 +79,20 @@ class ProcessExecutor:
         """Labels of the lanes ("cuda:0", "cpu"...)."""
         return [s.spec.label for s in self.pool]
 
-    def gpu_env(self) -> dict[str, str] | None:
-        """The environment of the first GPU lane's worker (its ``CUDA_VISIBLE_DEVICES``...), so a child process
-        (e.g. the device ceilings' measurement) sees the same GPU; None when every lane is a CPU one."""
-        return next((dict(s.spec.env) for s in self.pool if s.spec.device.startswith("cuda")), None)
+    @property
+    def has_gpu(self) -> bool:
+        """Whether a lane evaluates on a GPU."""
+        return any(s.spec.device.startswith("cuda") for s in self.pool)
+
+    def measure_ceilings(self, timeout_s: float) -> tuple[dict[str, Any] | None, str] | None:
+        """The roofline's ceilings of the first GPU lane's device, measured in a child process that sees the same GPU
+        (the lane's ``CUDA_VISIBLE_DEVICES``): ``(ceilings, "")`` or ``(None, why)``; None without a GPU lane."""
+        env = next((dict(s.spec.env) for s in self.pool if s.spec.device.startswith("cuda")), None)
+        if env is None:
+            return None
+        from kernelopt.harness.ceilings import measure_in_child
+
+        return measure_in_child(env, timeout_s)
 
     @property
     def num_workers(self) -> int:

@@ -145,6 +145,11 @@ class EvalActor:
         """Evaluate one JSON-ready EvalRequest; return a JSON-ready EvalResult."""
         return result_to_wire(self._executor().evaluate(request_from_wire(wire)))
 
+    def measure_ceilings(self, timeout_s: float) -> tuple[dict[str, Any] | None, str] | None:
+        """This actor's GPU's ceilings, measured by its hosted executor (a child process on that GPU; None on a CPU
+        actor): the driver keeps them in its own ceilings cache."""
+        return self._executor().measure_ceilings(timeout_s)
+
     def worker_pids(self) -> list[int]:
         """Pids of this actor's live worker subprocesses (for tests and diagnostics)."""
         ex = self._executor()
@@ -288,6 +293,23 @@ class RayExecutor:
     def devices(self) -> list[str]:
         """Labels of the actor slots ("ray0", "ray1"...)."""
         return [lane.name for lane in self.lanes]
+
+    @property
+    def has_gpu(self) -> bool:
+        """Whether the actors evaluate on GPUs."""
+        return bool(self.gpu)
+
+    def measure_ceilings(self, timeout_s: float) -> tuple[dict[str, Any] | None, str] | None:
+        """The first actor's GPU's ceilings (:meth:`EvalActor.measure_ceilings`), returned to the driver; None with
+        CPU actors. An actor that fails or does not answer within ``timeout_s`` (plus its start) gives ``(None,
+        why)``."""
+        if not self.gpu:
+            return None
+        lane = self.lanes[0]
+        try:
+            return self.ray.get(lane.actor.measure_ceilings.remote(timeout_s), timeout=timeout_s + STARTUP_SLACK_S)
+        except Exception as exc:  # noqa: BLE001 - a lost actor or Ray's timeout: said, the campaign goes on
+            return None, f"ray actor {lane.name}: {strip_ansi(str(exc))[:300]}"
 
     def start(self) -> RayExecutor:
         """Wait until every actor has started its worker (raises :class:`ExecutorError` if one cannot)."""

@@ -27,12 +27,11 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kernelopt.analysis.roofline import Ceilings, cached_ceilings_path
+from kernelopt.analysis.roofline import Ceilings, cached_ceilings_path, save_ceilings
 
 #: FP32 CUDA-core rates (FLOP/s) from the datasheets, by a fragment of the device name (lower case).
 FP32_DATASHEET = {"h200": 6.7e13, "h100 80gb hbm3": 6.7e13, "h100 pcie": 5.1e13, "h100 nvl": 6.0e13,
@@ -131,22 +130,25 @@ def measure(source: str = SOURCE) -> dict[str, Any]:
     return data
 
 
-def measure_in_child(env: dict[str, str], timeout_s: float) -> tuple[bool, str]:
-    """Run ``python -m kernelopt.harness.ceilings --cache`` in a child process with ``env`` over this one's (e.g. a
-    GPU lane's ``CUDA_VISIBLE_DEVICES``), bounded by ``timeout_s``: ``(True, path line)`` once the cache file is
-    written, else ``(False, why)`` (the child's last error lines, or the timeout). The parent initialises no CUDA."""
-    cmd = [sys.executable, "-m", "kernelopt.harness.ceilings", "--cache"]
+def measure_in_child(env: dict[str, str], timeout_s: float) -> tuple[dict[str, Any] | None, str]:
+    """Run ``python -m kernelopt.harness.ceilings`` in a child process with ``env`` over this one's (e.g. a GPU lane's
+    ``CUDA_VISIBLE_DEVICES``), bounded by ``timeout_s``: ``(ceilings, "")``, or ``(None, why)`` (the child's last
+    error lines, or the timeout). The calling process initialises no CUDA."""
+    cmd = [sys.executable, "-m", "kernelopt.harness.ceilings"]
     try:
         proc = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True, timeout=timeout_s,
                               stdin=subprocess.DEVNULL, check=False)
     except subprocess.TimeoutExpired:
-        return False, f"measuring the device ceilings took more than {timeout_s:.0f} s"
+        return None, f"measuring the device ceilings took more than {timeout_s:.0f} s"
     except OSError as exc:
-        return False, f"cannot start {' '.join(cmd)}: {exc}"
+        return None, f"cannot start {' '.join(cmd)}: {exc}"
     tail = " | ".join(proc.stderr.strip().splitlines()[-3:])
     if proc.returncode != 0:
-        return False, f"{' '.join(cmd[1:])} exited {proc.returncode}: {tail or '(no output)'}"
-    return True, tail
+        return None, f"{' '.join(cmd[1:])} exited {proc.returncode}: {tail or '(no output)'}"
+    try:
+        return json.loads(proc.stdout), ""
+    except json.JSONDecodeError as exc:
+        return None, f"{' '.join(cmd[1:])} printed no ceilings JSON ({exc}): {proc.stdout[-200:]!r}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,17 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as exc:
         print(f"kernelopt.harness.ceilings: {exc}", file=sys.stderr)
         return 2
-    text = json.dumps(data, indent=2) + "\n"
-    print(text, end="")
+    print(json.dumps(data, indent=2))
     targets = ([args.out] if args.out else []) + ([cached_ceilings_path(data["device"])] if args.cache else [])
     for path in targets:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # written aside under a name of its own, then renamed: two campaigns measuring the same model at once each
-        # replace the file whole, and a reader never sees half of one
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", delete=False) as tmp:
-            tmp.write(text)
-        os.replace(tmp.name, path)
-        print(f"written: {path}", file=sys.stderr)
+        print(f"written: {save_ceilings(data, path)}", file=sys.stderr)
     return 0
 
 

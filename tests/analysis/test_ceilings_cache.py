@@ -83,17 +83,35 @@ def test_measuring_without_a_gpu_exits_2_with_a_clear_message(cache: Path) -> No
                           env={**os.environ, **env}, capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
     assert "measuring device ceilings needs a CUDA GPU" in proc.stderr
-    ok, why = measure_in_child(env, 300)
-    assert not ok and "exited 2" in why and "needs a CUDA GPU" in why
+    data, why = measure_in_child(env, 300)
+    assert data is None and "exited 2" in why and "needs a CUDA GPU" in why
     assert not cache.exists()  # nothing written
 
 
-class _GpuLanes:
-    """What the campaign step asks an executor: the environment of its first GPU lane (here a GPU this machine
-    does not have, so the real child process finds none)."""
+def _gpu_executor(visible: str):  # type: ignore[no-untyped-def]
+    """A process executor with a CPU lane and a GPU lane whose worker would see ``CUDA_VISIBLE_DEVICES=visible``
+    (no worker starts before a request: only the ceilings' child process runs, for real)."""
+    from kernelopt.executor.base import ProcessExecutor
+    from kernelopt.executor.process import WorkerSpec
 
-    def gpu_env(self) -> dict[str, str]:
-        return {"CUDA_VISIBLE_DEVICES": ""}
+    return ProcessExecutor([WorkerSpec(device="cpu", label="cpu"),
+                            WorkerSpec(device="cuda:0", label="cuda:1", env={"CUDA_VISIBLE_DEVICES": visible}),
+                            WorkerSpec(device="cuda:0", label="cuda:2", env={"CUDA_VISIBLE_DEVICES": "5"})],
+                           persistent=True)
+
+
+def test_an_executor_measures_on_its_first_gpu_lanes_device() -> None:
+    from kernelopt.executor import make_executor
+
+    ex = _gpu_executor("")  # the first GPU lane's GPU: none on this machine, so the real child says so
+    try:
+        assert ex.has_gpu
+        data, why = ex.measure_ceilings(300)
+        assert data is None and "needs a CUDA GPU" in why
+    finally:
+        ex.close()
+    with make_executor("cpu") as cpu:  # CPU lanes: nothing to measure
+        assert not cpu.has_gpu and cpu.measure_ceilings(300) is None
 
 
 def _loop(executor, events: list, **cfg):  # type: ignore[no-untyped-def]
@@ -107,43 +125,61 @@ def _loop(executor, events: list, **cfg):  # type: ignore[no-untyped-def]
     return loop
 
 
-def test_the_campaign_measures_an_unknown_gpu_in_a_child_and_says_why_when_it_cannot(cache: Path) -> None:
+def test_the_campaign_measures_an_unknown_gpu_and_says_why_when_it_cannot(cache: Path) -> None:
     events: list = []
-    _loop(_GpuLanes(), events).ensure_ceilings(1800.0)
+    ex = _gpu_executor("")
+    try:
+        _loop(ex, events).ensure_ceilings(1800.0)
+    finally:
+        ex.close()
     assert [e for e, _ in events] == ["measuring_ceilings", "ceilings_failed"]
     assert events[0][1] == {"device": GPU, "path": str(cache / "nvidia_l40s.json")}
     assert "needs a CUDA GPU" in events[1][1]["reason"]
+
+
+class _Measured:
+    """An executor whose GPU lane measured these ceilings (the measurement itself needs a GPU; it ran in call LB)."""
+
+    has_gpu = True
+
+    def __init__(self, data: dict) -> None:
+        self.data, self.calls = data, 0
+
+    def measure_ceilings(self, timeout_s: float) -> tuple[dict, str]:
+        self.calls += 1
+        return self.data, ""
+
+
+def test_the_campaign_keeps_what_its_executor_measured_and_measures_a_model_once(cache: Path) -> None:
+    events: list = []
+    ex = _Measured(_ceilings(GPU, 0.86))
+    _loop(ex, events).ensure_ceilings(1800.0)
+    assert [e for e, _ in events] == ["measuring_ceilings", "ceilings_measured"]
+    assert events[1][1]["path"] == str(cached_ceilings_path(GPU))
+    assert load_ceilings(GPU).copy_bandwidth_bytes_per_s == 0.86e12
+    _loop(ex, events).ensure_ceilings(1800.0)  # the next campaign on this model reads the cache
+    assert ex.calls == 1 and len(events) == 2
+    other = _Measured(_ceilings("NVIDIA L4", 0.3))  # the lane's GPU is another model than the evaluations'
+    cached_ceilings_path(GPU).unlink()
+    _loop(other, events).ensure_ceilings(1800.0)
+    assert events[-1][0] == "ceilings_failed" and "'NVIDIA L4', not 'NVIDIA L40S'" in events[-1][1]["reason"]
 
 
 def test_the_campaign_measures_nothing_it_need_not(cache: Path) -> None:
     from kernelopt.executor import make_executor
 
     events: list = []
-    _loop(_GpuLanes(), events, measure_ceilings=False).ensure_ceilings(1800.0)  # switched off
+    ex = _Measured(_ceilings(GPU, 0.86))
+    _loop(ex, events, measure_ceilings=False).ensure_ceilings(1800.0)  # switched off
     with make_executor("cpu") as cpu:  # CPU lanes: no GPU to measure
-        assert cpu.gpu_env() is None
         _loop(cpu, events).ensure_ceilings(1800.0)
     _write(cached_ceilings_path(GPU), _ceilings(GPU, 3.0))  # measured by an earlier campaign
-    _loop(_GpuLanes(), events).ensure_ceilings(1800.0)
-    assert events == []
+    _loop(ex, events).ensure_ceilings(1800.0)
+    assert events == [] and ex.calls == 0
     cached_ceilings_path(GPU).unlink()
-    _loop(_GpuLanes(), events).ensure_ceilings(60.0)  # a quarter of 60 s is less than a measurement's minimum
-    assert [e for e, _ in events] == ["ceilings_failed"]
+    _loop(ex, events).ensure_ceilings(60.0)  # a quarter of 60 s is less than a measurement's minimum
+    assert [e for e, _ in events] == ["ceilings_failed"] and ex.calls == 0
     assert "60 s of the wall clock left: not measured" in events[0][1]["reason"]
-
-
-def test_a_gpu_executor_hands_its_first_gpu_lanes_environment_to_the_measurement() -> None:
-    from kernelopt.executor.base import ProcessExecutor
-    from kernelopt.executor.process import WorkerSpec
-
-    specs = [WorkerSpec(device="cpu", label="cpu"),
-             WorkerSpec(device="cuda:0", label="cuda:1", env={"CUDA_VISIBLE_DEVICES": "3"}),
-             WorkerSpec(device="cuda:0", label="cuda:2", env={"CUDA_VISIBLE_DEVICES": "5"})]
-    ex = ProcessExecutor(specs, persistent=True)  # no worker starts before a request
-    try:
-        assert ex.gpu_env() == {"CUDA_VISIBLE_DEVICES": "3"}
-    finally:
-        ex.close()
 
 
 def test_a_measurement_is_written_whole_to_the_cache_and_out(cache: Path, tmp_path: Path,

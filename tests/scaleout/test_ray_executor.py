@@ -257,3 +257,11 @@ with socket.socket() as s:  # something listening, so the reachability probe pas
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.strip() == ("ray executor: a ray:// address needs Ray's client: pip install 'kernelopt[scale]' "
                                 "(or 'ray[client]>=2.9')")
+
+
+def test_cpu_actors_have_no_ceilings_to_measure(ray_executor):
+    """The campaign asks the executor for its GPU's ceilings (a GPU actor's hosted executor measures them in a child
+    on that GPU and the driver keeps them); CPU actors answer None, through the actor too."""
+    assert not ray_executor.has_gpu and ray_executor.measure_ceilings(60) is None
+    lane = ray_executor.lanes[0]
+    assert ray_executor.ray.get(lane.actor.measure_ceilings.remote(60), timeout=120) is None
