@@ -145,8 +145,10 @@ def measure_in_child(env: dict[str, str], timeout_s: float) -> tuple[dict[str, A
     tail = " | ".join(proc.stderr.strip().splitlines()[-3:])
     if proc.returncode != 0:
         return None, f"{' '.join(cmd[1:])} exited {proc.returncode}: {tail or '(no output)'}"
+    out = proc.stdout
+    start = 0 if out.startswith("{") else out.find("\n{") + 1  # past anything a library printed first
     try:
-        return json.loads(proc.stdout), ""
+        return json.JSONDecoder().raw_decode(out, start)[0], ""
     except json.JSONDecodeError as exc:
         return None, f"{' '.join(cmd[1:])} printed no ceilings JSON ({exc}): {proc.stdout[-200:]!r}"
 
