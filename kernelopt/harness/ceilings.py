@@ -7,9 +7,10 @@
   ``2 x bf16`` (labelled a lead, not a measurement);
 * fp32 CUDA-core rate: a datasheet figure for known parts, else bf16 / 12 (labelled a placeholder).
 
-Every number's origin is in the file's ``sources``. A campaign on a GPU with no ceilings runs this module in a
-child process (``kernelopt.campaign_steps``) and keeps the result in the ceilings cache
-(:func:`kernelopt.analysis.roofline.ceilings_cache_dir`), so later campaigns on the same model read it.
+Every number's origin is in the file's ``sources``. A campaign on a GPU with no ceilings has its executor run this
+module in a child process on its first GPU lane's device (:func:`measure_in_child`; on Ray, inside a GPU actor) and
+keeps the result in the ceilings cache (:func:`kernelopt.analysis.roofline.ceilings_cache_dir`), so later campaigns
+on the same model read it.
 
 Usage::
 
