@@ -97,8 +97,8 @@ def check_ceilings(on_gpu: bool) -> Check:
         ceil = load_ceilings(name)
         if ceil is None:
             missing.append(name)
-            parts.append(f"{name}: none yet (the first campaign measures them, ~30 s, into {cached_ceilings_path(name)};"
-                         " or python -m kernelopt.harness.ceilings --cache)")
+            parts.append(f"{name}: none yet (the first campaign measures them, ~10 s, into "
+                         f"{cached_ceilings_path(name)}; or python -m kernelopt.harness.ceilings --cache)")
         else:
             parts.append(f"{name}: copy {ceil.copy_bandwidth_bytes_per_s / 1e12:.2f} TB/s, bf16 "
                          f"{ceil.rate('bf16') / 1e12:.0f} / fp8 {ceil.rate('fp8') / 1e12:.0f} TFLOP/s ({ceil.device})")

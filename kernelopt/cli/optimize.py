@@ -144,7 +144,8 @@ class LiveDisplay:
             c.print(f"[cyan]measuring[/cyan] the ceilings of {escape(info['device'])} once (copy bandwidth, bf16 / fp8 "
                     f"matmul rates; kept in {escape(info['path'])})", soft_wrap=True)
         elif event == "ceilings_measured":
-            c.print(f"[cyan]ceilings measured[/cyan] in {info['seconds']:.0f} s: {escape(info['path'])}", soft_wrap=True)
+            c.print(f"[cyan]ceilings measured[/cyan] in {info['seconds']:.0f} s: {escape(info['path'])}",
+                    soft_wrap=True)
         elif event == "ceilings_failed":
             c.print(f"[yellow]no device ceilings[/yellow] ({escape(str(info['reason'])[:300])}); no roofline bounds or "
                     "bottleneck classes this campaign", soft_wrap=True)

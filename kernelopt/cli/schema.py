@@ -144,7 +144,7 @@ class ControllerConf:
     # Nsight Compute where ncu exists) and take the bands' bottleneck classes from the profiles
     profile_bands: bool = True
     # on a GPU whose model has no device ceilings (kernelopt/analysis/ceilings/*.json or the ceilings cache): measure
-    # them once before the analysis (python -m kernelopt.harness.ceilings --cache; ~30 s) and keep them in the cache
+    # them once before the analysis (python -m kernelopt.harness.ceilings; ~10 s) and keep them in the cache
     measure_ceilings: bool = True
 
 
