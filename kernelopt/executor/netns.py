@@ -29,11 +29,13 @@ import socket
 import struct
 
 from kernelopt.executor.namespaces import CLONE_NEWNET, Sandbox, unshare_new
+from kernelopt.harness.sandbox_status import SANDBOX_STATUS
 
 #: requested mode, read by the worker
 NETWORK_ENV = "KERNELOPT_WORKER_NETWORK"
-#: what the worker got (``isolated (...)`` or ``host (...)``), read by the harness's environment snapshot
-STATUS_ENV = "KERNELOPT_WORKER_NETWORK_STATUS"
+#: what the worker got (``isolated (...)`` or ``host (...)``), read by the harness's environment snapshot; the off
+#: mode's word
+STATUS_ENV, OFF = SANDBOX_STATUS["network"]
 
 
 _SIOCSIFFLAGS = 0x8914
@@ -65,7 +67,7 @@ def isolate() -> str:
     return how + ("" if _loopback_up() else ", loopback down")
 
 
-SANDBOX = Sandbox("network", NETWORK_ENV, STATUS_ENV, "executor.network", "isolated", "host",
+SANDBOX = Sandbox("network", NETWORK_ENV, STATUS_ENV, "executor.network", "isolated", OFF,
                   "network isolation unavailable: unshare", NetworkIsolationError, "can reach the network")
 
 

@@ -31,9 +31,10 @@ import os
 from pathlib import Path
 
 from kernelopt.executor.namespaces import CLONE_NEWNS, Sandbox, unshare_new, unshare_user
+from kernelopt.harness.sandbox_status import SANDBOX_STATUS
 
 FILES_ENV = "KERNELOPT_WORKER_FILES"
-STATUS_ENV = "KERNELOPT_WORKER_FILES_STATUS"
+STATUS_ENV, OFF = SANDBOX_STATUS["files"]  # what the worker got, for the harness's environment snapshot; off's word
 
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
 _MS_REMOUNT, _MS_NOATIME, _MS_NODIRATIME, _MS_BIND = 0x20, 0x400, 0x800, 0x1000
@@ -116,7 +117,7 @@ def mount_readonly(roots: list[Path], writable: list[Path]) -> str:
     return f"{how}: {len(tops)} read-only, {kept} writable inside"
 
 
-SANDBOX = Sandbox("files", FILES_ENV, STATUS_ENV, "executor.files", "readonly", "writable",
+SANDBOX = Sandbox("files", FILES_ENV, STATUS_ENV, "executor.files", "readonly", OFF,
                   "read-only mounts unavailable", ReadonlyMountError,
                   "can write the harness and operator files (writes are still detected and rejected)")
 

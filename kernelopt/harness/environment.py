@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from kernelopt.executor.sandbox import SANDBOXES
+from kernelopt.harness.sandbox_status import sandbox_status
 
 
 def _cpu_model() -> str:
@@ -106,10 +106,9 @@ def _driver() -> str | None:
 
 
 def sandbox() -> dict[str, str]:
-    """The evaluating process's sandbox as the worker set it up: ``network`` (:mod:`kernelopt.executor.netns`) and
-    ``files`` (:mod:`kernelopt.executor.readonly_mounts`)."""
-    return {s.kind: os.environ.get(s.status_env) or f"{s.off} (in-process evaluation, not a worker)"
-            for s in SANDBOXES}
+    """The evaluating process's sandbox as the worker set it up: ``network`` and ``files``
+    (:mod:`kernelopt.harness.sandbox_status`)."""
+    return sandbox_status()
 
 
 def snapshot(device: str | torch.device = "cpu") -> dict[str, Any]:
