@@ -8,7 +8,9 @@
 # 37 tests passed in the 549 s it had (the first 13 files and test_indexer_select.py up to hist0); calls LD and LF
 # (SUITE_BY, GPU_FILES) 41 more: 78 of 102 on an H100, none failed.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=560 [SUITE_BY=<s>] [GPU_FILES="tests/a.py ..."] \
-#   bash scripts/gpu_session_la.sh
+#   [GPU_K="<pytest -k expression>"] bash scripts/gpu_session_la.sh
+# The 24 seed points calls LA-LF did not reach: GPU_FILES=tests/test_seeds.py GPU_K="(wy3h or wy3p or wy3v or onelaunch
+#   or recurrent or gemm_tiled or moe or rmsnorm_rowwise) and not fused_add"
 source "$(dirname "$0")/gpu_env.sh" session
 keep_call_results
 ALL_GPU_FILES="tests/adversarial/test_adversarial_gpu.py tests/executor/test_executor_gpu.py
@@ -22,7 +24,7 @@ ALL_GPU_FILES="tests/adversarial/test_adversarial_gpu.py tests/executor/test_exe
   END_BY=${SUITE_BY:-$END_BY}  # another card: the suite may stop earlier (SUITE_BY), keeping device time for an H200
   for f in ${GPU_FILES:-$ALL_GPU_FILES}; do
     step "$(left)" python3 -m pytest -v -m gpu -p no:cacheprovider --timeout 300 -rs --durations=10 \
-      --junitxml="$OUT/gpu_suite_${CALL}_$(basename "$f" .py).xml" "$f"
+      --junitxml="$OUT/gpu_suite_${CALL}_$(basename "$f" .py).xml" ${GPU_K:+-k "$GPU_K"} "$f"
   done
 ) &
 finish_session $!
