@@ -6,11 +6,13 @@ reason for the kernels: ``wgmma.wait_group 1`` in the loop, ``0`` only after it)
 from __future__ import annotations
 
 import re
-from functools import partial
+import subprocess
 
-from benchmark_scripts import run_script
+from operator_helpers import run_benchmark
 
-_run = partial(run_script, "benchmarks/moe_gemm1_gluon.py")
+
+def _run(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    return run_benchmark("benchmarks/moe_gemm1_gluon.py", list(args), timeout=timeout)
 
 
 def test_both_kernels_compile_for_sm90_with_one_wgmma_in_flight_in_the_loop() -> None:

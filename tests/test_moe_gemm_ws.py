@@ -6,11 +6,13 @@ without it), no spills; a malformed configuration is a usage error (the CPU and 
 from __future__ import annotations
 
 import re
-from functools import partial
+import subprocess
 
-from benchmark_scripts import run_script
+from operator_helpers import run_benchmark
 
-_run = partial(run_script, "benchmarks/moe_gemm_ws.py")
+
+def _run(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    return run_benchmark("benchmarks/moe_gemm_ws.py", list(args), timeout=timeout)
 
 
 def test_the_split_is_compiled_where_asked_and_not_elsewhere() -> None:
