@@ -8,9 +8,11 @@ test's draws the same on every run, alone or in any order; a test that wants its
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
 import random
+import shutil
 import signal
 import sys
 import tempfile
@@ -30,6 +32,7 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # The device ceilings a campaign measures on a GPU are cached per machine (~/.cache/kernelopt/ceilings); the suite
 # reads and writes its own, empty at the start, so a developer's cache changes no test (and no test writes it).
 os.environ["KERNELOPT_CEILINGS_DIR"] = tempfile.mkdtemp(prefix="kernelopt-test-ceilings-")
+atexit.register(shutil.rmtree, os.environ["KERNELOPT_CEILINGS_DIR"], True)
 
 
 def _importable(name: str) -> bool:

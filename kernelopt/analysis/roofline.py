@@ -83,14 +83,13 @@ def _matching(path: Path, name: str) -> Ceilings | None:
     return ceil if any(m.lower() in name for m in ceil.match) else None
 
 
-def load_ceilings(device_name: str | None, directory: Path = CEILINGS_DIR,
-                  cache: Path | None | bool = True) -> Ceilings | None:
+def load_ceilings(device_name: str | None, directory: Path = CEILINGS_DIR, cache: bool = True) -> Ceilings | None:
     """Ceilings for a device name (e.g. ``"NVIDIA H200"``), or None for CPUs and unknown devices.
 
     Every ``*.json`` in ``directory`` (the reviewed files shipped with kernelopt) is a candidate first; it applies
-    when one of its ``match`` strings occurs (case-insensitive) in the device name. Then the device's file in the
-    ceilings cache (``cache``: True for :func:`ceilings_cache_dir`, a folder, or False / None for none); a cache
-    file that cannot be read is passed over (the next campaign measures again), a bad shipped file is an error.
+    when one of its ``match`` strings occurs (case-insensitive) in the device name. Then, unless ``cache`` is
+    False, the device's file in the ceilings cache (:func:`cached_ceilings_path`); a cache file that cannot be read
+    is passed over (the next campaign measures again), a bad shipped file is an error.
     """
     if not device_name:
         return None
@@ -104,7 +103,7 @@ def load_ceilings(device_name: str | None, directory: Path = CEILINGS_DIR,
             return found
     if not cache:
         return None
-    path = cached_ceilings_path(device_name) if cache is True else Path(cache) / cached_ceilings_path(device_name).name
+    path = cached_ceilings_path(device_name)
     try:
         return _matching(path, name) if path.is_file() else None
     except (OSError, ValueError, json.JSONDecodeError):

@@ -105,12 +105,6 @@ def _driver() -> str | None:
         return None
 
 
-def sandbox() -> dict[str, str]:
-    """The evaluating process's sandbox as the worker set it up: ``network`` and ``files``
-    (:mod:`kernelopt.harness.sandbox_status`)."""
-    return sandbox_status()
-
-
 def snapshot(device: str | torch.device = "cpu") -> dict[str, Any]:
     """Where an evaluation runs.
 
@@ -120,7 +114,7 @@ def snapshot(device: str | torch.device = "cpu") -> dict[str, Any]:
         gpu{sm_count, l2_bytes, capability, memory_bytes}?, before{sm_clock_mhz, temperature_c, ...}?}``.
     """
     dev = torch.device(device)
-    env: dict[str, Any] = {"device": str(dev), "libs": _libs(), "sandbox": sandbox()}
+    env: dict[str, Any] = {"device": str(dev), "libs": _libs(), "sandbox": sandbox_status()}
     if dev.type == "cuda" and torch.cuda.is_available():
         index = dev.index if dev.index is not None else torch.cuda.current_device()
         props = torch.cuda.get_device_properties(index)

@@ -35,7 +35,7 @@ def _write(path: Path, data: dict | str) -> None:
     path.write_text(data if isinstance(data, str) else json.dumps(data))
 
 
-def test_a_cached_measurement_applies_to_its_device_model_only(cache: Path) -> None:
+def test_a_cached_measurement_applies_to_its_device_model_only(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = cached_ceilings_path(GPU)
     assert path == cache / "nvidia_l40s.json" and ceilings_cache_dir() == cache
     assert load_ceilings(GPU) is None
@@ -44,7 +44,8 @@ def test_a_cached_measurement_applies_to_its_device_model_only(cache: Path) -> N
     assert got is not None and got.copy_bandwidth_bytes_per_s == 3.0e12
     assert load_ceilings(GPU, cache=False) is None
     assert load_ceilings("NVIDIA L40") is None  # another model: not this file
-    assert load_ceilings(GPU, cache=cache.parent) is None  # another folder: not found there
+    monkeypatch.setenv("KERNELOPT_CEILINGS_DIR", str(cache.parent))
+    assert load_ceilings(GPU) is None  # another folder: not found there
 
 
 def test_the_h100_sxm_ceilings_ship_and_apply_to_that_model_only() -> None:
