@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -226,11 +227,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     BLOCK_N=bn, BLOCK_K=128, NUM_STAGES=stages, UPCAST=False, QMAX=QMAX, E=w1.shape[0], WS=split,
                     num_warps=warps, num_stages=stages)
 
-            def check1(q: Any = q, qs: Any = qs, bn: int = bn, o: Any = order_b, u: int = used_b) -> dict:
-                return check_gemm1(q, qs, bn, o, u)
-
             timed({"tokens": t, "gemm": 1, "kernel": "ws", "config": f"{bm},{bn},{warps},{stages},{int(split)}"},
-                  launch1, flops1, check1)
+                  launch1, flops1, partial(check_gemm1, q, qs, bn, order_b, used_b))
 
         if args.gl1:
             from benchmarks import moe_gemm1_gluon_ws_kernels as gws
@@ -249,11 +247,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     BLOCK_N=128, BLOCK_K=128, STAGES=stages, QMAX=QMAX, num_warps=warps,
                     **({"maxnreg": cap} if cap else {}))
 
-            def check_gl(q: Any = q, qs: Any = qs, o: Any = order_b, u: int = used_b) -> dict:
-                return check_gemm1(q, qs, 128, o, u)
-
             timed({"tokens": t, "gemm": 1, "kernel": "gluon ws",
-                   "config": f"{bm},128,{warps}+1,{stages},maxnreg {cap or '-'}"}, launch_gl, flops1, check_gl)
+                   "config": f"{bm},128,{warps}+1,{stages},maxnreg {cap or '-'}"}, launch_gl, flops1,
+                  partial(check_gemm1, q, qs, 128, order_b, used_b))
 
         if args.gl2:
             from benchmarks import moe_gemm1_gluon_ws_kernels as gws
@@ -270,11 +266,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     xs_desc2, w_desc2, xs_scale, w1_s, tab_b, q, qs, xs_b.shape[0], H=hid, I=inter, BLOCK_N=128,
                     BLOCK_K=128, STAGES=stages, QMAX=QMAX, CONSUMER_REGS=regs, num_warps=4, maxnreg=cap)
 
-            def check_gl2(q: Any = q, qs: Any = qs) -> dict:
-                return check_gemm1(q, qs, 128, order_b, used_b)
-
             timed({"tokens": t, "gemm": 1, "kernel": "gluon ws2",
-                   "config": f"128,128,4+4+1,{stages},maxnreg {cap}/{regs}"}, launch_gl2, flops1, check_gl2)
+                   "config": f"128,128,4+4+1,{stages},maxnreg {cap}/{regs}"}, launch_gl2, flops1,
+                  partial(check_gemm1, q, qs, 128, order_b, used_b))
 
         y_ref = torch.zeros(t * TOP_K, hid, dtype=torch.bfloat16, device="cuda")
 
@@ -310,11 +304,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                         BLOCK_K=128, SCALE_K=128, NUM_STAGES=stages, UPCAST=False, E=w2.shape[0],
                         num_warps=warps, num_stages=stages, **extra)
 
-                def check(y: Any = y, o: Any = order_b, u: int = used_b) -> dict:
-                    return check2(y, o, u)
-
                 config = f"{bm},{bn},{warps},{stages}" + (f",{int(split)}" if family == "ws" else "")
-                timed({"tokens": t, "gemm": 2, "kernel": family, "config": config}, launch2, flops2, check)
+                timed({"tokens": t, "gemm": 2, "kernel": family, "config": config}, launch2, flops2,
+                      partial(check2, y, order_b, used_b))
         tables.clear()
         torch.cuda.empty_cache()
     return {"device": torch.cuda.get_device_name(), "tokens": args.tokens, "triton": triton.__version__,
