@@ -65,7 +65,13 @@ def main() -> int:
     bottlenecks = analysis.get("bottlenecks") or {}
     if analysis:  # the evidence the controller chose directions from: roofline or measured profile
         payload["bottlenecks"] = bottlenecks
+        payload["device"], payload["ceilings"] = analysis.get("device"), analysis.get("ceilings")
         md.append("\n## Band bottlenecks (the controller's evidence)\n")
+        c = analysis.get("ceilings")
+        md.append(f"Device ceilings of {analysis.get('device')}: "
+                  + (f"copy {c['copy_bandwidth_bytes_per_s'] / 1e12:.2f} TB/s, bf16 "
+                     f"{c['matmul_flops_per_s']['bf16'] / 1e12:.0f} / fp8 {c['matmul_flops_per_s']['fp8'] / 1e12:.0f}"
+                     f" TFLOP/s ({c.get('measured_by') or 'source not recorded'})\n" if c else "none\n"))
         if bottlenecks:
             md.append(md_table(["band", "class", "source", "evidence"],
                                [[band, b.get("class"), b.get("source", "roofline"),

@@ -62,3 +62,22 @@ def test_a_mistyped_store_is_refused_and_not_made(tmp_path: Path) -> None:
     proc = _summary(f"sqlite:///{tmp_path / 'typo' / 'mlflow.db'}", tmp_path)
     assert proc.returncode == 1 and "no tracking store at" in proc.stderr
     assert not (tmp_path / "typo").exists()
+
+
+def test_the_summary_names_the_device_ceilings_the_analysis_used(store, tmp_path: Path) -> None:
+    """The ceilings in ``bands.json`` (shipped, or measured by the campaign on a GPU kernelopt has none for: call LB
+    read them from the artefact by hand) are in the summary."""
+    camp = store.start_campaign(DEFINITION, {"agent": {"mode": "assisted"}}, {})
+    sol = make_solution("good", block=16)
+    store.log_candidate(camp, sol, make_result(sol, [1.0, 1.0]), stage="sweep", params=params())
+    ceilings = {"device": "NVIDIA L40S", "copy_bandwidth_bytes_per_s": 0.86e12, "measured_by": "the campaign",
+                "matmul_flops_per_s": {"bf16": 3.6e14, "fp8": 7.3e14, "fp32": 9.1e13}}
+    bands = tmp_path / "bands.json"
+    bands.write_text(json.dumps({"device": "NVIDIA L40S", "ceilings": ceilings, "bottlenecks": {}, "notes": []}))
+    store.upload_file(camp, bands)
+    proc = _summary(store.tracking_uri, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert ("Device ceilings of NVIDIA L40S: copy 0.86 TB/s, bf16 360 / fp8 730 TFLOP/s (the campaign)"
+            in proc.stdout)
+    payload = json.loads((tmp_path / "results" / "summary.json").read_text())
+    assert payload["device"] == "NVIDIA L40S" and payload["ceilings"] == ceilings
