@@ -304,7 +304,8 @@ class _Loop:
         per_child = min(PROFILE_TIMEOUT_S, PROFILE_CLOCK_SHARE * clock_left_s / max(children, 1))
         if per_child < PROFILE_MIN_S:
             why = (f"band profiling skipped: {max(clock_left_s, 0.0):.0f} s of the wall clock left, "
-                   f"{PROFILE_CLOCK_SHARE:g} of it is {per_child:.1f} s per profiler run (< {PROFILE_MIN_S:g} s)")
+                   f"{PROFILE_CLOCK_SHARE:g} of it over {children} profiler runs is {per_child:.1f} s each "
+                   f"(< {PROFILE_MIN_S:g} s)")
             self.emit("profile_skipped", reason=why)
             return {**analysis, "notes": [*analysis.get("notes", []), why]}
         try:

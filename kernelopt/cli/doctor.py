@@ -84,24 +84,35 @@ def check_ncu(on_gpu: bool) -> Check:
                  "ncu not on PATH: profiles carry torch.profiler kernel tables only")
 
 
+def ceilings_detail(name: str) -> str | None:
+    """One GPU model's ceilings as doctor shows them (figures and where they come from), None when it has none."""
+    from kernelopt.analysis.roofline import cached_ceilings_path, load_ceilings
+
+    ceil = load_ceilings(name)
+    if ceil is None:
+        return None
+    origin = ("shipped with kernelopt" if load_ceilings(name, cache=False) is not None
+              else f"measured into {cached_ceilings_path(name)}")
+    return (f"{name}: copy {ceil.copy_bandwidth_bytes_per_s / 1e12:.2f} TB/s, bf16 {ceil.rate('bf16') / 1e12:.0f} / "
+            f"fp8 {ceil.rate('fp8') / 1e12:.0f} TFLOP/s ({origin})")
+
+
 def check_ceilings(on_gpu: bool) -> Check:
     """Which visible GPU models have roofline ceilings (shipped with kernelopt or measured into the cache)."""
     import torch
 
-    from kernelopt.analysis.roofline import cached_ceilings_path, load_ceilings
+    from kernelopt.analysis.roofline import cached_ceilings_path
 
     if not on_gpu:
         return Check("device ceilings", "info", "no GPU: no roofline bounds (CPU timings are not compared with one)")
     parts, missing = [], []
     for name in dict.fromkeys(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())):
-        ceil = load_ceilings(name)
-        if ceil is None:
+        detail = ceilings_detail(name)
+        if detail is None:
             missing.append(name)
-            parts.append(f"{name}: none yet (the first campaign measures them, ~10 s, into "
-                         f"{cached_ceilings_path(name)}; or python -m kernelopt.harness.ceilings --cache)")
-        else:
-            parts.append(f"{name}: copy {ceil.copy_bandwidth_bytes_per_s / 1e12:.2f} TB/s, bf16 "
-                         f"{ceil.rate('bf16') / 1e12:.0f} / fp8 {ceil.rate('fp8') / 1e12:.0f} TFLOP/s ({ceil.device})")
+            detail = (f"{name}: none yet (the first campaign measures them, ~10 s, into "
+                      f"{cached_ceilings_path(name)}; or python -m kernelopt.harness.ceilings --cache)")
+        parts.append(detail)
     return Check("device ceilings", "info" if missing else "ok", "; ".join(parts))
 
 

@@ -57,6 +57,17 @@ def test_the_h100_sxm_ceilings_ship_and_apply_to_that_model_only() -> None:
     assert load_ceilings("NVIDIA H100 NVL", cache=False) is None
 
 
+def test_doctor_says_where_a_models_ceilings_come_from(cache: Path) -> None:
+    from kernelopt.cli.doctor import ceilings_detail
+
+    assert ceilings_detail(GPU) is None
+    _write(cached_ceilings_path(GPU), _ceilings(GPU, 3.0))
+    assert ceilings_detail(GPU) == (f"{GPU}: copy 3.00 TB/s, bf16 600 / fp8 1200 TFLOP/s "
+                                    f"(measured into {cache / 'nvidia_l40s.json'})")
+    shipped = ceilings_detail("NVIDIA H100 80GB HBM3")
+    assert shipped is not None and shipped.endswith("TFLOP/s (shipped with kernelopt)")
+
+
 def test_shipped_ceilings_win_over_the_cache(cache: Path) -> None:
     _write(cached_ceilings_path("NVIDIA H200"), _ceilings("NVIDIA H200", 1.0))
     got = load_ceilings("NVIDIA H200")
