@@ -80,11 +80,17 @@ def make_executor(executor_cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-d
     """Build the executor named by the config."""
     from kernelopt.executor import make_executor as _make
     from kernelopt.executor.sandbox import SANDBOXES
+    from kernelopt.harness.builders import DEFAULT_KEEP_BUILT, KEEP_BUILT_ENV
 
     e = _plain(executor_cfg)
     kind = executor_kind(executor_cfg, on_gpu)
     extra = {"address": e.get("address")} if kind == "ray" else {}  # Ray cluster to join (None: start one)
     env = {s.env: str(e.get(s.kind) or s.on) for s in SANDBOXES}  # the workers' network and files sandboxes
+    keep = e.get("keep_built", DEFAULT_KEEP_BUILT)
+    if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+        raise ValueError(f"executor.keep_built={keep!r}: expected a whole number >= 1 (built solutions a worker "
+                         f"keeps; default {DEFAULT_KEEP_BUILT})")
+    env[KEEP_BUILT_ENV] = str(keep)
     return _make(kind, devices=e.get("devices"), timeout_s=e.get("timeout_s"), env=env, **extra)
 
 

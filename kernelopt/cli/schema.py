@@ -182,6 +182,7 @@ class ExecutorConf:
     address: str | None = None
     network: NetworkMode = NetworkMode.isolated
     files: FilesMode = FilesMode.readonly
+    keep_built: int = 8  # built solutions a worker keeps (least recently used released first; >= 1)
 
 
 @dataclass

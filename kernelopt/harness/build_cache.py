@@ -32,9 +32,13 @@ def default_cache_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "kernelopt" / "builds"
 
 
+#: The start of every solution's package name.
+PACKAGE_PREFIX = "ko_"
+
+
 def package_name(solution: Solution) -> str:
     """Unique, importable package name of a solution (``ko_`` + its 40-hex hash)."""
-    return f"ko_{solution.hash()}"
+    return PACKAGE_PREFIX + solution.hash()
 
 
 def _matches(folder: Path, solution: Solution, kind: str = "py") -> bool:

@@ -2,15 +2,24 @@
 
 ``build(solution, definition)`` returns the entry-point callable or raises :class:`BuildError`
 carrying the log (syntax-error traceback, compiler output, signature mismatch); ``evaluate`` turns
-that into ``COMPILE_ERROR``. Callables are cached per process by ``Solution.hash()``.
+that into ``COMPILE_ERROR``. Callables are cached per process by ``Solution.hash()``, the
+``$KERNELOPT_WORKER_KEEP_BUILT`` most recently used ones (``executor.keep_built``, default 8): building another
+solution first releases the least recently used one - its modules leave ``sys.modules``, its callable is dropped and
+the garbage collector and the CUDA caching allocator give back what only it held - so a persistent worker's memory
+(host and GPU) stays bounded over a long campaign, and an earlier candidate's module state (a global cache, a
+buffer) does not outlive it by more than a few solutions.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
 import inspect
+import os
 import re
+import sys
 import traceback
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +29,11 @@ from kernelopt.data.solution import Language, Solution
 from kernelopt.harness import build_cache
 
 _CPP_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
-_BUILT: dict[str, Callable[..., Any]] = {}
+#: Built callables by ``Solution.hash()``, least recently used first.
+_BUILT: OrderedDict[str, Callable[..., Any]] = OrderedDict()
+#: How many built solutions a process keeps (``executor.keep_built``: the executor sets it for its workers).
+KEEP_BUILT_ENV = "KERNELOPT_WORKER_KEEP_BUILT"
+DEFAULT_KEEP_BUILT = 8
 
 
 class BuildError(RuntimeError):
@@ -51,7 +64,10 @@ def build(solution: Solution, definition: Definition,
                          f"not '{definition.name}'")
     key = solution.hash()
     fn = _BUILT.get(key)
-    if fn is None:
+    if fn is not None:
+        _BUILT.move_to_end(key)
+    else:
+        release_built(keep_built() - 1)  # before the build: what the new one allocates fits where the old was
         lang = solution.spec.language
         if lang in (Language.python, Language.triton):
             fn = _build_python(solution, cache_dir)
@@ -63,6 +79,43 @@ def build(solution: Solution, definition: Definition,
         _BUILT[key] = fn
     check_signature(fn, definition, solution.spec.destination_passing_style)
     return fn
+
+
+def keep_built() -> int:
+    """How many built solutions this process keeps (``$KERNELOPT_WORKER_KEEP_BUILT``, at least 1)."""
+    raw = os.environ.get(KEEP_BUILT_ENV, "").strip()
+    try:
+        return max(1, int(raw)) if raw else DEFAULT_KEEP_BUILT
+    except ValueError:
+        raise ValueError(f"{KEEP_BUILT_ENV}={raw!r}: expected a whole number of solutions (>= 1)") from None
+
+
+def built_solutions() -> list[str]:
+    """Hashes of the solutions this process keeps built, least recently used first."""
+    return list(_BUILT)
+
+
+def release_built(keep: int = 0) -> list[str]:
+    """Release the least recently used built solutions until at most ``keep`` remain; returns their hashes.
+
+    A released solution's package (``ko_<hash>`` and its submodules) leaves ``sys.modules`` and its callable is
+    dropped; then the garbage collector runs and, where this process has initialised CUDA, the caching allocator
+    returns its free blocks. Building it again imports it afresh from the build cache. (A compiled extension's
+    shared library stays mapped: Python cannot unload one.)
+    """
+    released = []
+    while len(_BUILT) > max(keep, 0):
+        key, _ = _BUILT.popitem(last=False)
+        package = build_cache.PACKAGE_PREFIX + key
+        for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            del sys.modules[name]
+        released.append(key)
+    if released:
+        gc.collect()
+        torch = sys.modules.get("torch")
+        if torch is not None and torch.cuda.is_initialized():
+            torch.cuda.empty_cache()
+    return released
 
 
 def _build_python(solution: Solution, cache_dir: str | Path | None) -> Callable[..., Any]:

@@ -13,6 +13,7 @@ import pytest
 from executor_helpers import HARNESS_FIXTURES, executor_solution, process_gone, rmsnorm_request, statuses
 
 from kernelopt.executor import CpuExecutor, WorkerStartError, make_executor
+from kernelopt.harness.builders import KEEP_BUILT_ENV
 
 
 def _pid(ex: CpuExecutor) -> int:
@@ -168,3 +169,22 @@ def test_killing_the_executor_process_takes_its_workers_and_their_children(build
     child = int(pidfile.read_text())
     assert process_gone(int(worker_pid)) and process_gone(child)
     assert not Path(scratch).exists()
+
+
+def _census(tag: str, most: int, hold_mb: int = 1, gpu_mb: int = 1 << 20):
+    return executor_solution("module_census", TAG=tag, MAX=str(most), HOLD_MB=str(hold_mb), GPU_MB=str(gpu_mb))
+
+
+def test_a_persistent_worker_keeps_only_the_recent_solutions_built(build_cache_env):
+    """executor.keep_built=2: the third solution's build releases the first one's modules, so every census sees at
+    most two solution packages; with the default (8) the fourth sees four and fails - the check can fail."""
+    with CpuExecutor(env={**build_cache_env, KEEP_BUILT_ENV: "2"}) as ex:
+        kept = ex.evaluate_many([rmsnorm_request(_census(t, 2)) for t in "abcd"])
+        pid = _pid(ex)
+        again = ex.evaluate(rmsnorm_request(_census("a", 2)))  # released earlier: imported afresh, still correct
+        assert _pid(ex) == pid
+    assert [statuses(r) for r in kept] == [["PASSED"]] * 4, [r.results[0].log[-400:] for r in kept]
+    assert statuses(again) == ["PASSED"]
+    with CpuExecutor(env=build_cache_env) as ex:
+        crowded = ex.evaluate_many([rmsnorm_request(_census(t + "x", 3)) for t in "abcd"])
+    assert [statuses(r) for r in crowded] == [["PASSED"]] * 3 + [["INCORRECT_NUMERICAL"]]

@@ -6,6 +6,7 @@ import pytest
 from executor_helpers import HARNESS_FIXTURES, executor_solution, rmsnorm_request, statuses
 
 from kernelopt.executor import IsolatedExecutor, LocalExecutor, make_executor, visible_gpus
+from kernelopt.harness.builders import KEEP_BUILT_ENV
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not visible_gpus(), reason="needs a CUDA GPU")]
 
@@ -62,3 +63,18 @@ def test_gpu_memory_exhaustion_is_a_runtime_error_and_the_worker_recovers(build_
         after = ex.evaluate(rmsnorm_request(good, batch_sizes=(7, 16)))  # a fresh worker: memory given back
         assert after.all_passed, [r.log for r in after.results]
         assert ex.pool.slots[0].worker.pid != pid
+
+
+def test_a_released_solution_gives_its_gpu_memory_back(build_cache_env):
+    """Each census holds 12 GiB on the GPU in a module global and fails once more than 20 GiB are allocated in its
+    worker: with executor.keep_built=1 building the next solution releases the last one's buffer, so all pass;
+    keeping three, the second already sees 24 GiB (the check can fail)."""
+    def census(tag: str):
+        return executor_solution("module_census", TAG=tag, MAX="99", HOLD_MB=str(12 << 10), GPU_MB=str(20 << 10))
+
+    with LocalExecutor(devices=[0], env={**build_cache_env, KEEP_BUILT_ENV: "1"}) as ex:
+        released = ex.evaluate_many([rmsnorm_request(census(t)) for t in "abc"])
+    assert [statuses(r) for r in released] == [["PASSED"]] * 3, [r.results[0].log[-400:] for r in released]
+    with LocalExecutor(devices=[0], env={**build_cache_env, KEEP_BUILT_ENV: "3"}) as ex:
+        kept = ex.evaluate_many([rmsnorm_request(census(t + "k")) for t in "ab"])
+    assert [statuses(r) for r in kept] == [["PASSED"], ["INCORRECT_NUMERICAL"]]

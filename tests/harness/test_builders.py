@@ -154,3 +154,41 @@ def test_cpp_compile_error_carries_the_compiler_output(tmp_path):
     with pytest.raises(BuildError) as info:
         build(sol, RMS, tmp_path)
     assert "no_such_header_xyz.h" in info.value.log and "kernel.cpp" in info.value.log
+
+
+def test_a_process_keeps_the_recently_used_solutions_built(tmp_path, monkeypatch):
+    import gc
+    import sys
+    import weakref
+
+    from kernelopt.harness.builders import KEEP_BUILT_ENV, built_solutions, release_built
+
+    release_built()
+    monkeypatch.setenv(KEEP_BUILT_ENV, "2")
+    sols = [_sol(f"STATE = []\n\ndef run(hidden_states, weight, output):\n    return {i}\n", name=f"k{i}")
+            for i in range(3)]
+    first = build(sols[0], RMS, tmp_path)
+    gone = weakref.ref(sys.modules[first.__module__])
+    build(sols[1], RMS, tmp_path)
+    assert build(sols[0], RMS, tmp_path) is first  # used again: now the most recent
+    del first
+    assert build(sols[2], RMS, tmp_path)(1, 2, 3) == 2  # releases k1, the least recently used
+    assert built_solutions() == [sols[0].hash(), sols[2].hash()]
+    assert not any(m.startswith(build_cache.package_name(sols[1])) for m in sys.modules)
+    assert build(sols[1], RMS, tmp_path)(1, 2, 3) == 1  # imported afresh from the build cache; releases k0
+    gc.collect()
+    assert gone() is None  # nothing else held k0's module: its state went with it
+    assert release_built() == [sols[2].hash(), sols[1].hash()] and built_solutions() == []
+    monkeypatch.setenv(KEEP_BUILT_ENV, "two")
+    with pytest.raises(ValueError, match=r"KERNELOPT_WORKER_KEEP_BUILT='two': expected a whole number"):
+        build(sols[0], RMS, tmp_path)
+
+
+@pytest.mark.parametrize("bad", [0, -1, "8", True])
+def test_executor_keep_built_must_be_a_whole_number_of_solutions(bad):
+    from omegaconf import OmegaConf
+
+    from kernelopt.cli.build import make_executor
+
+    with pytest.raises(ValueError, match=r"executor.keep_built=.*: expected a whole number >= 1"):
+        make_executor(OmegaConf.create({"kind": "cpu", "keep_built": bad}), False)
