@@ -105,7 +105,7 @@ def release_built(keep: int = 0) -> list[str]:
     """
     released = []
     while len(_BUILT) > max(keep, 0):
-        key, _ = _BUILT.popitem(last=False)
+        key = _BUILT.popitem(last=False)[0]  # the callable not bound here: the collection below must free it
         package = build_cache.PACKAGE_PREFIX + key
         for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
             del sys.modules[name]
