@@ -95,6 +95,16 @@ def built_solutions() -> list[str]:
     return list(_BUILT)
 
 
+def build_state(solution_hash: str) -> dict[str, Any]:
+    """What an evaluation's process held built beside ``solution_hash`` (recorded in its environment as
+    ``builds``): ``others`` (solutions whose modules were still loaded) and ``keep`` (the bound)."""
+    try:
+        keep: int | str = keep_built()
+    except ValueError as exc:
+        keep = str(exc)
+    return {"others": sum(1 for k in _BUILT if k != solution_hash), "keep": keep}
+
+
 def release_built(keep: int = 0) -> list[str]:
     """Release the least recently used built solutions until at most ``keep`` remain; returns their hashes.
 

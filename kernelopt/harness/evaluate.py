@@ -28,7 +28,7 @@ import torch
 from kernelopt.data.records import EvalRequest, EvalResult, HarnessSettings, WorkloadResult
 from kernelopt.data.trace import EvaluationStatus as S
 from kernelopt.harness import environment, processes, protected_files, static_policy
-from kernelopt.harness.builders import BuildError, build
+from kernelopt.harness.builders import BuildError, build, build_state
 from kernelopt.harness.evaluators import select_evaluator
 from kernelopt.harness.guards import IntegrityGuard
 from kernelopt.harness.reference import load_reference
@@ -117,6 +117,7 @@ def evaluate(request: EvalRequest, device: str = "cpu") -> EvalResult:
         except Exception as exc:
             build_log.append(f"builder crashed: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
         log_text = _tail("\n".join(build_log))
+        env["builds"] = build_state(sol.hash())
         if fn is None:
             status = S.REJECTED if rejected else S.COMPILE_ERROR
             results = [WorkloadResult(uuid=w.uuid, axes=dict(w.axes), status=status, log=log_text)

@@ -184,7 +184,10 @@ def test_a_persistent_worker_keeps_only_the_recent_solutions_built(build_cache_e
         again = ex.evaluate(rmsnorm_request(_census("a", 2)))  # released earlier: imported afresh, still correct
         assert _pid(ex) == pid
     assert [statuses(r) for r in kept] == [["PASSED"]] * 4, [r.results[0].log[-400:] for r in kept]
+    assert [r.environment["builds"] for r in kept] == [{"others": n, "keep": 2} for n in (0, 1, 1, 1)]
     assert statuses(again) == ["PASSED"]
     with CpuExecutor(env=build_cache_env) as ex:
         crowded = ex.evaluate_many([rmsnorm_request(_census(t + "x", 3)) for t in "abcd"])
     assert [statuses(r) for r in crowded] == [["PASSED"]] * 3 + [["INCORRECT_NUMERICAL"]]
+    assert crowded[3].environment["builds"] == {"others": 3, "keep": 8}
+    assert "census dx: 4 solution packages" in crowded[3].results[0].log
