@@ -15,7 +15,7 @@
 # AT='@SELECT=fused' TAG=_fused (writes replay100_fused.jsonl; scripts/single_launch_probe.sh does that).
 # Another seed: SEED=operators/<def>/solutions/seeds/<name> TAG=_<name> (writes replay100_<name>.jsonl).
 # Usage (about 5 minutes): GPU0_FIRST="bash scripts/indexer_probe.sh" GPU0_FIRST_S=360
-#   PACK_EXTRA='benchmarks/results/indexer_probe' CALL=<x> END_BY=<limit-60> bash scripts/gpu_session_m.sh
+#   PACK_EXTRA='benchmarks/results/indexer_probe' CALL=<x> END_BY=<limit-60> bash scripts/sessions/gpu_session_m.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 D=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted((REPO / "scripts").glob("*.sh"))
+SCRIPTS = sorted([*(REPO / "scripts").glob("*.sh"), *(REPO / "scripts" / "sessions").glob("*.sh")])
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
@@ -285,3 +285,18 @@ def test_the_h200_first_prefill_sweep_runs_only_on_an_h200(tmp_path: Path) -> No
                              capture_output=True, text=True, timeout=30, check=False,
                              env={"PATH": f"{fake}:/usr/bin:/bin", **extra})
         assert res.stdout == f"{want_out}rc={want_rc}\n", (card, res.stdout, res.stderr)
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
+def test_what_a_script_sources_exists(script: Path) -> None:
+    """The session scripts moved to scripts/sessions/ (stop 57): each ``source`` must still name a file, whether
+    given relative to the script (``$(dirname "$0")/..``) or to the checkout's root, where they are run from."""
+    import re
+
+    for line in script.read_text().replace('$(dirname "$0")', str(script.parent)).splitlines():
+        m = re.match(r'\s*(?:source|\.)\s+"?([^"\s]+)"?(?:\s|$)', line)
+        if not m:
+            continue
+        path = m.group(1)
+        target = Path(path) if path.startswith("/") else REPO / path
+        assert target.resolve().is_file(), f"{script.name}: sources {m.group(1)}, which does not exist"
