@@ -369,6 +369,6 @@ campaign() {
   step $(( wall + 80 )) python3 -m kernelopt.cli.main optimize $args
   step 60 python3 -m kernelopt.cli.main export "$op" --alias champion -o "$P/${name}_campaign_champion.json"
   step 60 python3 benchmarks/campaign_summary.py "$op" --name "campaign_${name}_${CALL}_h200" \
-    --command "kernelopt optimize $args (scripts/$(basename "$0"), call $CALL)"
+    --command "kernelopt optimize $args ($0, call $CALL)"
 }
 if [ "${1:-}" = session ]; then session_setup; fi
