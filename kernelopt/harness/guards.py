@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 import types
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -183,6 +184,22 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
     return watched
 
 
+_TORCH_DIR = Path(torch.__file__).resolve().parent
+
+
+def _torch_wrapper_of(new: Any, old: Any) -> bool:
+    """``new`` wraps exactly ``old`` (``__wrapped__``) and its code is torch's own (a file under torch's package):
+    what ``torch._disable_dynamo(fn)`` returns for the original ``fn``, never a candidate's wrapper (its code is its
+    file) nor torch's wrapper around anything else."""
+    code = getattr(new, "__code__", None)
+    if old is None or old is _INHERITED or code is None or getattr(new, "__wrapped__", None) is not old:
+        return False
+    try:
+        return Path(code.co_filename).resolve().is_relative_to(_TORCH_DIR)
+    except (OSError, ValueError):
+        return False
+
+
 class IntegrityGuard:
     """Identity snapshot of the functions the harness times and checks with.
 
@@ -201,12 +218,25 @@ class IntegrityGuard:
         return ["builtins." + b for b in _BUILTINS if builtins.__dict__.get(b) is not self.builtins[b]]
 
     def tampered(self) -> list[str]:
-        """Names of watched functions that were replaced since the snapshot."""
+        """Names of watched functions that were replaced since the snapshot.
+
+        One replacement is torch's own and is adopted into the snapshot instead: a wrapper made by torch's code
+        around the snapshot's very function (importing ``torch._dynamo`` - which fla, Inductor and any
+        ``torch.compile`` user import - rebinds ``torch.manual_seed`` to ``torch._disable_dynamo(torch.manual_seed)``;
+        the first candidate of a worker to import it was REJECTED for tampering)."""
         bad = self._bad_builtins()
         if bad:
             return bad
         now = _watched()
-        return [k for k, (_, _, f) in self.before.items() if k not in now or now[k][2] is not f]
+        out = []
+        for k, (owner, attr, f) in self.before.items():
+            if k in now and now[k][2] is f:
+                continue
+            if k in now and _torch_wrapper_of(now[k][2], f):
+                self.before[k] = (owner, attr, now[k][2])
+                continue
+            out.append(k)
+        return out
 
     def restore(self) -> list[str]:
         """Put replaced functions back; returns their names."""

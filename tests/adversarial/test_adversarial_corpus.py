@@ -35,6 +35,7 @@ CHEATS: dict[str, tuple[S, tuple[str, ...], dict, tuple[int, ...]]] = {
     "patch_synchronize": (S.REJECTED, ("harness tampering", "torch.cuda.synchronize"), {}, (1,)),
     "patch_builtins": (S.REJECTED, ("harness tampering", "builtins.max"), {}, (1,)),
     "patch_reference_torch": (S.REJECTED, ("harness tampering at import", "torch.rsqrt"), {}, (1,)),
+    "dynamo_wrapped_fake": (S.REJECTED, ("harness tampering at import", "torch.manual_seed"), {}, (1,)),
     "reference_from_frames": (S.REJECTED, ("re-check of the last timed call", "INCORRECT_SHAPE"), {}, (1,)),
     "mutate_input": (S.REJECTED, ("input mutation", "weight"), {}, (1,)),
     "precision_downcast": (S.REJECTED, ("precision probe", "policy.json"), {"precision_probe": True}, (1,)),
@@ -87,7 +88,7 @@ def test_corpus_has_a_case_for_every_cheat_folder():
     assert len(folders) >= 12
 
 
-@pytest.mark.parametrize("name", ["py_value", "py_dps", "triton_rowwise"])
+@pytest.mark.parametrize("name", ["py_value", "py_dps", "triton_rowwise", "imports_dynamo"])
 def test_honest_solution_passes_every_guard(name):
     res = evaluate(request_for(corpus_solution("honest", name), (1, 7), **ALL_GUARDS), device=DEVICE)
     for r in res.results:
@@ -241,3 +242,17 @@ def test_cheats_through_the_cpu_executor(tmp_path):
     _check(results[2], S.REJECTED, ("harness tampering at import",))
     _check(results[3], S.PASSED, ())
     assert time.monotonic() - t0 < 120
+
+
+def test_a_candidate_importing_torch_dynamo_first_in_its_worker_is_not_tampering(tmp_path):
+    """torch._dynamo's import rebinds torch.manual_seed to torch's own wrapper of it: the first candidate of a worker
+    to import it (fla's GDN baseline on an H100, call MD of 2026-12-06) was REJECTED for tampering. A fresh worker
+    (dynamo not imported yet, unlike this test process) must pass it, and still reject a torch-made wrapper of
+    anything else."""
+    from kernelopt.executor import CpuExecutor
+
+    with CpuExecutor(env={"KERNELOPT_CACHE_DIR": str(tmp_path / "builds")}) as ex:
+        honest, cheat = ex.evaluate_many([request_for(corpus_solution("honest", "imports_dynamo"), (1,)),
+                                          request_for(corpus_solution("cheats", "dynamo_wrapped_fake"), (1,))])
+    _check(honest, S.PASSED, ())
+    _check(cheat, S.REJECTED, ("harness tampering at import", "torch.manual_seed"))

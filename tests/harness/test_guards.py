@@ -91,3 +91,29 @@ def test_integrity_guard_sees_patched_comparison_and_conversion_dunders(dunder):
             else:
                 setattr(torch.Tensor, dunder, own)
     assert g.tampered() == []
+
+
+def test_torchs_own_wrapping_at_import_is_adopted_and_any_other_wrapper_is_tampering():
+    """In a fresh interpreter (this one may have imported torch._dynamo already): importing it rebinds
+    torch.manual_seed to torch's wrapper of the same function - adopted into the snapshot, kept by restore();
+    a wrapper of the original written outside torch (functools.wraps) is still tampering."""
+    import subprocess
+    import sys
+
+    code = """
+import functools, sys, torch
+from kernelopt.harness.guards import IntegrityGuard
+assert "torch._dynamo" not in sys.modules
+g = IntegrityGuard()
+original = torch.manual_seed
+import torch._dynamo
+wrapped = torch.manual_seed
+assert wrapped is not original and wrapped.__wrapped__ is original
+assert g.tampered() == [] and g.restore() == [] and torch.manual_seed is wrapped
+torch.manual_seed = functools.wraps(wrapped)(lambda seed: wrapped(seed))
+assert g.tampered() == ["torch.manual_seed"], g.tampered()
+assert g.restore() == ["torch.manual_seed"] and torch.manual_seed is wrapped
+print("ok")
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr[-2000:]
