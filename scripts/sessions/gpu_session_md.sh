@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device call MD (2026-12-06, stop 57): on an H200 the next prefill sweep to adopt (prefill_sweep_on_h200); on any
+# Device calls MD and ME (2026-12-06, stop 57; MD found fla REJECTED for torch._dynamo's own rebinding of torch.manual_seed, ME ran after the fix): on an H200 the next prefill sweep to adopt (prefill_sweep_on_h200); on any
 # other card the contest path after executor.keep_built (a persistent worker now keeps the 8 most recently used
 # solutions built and releases older ones): benchmarks/contest.py on GDN decode's 4 smallest workloads, the retained
 # kernel and every baseline (reference, torch.compile, fla) interleaved per workload in one worker, so each
