@@ -8,10 +8,7 @@
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results "$OUT/ceilings_cache" "benchmarks/results/campaign_ceilings_${CALL}_*"
 GPU_K=${GPU_K:-"(wy3h or wy3p or wy3v or onelaunch or recurrent or gemm_tiled or moe or rmsnorm_rowwise) and not fused_add"}
-( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  prefill_sweep_on_h200 && exit 0
-  [ -f .whl_camp/site.tar.xz ] && tar -C /tmp/site -xJf .whl_camp/site.tar.xz
+( h200_sweep_first && exit 0
   export KERNELOPT_CEILINGS_DIR="$OUT/ceilings_cache"
   step 150 python3 -m kernelopt.cli.main optimize operator=rmsnorm_h4096 operator.workload_sample=3 \
     controller.max_candidates=2 controller.max_rounds=1 controller.wall_clock_s=110 campaign.name="ceilings_${CALL}"

@@ -9,10 +9,7 @@
 # Usage (carry .whl_eval and .whl_camp):  WHEELS=.whl_eval CALL=<call> END_BY=300 bash scripts/sessions/gpu_session_mb.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results "$OUT/ceilings_cache" "benchmarks/results/campaign_ceilings_${CALL}_*"
-( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  prefill_sweep_on_h200 && exit 0
-  [ -f .whl_camp/site.tar.xz ] && tar -C /tmp/site -xJf .whl_camp/site.tar.xz
+( h200_sweep_first && exit 0
   slug=$(python3 -c "from kernelopt.analysis.roofline import cached_ceilings_path as c
 import torch; print(c(torch.cuda.get_device_name(0)).name)")
   rm -v "kernelopt/analysis/ceilings/$slug" >> "$L" 2>&1

@@ -7,9 +7,7 @@
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=400 bash scripts/sessions/gpu_session_mc.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
-( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  prefill_sweep_on_h200 && exit 0
+( h200_sweep_first && exit 0
   for f in tests/executor/test_executor_gpu.py tests/adversarial/test_adversarial_gpu.py tests/harness/test_timing.py; do
     step "$(left)" python3 -m pytest -v -m gpu -p no:cacheprovider --timeout 300 -rs --durations=10 \
       --junitxml="$OUT/gpu_suite_${CALL}_$(basename "$f" .py).xml" "$f"

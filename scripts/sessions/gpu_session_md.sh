@@ -8,9 +8,7 @@
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=480 bash scripts/sessions/gpu_session_md.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results "$OUT/contest_keep_built_${CALL}.*"
-( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  prefill_sweep_on_h200 && exit 0
+( h200_sweep_first && exit 0
   step "$(( $(left) - 30 ))" python3 benchmarks/contest.py --operators "$DEC" --max-workloads 4 \
     --name "keep_built_${CALL}" --out "$OUT"
   step 30 python3 - "$OUT/contest_keep_built_${CALL}.json" <<'PY'
