@@ -320,7 +320,11 @@ left() { echo $(( ${END_BY:-540} - SECONDS - 10 )); }
 # paths that do not exist yet are skipped.
 keep_packed() {
   PACK_NAME=$1; shift
-  PACK_PATTERNS="$*"
+  PACK_PATTERNS=""
+  local pat
+  for pat in "$@"; do  # absolute paths (under $OUT) come back by themselves; packed, they unpacked as root/out/...
+    case "$pat" in /*) ;; *) PACK_PATTERNS="$PACK_PATTERNS $pat" ;; esac
+  done
   ( while sleep 30; do pack_once; done ) &
   PACKER=$!
 }

@@ -56,10 +56,11 @@ def test_keep_call_results_packs_the_calls_results_and_no_other_calls(tmp_path: 
         (res_dir / name).write_text("x")
     (tmp_path / "extra" / "e.txt").write_text("x")
     out = tmp_path / "out"
-    out.mkdir()
+    (out / "cache").mkdir(parents=True)
+    (out / "cache" / "c.json").write_text("{}")
     env = REPO / "scripts" / "gpu_env.sh"
     script = (f"eval \"$(sed -n '/^axis_band()/,$p' {env})\"; CALL=zz; P=benchmarks/results/profiles_v; OUT={out}; "
-              "keep_call_results extra; finish_packing")
+              "keep_call_results extra \"$OUT/cache\"; finish_packing")
     res = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
     assert res.returncode == 0, res.stderr
     with tarfile.open(out / "results_zz.tgz") as tar:
@@ -68,6 +69,8 @@ def test_keep_call_results_packs_the_calls_results_and_no_other_calls(tmp_path: 
             "benchmarks/results/span_anatomy_h200_moe_zz.md", "benchmarks/results/ncu_sections_h200_moe_zz.json",
             "extra/e.txt"} <= names
     assert not {"benchmarks/results/contest_moe_yy.md", "benchmarks/results/ncu_sections_h200_moe_yy.json"} & names
+    # a path under $OUT comes back by itself: packed too, it was unpacked into the checkout as root/out/... (call MB)
+    assert not [n for n in names if n.endswith("cache/c.json")]
 
 
 def test_fastest_in_turn_keeps_the_first_unless_a_later_trace_passed_as_much_and_is_faster(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@
 # benchmarks/campaign_summary.py; (2) the GPU seed points calls LA-LF did not reach (GPU_K below), bounded by END_BY.
 # Usage (carry .whl_eval and .whl_camp):  WHEELS=.whl_eval CALL=<call> END_BY=560 bash scripts/sessions/gpu_session_ma.sh
 source "$(dirname "$0")/../gpu_env.sh" session
-keep_call_results "$OUT/ceilings_cache" "benchmarks/results/campaign_ceilings_${CALL}_*"
+keep_call_results "benchmarks/results/campaign_ceilings_${CALL}_*"
 GPU_K=${GPU_K:-"(wy3h or wy3p or wy3v or onelaunch or recurrent or gemm_tiled or moe or rmsnorm_rowwise) and not fused_add"}
 ( h200_sweep_first && exit 0
   export KERNELOPT_CEILINGS_DIR="$OUT/ceilings_cache"

@@ -8,7 +8,7 @@
 # then `kernelopt doctor` reads them back from the cache.
 # Usage (carry .whl_eval and .whl_camp):  WHEELS=.whl_eval CALL=<call> END_BY=300 bash scripts/sessions/gpu_session_mb.sh
 source "$(dirname "$0")/../gpu_env.sh" session
-keep_call_results "$OUT/ceilings_cache" "benchmarks/results/campaign_ceilings_${CALL}_*"
+keep_call_results "benchmarks/results/campaign_ceilings_${CALL}_*"
 ( h200_sweep_first && exit 0
   slug=$(python3 -c "from kernelopt.analysis.roofline import cached_ceilings_path as c
 import torch; print(c(torch.cuda.get_device_name(0)).name)")
