@@ -7,7 +7,7 @@
 # evaluation ('builds': others held, keep) and its seconds spent are printed from the contest JSON.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=480 bash scripts/sessions/gpu_session_md.sh
 source "$(dirname "$0")/../gpu_env.sh" session
-keep_call_results "$OUT/contest_keep_built_${CALL}.*"
+keep_call_results  # the contest files are written under $OUT: they come back by themselves
 ( h200_sweep_first && exit 0
   step "$(( $(left) - 30 ))" python3 benchmarks/contest.py --operators "$DEC" --max-workloads 4 \
     --name "keep_built_${CALL}" --out "$OUT"
