@@ -75,11 +75,9 @@ def cupti_median_ms(fn: Any, warmup: int = 3, repeats: int = 20) -> float:
     """Median device time (ms) of one call of ``fn`` as the official timing measures it: the harness's
     ``time_callable`` with the CUPTI timer (L2 flushed before each call, synchronized around it, the span from the
     call's first kernel start to its last kernel end), so the host's launch time is not in it."""
-    from kernelopt.harness.timing import time_callable
+    from kernelopt.harness.timing import median_call_ms
 
-    times, _ = time_callable(lambda: fn(), [], warmup=warmup, iterations=max(repeats, 1), device="cuda",
-                             timer="cupti")
-    return statistics.median(times)
+    return median_call_ms(fn, warmup, repeats, timer="cupti", flush_l2=True)
 
 
 TIMER_WORDS = {"cupti": "CUPTI device time, L2 flushed before each call, as the official timing",

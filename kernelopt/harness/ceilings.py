@@ -25,7 +25,6 @@ import argparse
 import datetime as _dt
 import json
 import os
-import statistics
 import subprocess
 import sys
 from collections.abc import Callable
@@ -41,21 +40,11 @@ SOURCE = "python -m kernelopt.harness.ceilings"
 
 
 def median_ms(fn: Callable[[], Any], warmup: int = 3, repeats: int = 20) -> float:
-    """Median CUDA-event time (ms) of one call of ``fn`` after ``warmup`` calls."""
-    import torch
+    """Median CUDA-event time (ms) of one call of ``fn`` after ``warmup`` calls, warm caches (no L2 flush: the
+    buffers measured are far larger than it), by the harness's own timer."""
+    from kernelopt.harness.timing import median_call_ms
 
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+    return median_call_ms(fn, warmup, repeats)
 
 
 def copy_bandwidth(nbytes: int = 1 << 30) -> dict[str, float]:

@@ -13,6 +13,7 @@ arguments. On CUDA, before every warm-up and timed call an int8 buffer of 2 x L2
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -178,6 +179,16 @@ def time_callable(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int, i
         if between is not None:
             between(iterations)
         return times, name
+
+
+def median_call_ms(fn: Callable[[], Any], warmup: int = 3, repeats: int = 20, *, timer: str = "cuda_event",
+                   flush_l2: bool = False, device: str | torch.device = "cuda") -> float:
+    """Median milliseconds of one call of ``fn()`` by :func:`time_callable` (``timer``; L2 flushed before each call
+    or not): the device ceilings' measurements (CUDA events, warm caches) and the benchmarks' ``cupti`` / ``cuda_event``
+    call timers."""
+    times, _ = time_callable(lambda: fn(), [], warmup=warmup, iterations=max(repeats, 1), device=device, timer=timer,
+                             flush_l2=flush_l2)
+    return statistics.median(times)
 
 
 def _before_each(flush: Callable[[], Any] | None, between: Callable[[int], Any] | None) -> Callable[[], Any] | None:
