@@ -66,10 +66,11 @@ def test_gpu_memory_exhaustion_is_a_runtime_error_and_the_worker_recovers(build_
 
 
 def _gpu0_mib() -> int:
-    """GPU 0's memory (MiB) from nvidia-smi (this process initialises no CUDA)."""
+    """The first visible GPU's memory (MiB) from nvidia-smi (this process initialises no CUDA)."""
     import subprocess
 
-    out = subprocess.run(["nvidia-smi", "--query-gpu=memory.total", "--format=csv,noheader,nounits", "-i", "0"],
+    out = subprocess.run(["nvidia-smi", "--query-gpu=memory.total", "--format=csv,noheader,nounits", "-i",
+                          visible_gpus()[0]],
                          capture_output=True, text=True, timeout=30, check=False)
     return int(out.stdout.split()[0]) if out.returncode == 0 and out.stdout.split() else 0
 
