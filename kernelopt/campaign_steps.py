@@ -39,6 +39,13 @@ PROFILE_MIN_S = 20.0
 CEILINGS_TIMEOUT_S = 180.0
 
 
+def child_budget_s(clock_left_s: float, cap_s: float, children: int = 1) -> float:
+    """Seconds each of ``children`` analysis child processes (a profiler run, the ceilings measurement) may take:
+    :data:`PROFILE_CLOCK_SHARE` of the wall clock left, split between them, at most ``cap_s``; the caller skips them
+    below :data:`PROFILE_MIN_S`."""
+    return min(cap_s, PROFILE_CLOCK_SHARE * clock_left_s / max(children, 1))
+
+
 def _lanes(executor: Any) -> int:
     n = getattr(executor, "num_workers", None) or len(getattr(executor, "devices", None) or [None])
     return max(1, int(n))
@@ -272,7 +279,7 @@ class _Loop:
         if (not self.cfg.measure_ceilings or not self.device or not callable(measure)
                 or not getattr(self.executor, "has_gpu", False) or load_ceilings(self.device) is not None):
             return
-        timeout = min(CEILINGS_TIMEOUT_S, PROFILE_CLOCK_SHARE * clock_left_s)
+        timeout = child_budget_s(clock_left_s, CEILINGS_TIMEOUT_S)
         path = cached_ceilings_path(self.device)
         if timeout < PROFILE_MIN_S:
             self.emit("ceilings_failed", device=self.device, reason=(
@@ -301,7 +308,7 @@ class _Loop:
         (:data:`PROFILE_MIN_S`) skips them."""
         probes = band_probes(analysis)
         children = 2 * len(set(probes.values()))  # torch.profiler and ncu per probed workload
-        per_child = min(PROFILE_TIMEOUT_S, PROFILE_CLOCK_SHARE * clock_left_s / max(children, 1))
+        per_child = child_budget_s(clock_left_s, PROFILE_TIMEOUT_S, children)
         if per_child < PROFILE_MIN_S:
             why = (f"band profiling skipped: {max(clock_left_s, 0.0):.0f} s of the wall clock left, "
                    f"{PROFILE_CLOCK_SHARE:g} of it over {children} profiler runs is {per_child:.1f} s each "
