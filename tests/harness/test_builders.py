@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 import torch
 
@@ -145,6 +147,18 @@ def test_cpp_torch_extension_builds_and_runs(tmp_path):
     with pytest.raises(BuildError, match="expected 2 positional parameters, but got 3"):
         value_style = sol.spec.model_copy(update={"destination_passing_style": False})
         build(sol.model_copy(update={"spec": value_style}), RMS, tmp_path)
+    # Released (its module leaves sys.modules; the shared library stays mapped) and built again: the extension is
+    # imported afresh from the build cache, not recompiled, and still computes the same.
+    from kernelopt.harness.builders import release_built
+
+    assert sol.hash() in release_built()
+    assert not any(m.startswith(build_cache.package_name(sol)) for m in sys.modules)
+    so_files = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*.so")}
+    again = build(sol, RMS, tmp_path)
+    out2 = torch.empty_like(x)
+    again(x, w, out2)
+    assert torch.equal(out2, out)
+    assert so_files and {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*.so")} == so_files
 
 
 def test_cpp_compile_error_carries_the_compiler_output(tmp_path):
