@@ -21,15 +21,24 @@ import sys
 import threading
 import time
 import types
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import torch
 
-INT_POISON: dict[torch.dtype, int] = {
-    d: torch.iinfo(d).min for d in (torch.int8, torch.int16, torch.int32, torch.int64)
-}
-INT_POISON[torch.uint8] = 0xFF
+from kernelopt.harness.function_state import (
+    constant_names,
+    dynamo_wrapper_of,
+    dynamo_wrapper_ok,
+    is_dynamo_wrapper,
+    restore_state,
+    same_state,
+    state_of,
+)
+
+#: Read-only: a candidate that set a poison value to what its kernel leaves behind would pass stale memory.
+INT_POISON: Mapping[torch.dtype, int] = types.MappingProxyType(
+    {**{d: torch.iinfo(d).min for d in (torch.int8, torch.int16, torch.int32, torch.int64)}, torch.uint8: 0xFF})
 
 
 def poison_(t: torch.Tensor) -> torch.Tensor:
@@ -108,6 +117,7 @@ _BUILTINS = ("isinstance", "type", "len", "min", "max", "sum", "abs", "float", "
 
 
 _INHERITED = object()  # marks a class attribute that was not set on the class itself
+_GONE = object()  # a watched name no longer there
 
 
 #: Tensor methods and operators references and checks use (the public methods; the arithmetic, comparison, logical,
@@ -144,6 +154,8 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
         if mod is None or not _ours(mod_name, mod):
             continue
         watched[f"sys.modules[{mod_name}]"] = (sys.modules, mod_name, mod)
+        for attr in constant_names(mod):  # EPS, THREAD_CPU_NS...: a rebound constant turns a verdict around
+            watched[f"{mod_name}.{attr}"] = (mod, attr, vars(mod)[attr])
         for attr, val in list(vars(mod).items()):
             if callable(val):
                 watched[f"{mod_name}.{attr}"] = (mod, attr, val)
@@ -184,68 +196,61 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
     return watched
 
 
-_TORCH_DIR = Path(torch.__file__).resolve().parent
-
-
-def _torch_wrapper_of(new: Any, old: Any) -> bool:
-    """``new`` wraps exactly ``old`` (``__wrapped__``) and its code is torch's own (a file under torch's package):
-    what ``torch._disable_dynamo(fn)`` returns for the original ``fn``, never a candidate's wrapper (its code is its
-    file) nor torch's wrapper around anything else."""
-    code = getattr(new, "__code__", None)
-    if old is None or old is _INHERITED or code is None or getattr(new, "__wrapped__", None) is not old:
-        return False
-    try:
-        return Path(code.co_filename).resolve().is_relative_to(_TORCH_DIR)
-    except (OSError, ValueError):
-        return False
-
-
 class IntegrityGuard:
-    """Identity snapshot of the functions the harness times and checks with.
+    """Snapshot of the functions (and module constants) the harness times and checks with.
 
-    ``tampered()`` names what was replaced since the snapshot (module functions of every
-    ``kernelopt.harness`` module and their classes' methods, the modules themselves in
-    ``sys.modules``, timers, synchronisation, comparison functions, common builtins); ``restore()``
-    puts the snapshot's objects back, so a persistent worker stays trustworthy after a cheat.
+    ``tampered()`` names what was replaced since the snapshot - module functions of every ``kernelopt`` module and
+    their classes' methods, those modules' constants, the modules themselves in ``sys.modules``, timers,
+    synchronisation, comparison functions, every public torch function, common builtins - or changed in place (a
+    Python function's code, defaults or closure: :mod:`kernelopt.harness.function_state`); ``restore()`` puts the
+    snapshot's objects and states back, so a persistent worker stays trustworthy after a cheat.
     """
 
     def __init__(self) -> None:
         self.builtins = {b: builtins.__dict__.get(b) for b in _BUILTINS}
         self.before = _watched()
+        self.states = {k: state_of(f) for k, (_, _, f) in self.before.items()}
 
     def _bad_builtins(self) -> list[str]:
         # dict look-ups and identity only: a patched builtin must not break the check itself
         return ["builtins." + b for b in _BUILTINS if builtins.__dict__.get(b) is not self.builtins[b]]
 
     def tampered(self) -> list[str]:
-        """Names of watched functions that were replaced since the snapshot.
+        """Names of watched objects that were replaced or changed in place since the snapshot.
 
-        One replacement is torch's own and is adopted into the snapshot instead: a wrapper made by torch's code
-        around the snapshot's very function (importing ``torch._dynamo`` - which fla, Inductor and any
+        One replacement is torch's own and is adopted into the snapshot instead: ``torch._disable_dynamo``'s
+        wrapper around the snapshot's very function (importing ``torch._dynamo`` - which fla, Inductor and any
         ``torch.compile`` user import - rebinds ``torch.manual_seed`` to ``torch._disable_dynamo(torch.manual_seed)``;
-        the first candidate of a worker to import it was REJECTED for tampering)."""
+        the first candidate of a worker to import it was REJECTED for tampering). No other wrapper is, torch-made or
+        not (``torch.autocast(...)(torch.rsqrt)`` has torch's code and the original as ``__wrapped__`` too)."""
         bad = self._bad_builtins()
         if bad:
             return bad
         now = _watched()
         out = []
         for k, (owner, attr, f) in self.before.items():
-            if k in now and now[k][2] is f:
-                continue
-            if k in now and _torch_wrapper_of(now[k][2], f):
-                self.before[k] = (owner, attr, now[k][2])
-                continue
-            out.append(k)
+            cur = now[k][2] if k in now else _GONE
+            if cur is not f and cur is not _GONE and dynamo_wrapper_of(cur, f):
+                self.before[k] = (owner, attr, cur)
+                self.states[k] = state_of(cur)
+                f = cur
+            if cur is not f or not same_state(state_of(f), self.states[k]) or (
+                    is_dynamo_wrapper(f) and not dynamo_wrapper_ok(f)):
+                out.append(k)
         return out
 
     def restore(self) -> list[str]:
-        """Put replaced functions back; returns their names."""
+        """Put replaced functions back, and changed functions' code, defaults and closures (a foreign
+        ``__dynamo_disable`` hook is removed: torch makes its own again at the next call); returns their names."""
         bad = self._bad_builtins()
         for name in bad:
             builtins.__dict__[name[len("builtins."):]] = self.builtins[name[len("builtins."):]]
         later = self.tampered()
         for k in later:
             owner, attr, val = self.before[k]
+            restore_state(val, self.states[k])
+            if is_dynamo_wrapper(val) and not dynamo_wrapper_ok(val):  # torch makes its own hook again
+                getattr(getattr(val, "__wrapped__", None), "__dict__", {}).pop("__dynamo_disable", None)
             try:
                 if owner is None:
                     continue

@@ -113,6 +113,21 @@ assert g.tampered() == [] and g.restore() == [] and torch.manual_seed is wrapped
 torch.manual_seed = functools.wraps(wrapped)(lambda seed: wrapped(seed))
 assert g.tampered() == ["torch.manual_seed"], g.tampered()
 assert g.restore() == ["torch.manual_seed"] and torch.manual_seed is wrapped
+torch.manual_seed(0)  # the wrapper's first call sets dynamo's own hook on the original: still no tampering
+assert "__dynamo_disable" in vars(original) and g.tampered() == [], g.tampered()
+hook = vars(original)["__dynamo_disable"]
+original.__dynamo_disable = lambda seed: None  # a foreign hook: the wrapper would call it instead of the original
+assert g.tampered() == ["torch.manual_seed"] and g.restore() == ["torch.manual_seed"]
+assert "__dynamo_disable" not in vars(original) and g.tampered() == []
+cell = wrapped.__closure__[wrapped.__code__.co_freevars.index("fn")]
+cell.cell_contents = lambda seed: None  # the wrapper made to call something else, in place
+assert g.tampered() == ["torch.manual_seed"] and g.restore() == ["torch.manual_seed"]
+assert cell.cell_contents is original and g.tampered() == []
+for other in (torch.autocast("cpu", dtype=torch.bfloat16)(original), torch.no_grad()(original),
+              torch._disable_dynamo(lambda seed: None)):  # torch-made, but not torch's own rebinding of it
+    torch.manual_seed = other
+    assert g.tampered() == ["torch.manual_seed"], (other, g.tampered())
+    assert g.restore() == ["torch.manual_seed"] and torch.manual_seed is wrapped
 print("ok")
 """
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
@@ -139,3 +154,56 @@ print("ok")
 """
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
     assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr[-2000:]
+
+
+def test_integrity_guard_sees_functions_changed_in_place_and_puts_them_back():
+    """Code, defaults, keyword defaults and closure cells of a watched Python function: changed in place the object
+    stays the same (an identity snapshot saw nothing; the corpus's code_swap_timer PASSED at 1 us a call)."""
+    from kernelopt.harness import correctness, timing
+
+    g = IntegrityGuard()
+    fn = timing.time_callable
+    code, kwdefaults = fn.__code__, dict(fn.__kwdefaults__)
+
+    def fake(fn, args, *, warmup, iterations, device, timer="auto", flush_l2=True, cupti_max_call_ms=0.0,
+             cupti_persistent=True, budget_s=0.0, notes=None, records=None, between=None):
+        return [1e-3] * iterations, "cpu_wall"
+
+    fn.__code__ = fake.__code__
+    assert "kernelopt.harness.timing.time_callable" in g.tampered()
+    assert "kernelopt.harness.timing.time_callable" in g.restore()
+    assert timing.time_callable is fn and fn.__code__ is code and g.tampered() == []
+    fn.__kwdefaults__["flush_l2"] = False  # the dict mutated in place
+    assert "kernelopt.harness.timing.time_callable" in g.restore()
+    assert fn.__kwdefaults__ == kwdefaults and g.tampered() == []
+    stats = correctness.error_stats
+    stats.__defaults__ = (0.0,)
+    assert "kernelopt.harness.correctness.error_stats" in g.restore()
+    assert stats.__defaults__ == (1.0,) and g.tampered() == []
+
+
+def test_integrity_guard_sees_rebound_module_constants_but_not_what_a_module_rebinds_itself(tmp_path):
+    """A harness constant rebound (the corpus's harness_constant: correctness.EPS = 1e30 and every finite error
+    passed) is tampering and is put back; a global the module's own code rebinds under ``global`` is state."""
+    import sys
+    import types
+
+    from kernelopt.harness import correctness, guards
+    from kernelopt.harness.function_state import constant_names
+
+    g = IntegrityGuard()
+    eps, allowance = correctness.EPS, guards.THREAD_CPU_NS
+    correctness.EPS, guards.THREAD_CPU_NS = 1e30, 10**15
+    assert {"kernelopt.harness.correctness.EPS", "kernelopt.harness.guards.THREAD_CPU_NS"} <= set(g.tampered())
+    g.restore()
+    assert correctness.EPS == eps and guards.THREAD_CPU_NS == allowance and g.tampered() == []
+    with pytest.raises(TypeError):
+        INT_POISON[torch.int32] = 0  # read-only: a poison value equal to what a kernel leaves would pass stale data
+
+    src = tmp_path / "mod_under_test.py"
+    src.write_text("LIMIT = 3\nSEEN = False\nCACHE = {}\n\ndef mark():\n    global SEEN\n    SEEN = True\n")
+    mod = types.ModuleType("mod_under_test")
+    mod.__file__ = str(src)
+    exec(compile(src.read_text(), str(src), "exec"), vars(mod))
+    assert sorted(constant_names(mod)) == ["CACHE", "LIMIT"]
+    assert "mod_under_test" not in sys.modules
