@@ -132,10 +132,13 @@ def test_missing_input_is_named() -> None:
         run_reference(_tiny(TINY["reference"]), {})
 
 
-def test_reference_is_cached_per_source() -> None:
+def test_reference_is_loaded_afresh_each_time() -> None:
+    """No process-wide cache of reference callables a candidate could fill first (reference_cache_poison): each
+    load executes the source in a new namespace."""
     a = load_reference(_tiny(TINY["reference"]))
-    assert load_reference(_tiny(TINY["reference"])) is a
-    assert load_reference(_tiny(TINY["reference"] + "\n# changed\n")) is not a
+    b = load_reference(_tiny(TINY["reference"]))
+    assert a is not b and a.__globals__ is not b.__globals__
+    assert torch.equal(a(torch.ones(2)), b(torch.ones(2)))
 
 
 def test_traceback_shows_reference_source() -> None:

@@ -1,7 +1,11 @@
 """Run a definition's Python reference (the ``reference`` source defining top-level ``run``).
 
 The source is compiled into a fresh module namespace (registered with :mod:`linecache`, so
-tracebacks show reference lines) and cached per (definition name, SHA1 of the source).
+tracebacks show reference lines) at every load. Not cached: a candidate in the same process put its own function
+in the cache under the key the harness computes (the definition's name and the SHA1 of its public source), and the
+"reference" then agreed with its zeros (the adversarial corpus's ``reference_cache_poison``, PASSED until
+2026-12-06). Compiling a reference takes well under a millisecond; its *outputs* are cached per worker
+(:mod:`kernelopt.harness.tensor_cache`, fingerprinted and sealed).
 """
 
 from __future__ import annotations
@@ -16,9 +20,6 @@ import torch
 
 from kernelopt.data.definition import Definition
 
-_CACHE: dict[tuple[str, str], Callable[..., Any]] = {}
-
-
 class ReferenceRunError(RuntimeError):
     """The reference cannot be loaded, was called with missing inputs, or returned the wrong outputs."""
 
@@ -28,15 +29,12 @@ def _key(definition: Definition) -> tuple[str, str]:
 
 
 def load_reference(definition: Definition) -> Callable[..., Any]:
-    """The reference's ``run`` callable, executed once per (name, source hash).
+    """The reference's ``run`` callable, from its source executed afresh in a new module namespace.
 
     Raises:
         ReferenceRunError: the source fails to compile/execute or defines no callable ``run``.
     """
     key = _key(definition)
-    fn = _CACHE.get(key)
-    if fn is not None:
-        return fn
     filename = f"<reference {definition.name} {key[1][:10]}>"
     source = definition.reference
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
@@ -51,7 +49,6 @@ def load_reference(definition: Definition) -> Callable[..., Any]:
     fn = module.__dict__.get("run")
     if not callable(fn):
         raise ReferenceRunError(f"{definition.name}: field 'reference' defines no callable 'run'")
-    _CACHE[key] = fn
     return fn
 
 
