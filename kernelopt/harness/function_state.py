@@ -153,3 +153,29 @@ def constant_names(module: types.ModuleType) -> list[str]:
     return [name for name, value in vars(module).items()
             if not (name.startswith("__") and name.endswith("__")) and name not in rebound
             and not callable(value) and not isinstance(value, types.ModuleType)]
+
+
+def torch_modes() -> tuple[int, int, tuple[Any, ...]]:
+    """The depth of torch's function-mode and dispatch-mode stacks and the infra dispatch modes set (fake, proxy,
+    functional): a mode entered and left on the stack intercepts every later torch call in the process, the
+    reference's and the harness's comparisons included (the corpus's ``function_mode_reference`` answered
+    ``torch.rsqrt`` with zeros and PASSED)."""
+    keys = tuple(torch._C._TorchDispatchModeKey.__members__.values())
+    return (torch._C._len_torch_function_stack(), torch._C._len_torch_dispatch_stack(),
+            tuple(torch._C._get_dispatch_mode(k) for k in keys))
+
+
+def same_modes(a: tuple[int, int, tuple[Any, ...]], b: tuple[int, int, tuple[Any, ...]]) -> bool:
+    """Two :func:`torch_modes` snapshots agree (depths equal, the same infra mode objects)."""
+    return a[:2] == b[:2] and all(x is y for x, y in zip(a[2], b[2]))
+
+
+def leave_torch_modes(depths: tuple[int, int, tuple[Any, ...]]) -> None:
+    """Pop the modes entered above ``depths`` (a :func:`torch_modes` snapshot) and unset infra modes set since."""
+    while torch._C._len_torch_function_stack() > depths[0]:
+        torch._C._pop_torch_function_stack()
+    while torch._C._len_torch_dispatch_stack() > depths[1]:
+        torch._C._pop_torch_dispatch_stack(None)
+    for key, was in zip(torch._C._TorchDispatchModeKey.__members__.values(), depths[2]):
+        if was is None and torch._C._get_dispatch_mode(key) is not None:
+            torch._C._unset_dispatch_mode(key)

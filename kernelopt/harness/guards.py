@@ -31,9 +31,12 @@ from kernelopt.harness.function_state import (
     dynamo_wrapper_of,
     dynamo_wrapper_ok,
     is_dynamo_wrapper,
+    leave_torch_modes,
     restore_state,
+    same_modes,
     same_state,
     state_of,
+    torch_modes,
 )
 
 #: Read-only: a candidate that set a poison value to what its kernel leaves behind would pass stale memory.
@@ -179,6 +182,7 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
         ("torch", torch, "equal"), ("torch", torch, "isfinite"), ("torch", torch, "isnan"),
         ("torch", torch, "isinf"), ("torch", torch, "allclose"), ("torch", torch, "abs"),
         ("torch", torch, "empty"), ("torch", torch, "empty_like"),
+        ("torch.Tensor", torch.Tensor, "__torch_function__"), ("torch.Tensor", torch.Tensor, "__torch_dispatch__"),
     ]
     # what the reference computes with: every public function of torch and torch.nn.functional and every public
     # Tensor method (a candidate that replaced torch.rsqrt at import made the reference return zeros, and its
@@ -190,7 +194,9 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
     for prefix, owner, attr in extra:
         if isinstance(owner, type):  # inherited methods are read through the MRO; a patch shadows them
             watched[f"{prefix}.{attr}"] = (owner, attr, owner.__dict__.get(attr, _INHERITED))
-            watched[f"{prefix}.{attr}[resolved]"] = (None, attr, getattr(owner, attr, None))
+            resolved = getattr(owner, attr, None)  # a classmethod resolves to a new bound method at every look-up
+            watched[f"{prefix}.{attr}[resolved]"] = (None, attr, getattr(resolved, "__func__", resolved)
+                                                     if isinstance(resolved, types.MethodType) else resolved)
         else:
             watched[f"{prefix}.{attr}"] = (owner, attr, getattr(owner, attr, None))
     return watched
@@ -210,6 +216,7 @@ class IntegrityGuard:
         self.builtins = {b: builtins.__dict__.get(b) for b in _BUILTINS}
         self.before = _watched()
         self.states = {k: state_of(f) for k, (_, _, f) in self.before.items()}
+        self.modes = torch_modes()
 
     def _bad_builtins(self) -> list[str]:
         # dict look-ups and identity only: a patched builtin must not break the check itself
@@ -227,7 +234,8 @@ class IntegrityGuard:
         if bad:
             return bad
         now = _watched()
-        out = []
+        out = [] if same_modes(torch_modes(), self.modes) else ["torch mode stacks (a TorchFunctionMode / "
+                                                               "TorchDispatchMode left on)"]
         for k, (owner, attr, f) in self.before.items():
             cur = now[k][2] if k in now else _GONE
             if cur is not f and cur is not _GONE and dynamo_wrapper_of(cur, f):
@@ -246,7 +254,10 @@ class IntegrityGuard:
         for name in bad:
             builtins.__dict__[name[len("builtins."):]] = self.builtins[name[len("builtins."):]]
         later = self.tampered()
+        leave_torch_modes(self.modes)
         for k in later:
+            if k not in self.before:
+                continue
             owner, attr, val = self.before[k]
             restore_state(val, self.states[k])
             if is_dynamo_wrapper(val) and not dynamo_wrapper_ok(val):  # torch makes its own hook again

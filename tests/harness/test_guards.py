@@ -207,3 +207,36 @@ def test_integrity_guard_sees_rebound_module_constants_but_not_what_a_module_reb
     exec(compile(src.read_text(), str(src), "exec"), vars(mod))
     assert sorted(constant_names(mod)) == ["CACHE", "LIMIT"]
     assert "mod_under_test" not in sys.modules
+
+
+def test_integrity_guard_sees_torch_modes_left_on_and_a_replaced_torch_function_hook():
+    """A TorchFunctionMode or TorchDispatchMode entered and not left intercepts every later torch call, the
+    reference's included (the corpus's function_mode_reference answered torch.rsqrt with zeros and PASSED); restore
+    pops it. A mode entered and left within a call is nobody's business. Tensor.__torch_function__ is watched."""
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Fn(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    class Dispatch(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    g = IntegrityGuard()
+    with Fn(), Dispatch():
+        torch.ones(2).sum()
+    assert g.tampered() == []
+    for mode in (Fn(), Dispatch()):
+        mode.__enter__()
+        assert g.tampered() == ["torch mode stacks (a TorchFunctionMode / TorchDispatchMode left on)"]
+        assert g.restore() and g.tampered() == []
+        assert torch._C._len_torch_function_stack() == 0 and torch._C._len_torch_dispatch_stack() == 0
+    original = torch.Tensor.__dict__["__torch_function__"]
+    torch.Tensor.__torch_function__ = classmethod(lambda cls, func, types, args=(), kwargs=None: None)
+    try:
+        assert "torch.Tensor.__torch_function__" in g.tampered()
+    finally:
+        g.restore()
+    assert torch.Tensor.__dict__["__torch_function__"] is original and g.tampered() == []
