@@ -32,11 +32,14 @@ from kernelopt.harness.function_state import (
     dynamo_wrapper_ok,
     is_dynamo_wrapper,
     leave_torch_modes,
+    restore_hooks,
     restore_state,
+    same_hooks,
     same_modes,
     same_state,
     state_of,
     torch_modes,
+    trace_hooks,
 )
 
 #: Read-only: a candidate that set a poison value to what its kernel leaves behind would pass stale memory.
@@ -119,6 +122,21 @@ _BUILTINS = ("isinstance", "type", "len", "min", "max", "sum", "abs", "float", "
              "sorted", "getattr", "setattr", "hasattr", "print", "__import__", "id", "zip", "range")
 
 
+#: Libraries whose modules (and submodules) in ``sys.modules`` are watched: what the reference and the checks import
+_LIBRARY_MODULES = frozenset({"torch", "numpy", "math", "time", "threading", "builtins", "functools", "operator"})
+
+class _Resolved:
+    """Owner of a ``[resolved]`` entry: the attribute as read through the class's MRO (nothing to put back)."""
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+
+
+def _resolve(cls: type, attr: str) -> Any:
+    value = getattr(cls, attr, None)  # a classmethod resolves to a new bound method at every look-up
+    return value.__func__ if isinstance(value, types.MethodType) else value
+
+
 _INHERITED = object()  # marks a class attribute that was not set on the class itself
 _GONE = object()  # a watched name no longer there
 
@@ -154,6 +172,10 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
     cuda = torch.cuda
     watched: dict[str, tuple[Any, str, Any]] = {}
     for mod_name, mod in list(sys.modules.items()):
+        if mod is not None and (mod_name in _LIBRARY_MODULES or mod_name.split(".")[0] in _LIBRARY_MODULES):
+            # a stand-in module in sys.modules is what code importing it afterwards gets - the reference, loaded
+            # from its source at every evaluation, included (the corpus's fake_torch_module PASSED with zeros)
+            watched[f"sys.modules[{mod_name}]"] = (sys.modules, mod_name, mod)
         if mod is None or not _ours(mod_name, mod):
             continue
         watched[f"sys.modules[{mod_name}]"] = (sys.modules, mod_name, mod)
@@ -191,15 +213,27 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
         extra += [(prefix, owner, name) for name, val in list(vars(owner).items())
                   if not name.startswith("_") and callable(val) and not isinstance(val, (type, types.ModuleType))]
     extra += [("torch.Tensor", torch.Tensor, name) for name in _TENSOR_METHODS]
+    for prefix, owner in (("torch", torch), ("torch.nn", torch.nn)):  # torch.nn.functional, torch.linalg...
+        extra += [(prefix, owner, name) for name, val in list(vars(owner).items())
+                  if isinstance(val, types.ModuleType) and not name.startswith("__")]
     for prefix, owner, attr in extra:
         if isinstance(owner, type):  # inherited methods are read through the MRO; a patch shadows them
             watched[f"{prefix}.{attr}"] = (owner, attr, owner.__dict__.get(attr, _INHERITED))
-            resolved = getattr(owner, attr, None)  # a classmethod resolves to a new bound method at every look-up
-            watched[f"{prefix}.{attr}[resolved]"] = (None, attr, getattr(resolved, "__func__", resolved)
-                                                     if isinstance(resolved, types.MethodType) else resolved)
+            watched[f"{prefix}.{attr}[resolved]"] = (_Resolved(owner), attr, _resolve(owner, attr))
         else:
             watched[f"{prefix}.{attr}"] = (owner, attr, getattr(owner, attr, None))
     return watched
+
+
+def _current(owner: Any, attr: str) -> Any:
+    """What a watched entry's ``(owner, attr)`` holds now, read as :func:`_watched` read it."""
+    if owner is sys.modules:
+        return sys.modules.get(attr, _GONE)
+    if isinstance(owner, _Resolved):
+        return _resolve(owner.cls, attr)
+    if isinstance(owner, type):
+        return owner.__dict__.get(attr, _INHERITED)
+    return getattr(owner, attr, None)
 
 
 class IntegrityGuard:
@@ -217,6 +251,7 @@ class IntegrityGuard:
         self.before = _watched()
         self.states = {k: state_of(f) for k, (_, _, f) in self.before.items()}
         self.modes = torch_modes()
+        self.hooks = trace_hooks()
 
     def _bad_builtins(self) -> list[str]:
         # dict look-ups and identity only: a patched builtin must not break the check itself
@@ -233,11 +268,12 @@ class IntegrityGuard:
         bad = self._bad_builtins()
         if bad:
             return bad
-        now = _watched()
         out = [] if same_modes(torch_modes(), self.modes) else ["torch mode stacks (a TorchFunctionMode / "
                                                                "TorchDispatchMode left on)"]
+        if not same_hooks(trace_hooks(), self.hooks):
+            out.append("trace / profile hooks (sys.settrace, sys.setprofile, threading, sys.monitoring)")
         for k, (owner, attr, f) in self.before.items():
-            cur = now[k][2] if k in now else _GONE
+            cur = _current(owner, attr)
             if cur is not f and cur is not _GONE and dynamo_wrapper_of(cur, f):
                 self.before[k] = (owner, attr, cur)
                 self.states[k] = state_of(cur)
@@ -255,6 +291,7 @@ class IntegrityGuard:
             builtins.__dict__[name[len("builtins."):]] = self.builtins[name[len("builtins."):]]
         later = self.tampered()
         leave_torch_modes(self.modes)
+        restore_hooks(self.hooks)
         for k in later:
             if k not in self.before:
                 continue
@@ -263,7 +300,7 @@ class IntegrityGuard:
             if is_dynamo_wrapper(val) and not dynamo_wrapper_ok(val):  # torch makes its own hook again
                 getattr(getattr(val, "__wrapped__", None), "__dict__", {}).pop("__dynamo_disable", None)
             try:
-                if owner is None:
+                if isinstance(owner, _Resolved):
                     continue
                 if owner is sys.modules:
                     sys.modules[attr] = val

@@ -41,6 +41,8 @@ CHEATS: dict[str, tuple[S, tuple[str, ...], dict, tuple[int, ...]]] = {
                         (1,)),
     "harness_constant": (S.REJECTED, ("harness tampering at import", "kernelopt.harness.correctness.EPS"), {}, (1,)),
     "function_mode_reference": (S.REJECTED, ("harness tampering at import", "torch mode stacks"), {}, (1,)),
+    "fake_torch_module": (S.REJECTED, ("harness tampering at import", "sys.modules[torch]"), {}, (1,)),
+    "trace_hook": (S.REJECTED, ("harness tampering at import", "trace / profile hooks"), {}, (1,)),
     "reference_cache_poison": (S.REJECTED, ("harness tampering at import", "kernelopt.harness.reference.load_reference"),
                                {}, (1,)),
     "reference_from_frames": (S.REJECTED, ("re-check of the last timed call", "INCORRECT_SHAPE"), {}, (1,)),

@@ -240,3 +240,28 @@ def test_integrity_guard_sees_torch_modes_left_on_and_a_replaced_torch_function_
     finally:
         g.restore()
     assert torch.Tensor.__dict__["__torch_function__"] is original and g.tampered() == []
+
+
+def test_integrity_guard_sees_stand_in_library_modules_and_hooks_left_on():
+    """sys.modules["torch"] (or torch.nn.functional) swapped for a stand-in is what the reference imports next
+    (the corpus's fake_torch_module PASSED with zeros); a trace or profile hook left on runs inside every later harness
+    call. Both are tampering, and restore puts the module and the hooks back."""
+    import sys
+    import threading
+    import types
+
+    g = IntegrityGuard()
+    real, functional = sys.modules["torch"], torch.nn.functional
+    sys.modules["torch"] = types.ModuleType("torch")
+    torch.nn.functional = types.ModuleType("torch.nn.functional")
+    try:
+        assert {"sys.modules[torch]", "torch.nn.functional"} <= set(g.tampered())
+    finally:
+        g.restore()
+    assert sys.modules["torch"] is real and torch.nn.functional is functional and g.tampered() == []
+    hook = sys.getprofile()
+    sys.setprofile(lambda frame, event, arg: None)
+    threading.settrace(lambda frame, event, arg: None)
+    assert g.tampered() == ["trace / profile hooks (sys.settrace, sys.setprofile, threading, sys.monitoring)"]
+    g.restore()
+    assert sys.getprofile() is hook and threading.gettrace() is None and g.tampered() == []
