@@ -123,7 +123,8 @@ _BUILTINS = ("isinstance", "type", "len", "min", "max", "sum", "abs", "float", "
 
 
 #: Libraries whose modules (and submodules) in ``sys.modules`` are watched: what the reference and the checks import
-_LIBRARY_MODULES = frozenset({"torch", "numpy", "math", "time", "threading", "builtins", "functools", "operator"})
+_LIBRARY_MODULES = frozenset({"torch", "numpy", "math", "time", "threading", "builtins", "functools", "operator",
+                              "cupti"})
 
 class _Resolved:
     """Owner of a ``[resolved]`` entry: the attribute as read through the class's MRO (nothing to put back)."""
@@ -213,6 +214,12 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
         extra += [(prefix, owner, name) for name, val in list(vars(owner).items())
                   if not name.startswith("_") and callable(val) and not isinstance(val, (type, types.ModuleType))]
     extra += [("torch.Tensor", torch.Tensor, name) for name in _TENSOR_METHODS]
+    # what the timers read: torch.cuda's public functions and classes (a stand-in torch.cuda.Event would time
+    # every cuda_event call), and cupti-python's functions (fabricated activity records) where it is loaded
+    timer_modules = [("torch.cuda", cuda)] + [(m, sys.modules[m]) for m in ("cupti.cupti",) if m in sys.modules]
+    for prefix, owner in timer_modules:
+        extra += [(prefix, owner, name) for name, val in list(vars(owner).items())
+                  if not name.startswith("_") and callable(val) and not isinstance(val, types.ModuleType)]
     for prefix, owner in (("torch", torch), ("torch.nn", torch.nn)):  # torch.nn.functional, torch.linalg...
         extra += [(prefix, owner, name) for name, val in list(vars(owner).items())
                   if isinstance(val, types.ModuleType) and not name.startswith("__")]
@@ -223,6 +230,20 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
         else:
             watched[f"{prefix}.{attr}"] = (owner, attr, getattr(owner, attr, None))
     return watched
+
+
+def _load_timer_library() -> None:
+    """Import cupti-python's module before the snapshot where the official timer will use it (a GPU and the package
+    here): the timer imports it at its first use, after a candidate could have loaded and patched it first."""
+    import importlib
+    import importlib.util
+
+    if "cupti.cupti" in sys.modules or importlib.util.find_spec("cupti") is None or not torch.cuda.is_available():
+        return
+    try:
+        importlib.import_module("cupti.cupti")
+    except Exception:  # no libcupti here: the timer falls back and says so
+        pass
 
 
 def _current(owner: Any, attr: str) -> Any:
@@ -247,6 +268,7 @@ class IntegrityGuard:
     """
 
     def __init__(self) -> None:
+        _load_timer_library()
         self.builtins = {b: builtins.__dict__.get(b) for b in _BUILTINS}
         self.before = _watched()
         self.states = {k: state_of(f) for k, (_, _, f) in self.before.items()}

@@ -259,6 +259,10 @@ def test_integrity_guard_sees_stand_in_library_modules_and_hooks_left_on():
     finally:
         g.restore()
     assert sys.modules["torch"] is real and torch.nn.functional is functional and g.tampered() == []
+    event = torch.cuda.Event  # what the cuda_event timer reads at every timing
+    torch.cuda.Event = type("Event", (), {})
+    assert g.tampered() == ["torch.cuda.Event"] and g.restore() == ["torch.cuda.Event"]
+    assert torch.cuda.Event is event
     hook = sys.getprofile()
     sys.setprofile(lambda frame, event, arg: None)
     threading.settrace(lambda frame, event, arg: None)
