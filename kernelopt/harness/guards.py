@@ -138,6 +138,11 @@ def _resolve(cls: type, attr: str) -> Any:
     return value.__func__ if isinstance(value, types.MethodType) else value
 
 
+#: The torch.cuda names the harness calls (timers, synchronisation, device queries)
+_TORCH_CUDA = ("synchronize", "Event", "Stream", "current_stream", "default_stream", "stream", "set_stream", "device",
+               "current_device", "device_count", "is_available", "is_initialized", "get_device_name",
+               "get_device_properties", "empty_cache")
+
 _INHERITED = object()  # marks a class attribute that was not set on the class itself
 _GONE = object()  # a watched name no longer there
 
@@ -214,10 +219,11 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
         extra += [(prefix, owner, name) for name, val in list(vars(owner).items())
                   if not name.startswith("_") and callable(val) and not isinstance(val, (type, types.ModuleType))]
     extra += [("torch.Tensor", torch.Tensor, name) for name in _TENSOR_METHODS]
-    # what the timers read: torch.cuda's public functions and classes (a stand-in torch.cuda.Event would time
-    # every cuda_event call), and cupti-python's functions (fabricated activity records) where it is loaded
-    timer_modules = [("torch.cuda", cuda)] + [(m, sys.modules[m]) for m in ("cupti.cupti",) if m in sys.modules]
-    for prefix, owner in timer_modules:
+    # what the timers read: the torch.cuda functions and classes the harness uses (a stand-in torch.cuda.Event would
+    # time every cuda_event call), and cupti-python's functions (fabricated activity records) where it is loaded
+    extra += [("torch.cuda", cuda, name) for name in _TORCH_CUDA if hasattr(cuda, name)]
+    for prefix in [m for m in ("cupti.cupti",) if m in sys.modules]:
+        owner = sys.modules[prefix]
         extra += [(prefix, owner, name) for name, val in list(vars(owner).items())
                   if not name.startswith("_") and callable(val) and not isinstance(val, types.ModuleType)]
     for prefix, owner in (("torch", torch), ("torch.nn", torch.nn)):  # torch.nn.functional, torch.linalg...
