@@ -102,20 +102,29 @@ def _closure(fn: types.FunctionType) -> dict[str, Any]:
     return dict(zip(fn.__code__.co_freevars, (_cell(c) for c in fn.__closure__ or ())))
 
 
+_DISABLE_CONTEXT_CODE: list[Any] = []  # the code of dynamo's DisableContext wrapper, once dynamo is loaded
+
+
 def _dynamo_hook_ok(original: Any) -> bool:
     """The ``__dynamo_disable`` hook that torch's wrapper sets on (and then calls instead of) the original at its
-    first call is absent, or dynamo's own: ``torch._dynamo.disable(original)``'s function (a ``DisableContext``
-    with no callback, around the original itself)."""
+    first call is absent, or dynamo's own: ``torch._dynamo.disable(original)``'s function - the code object of a
+    ``DisableContext`` wrapper (compared with one made here, so whatever the torch version names or places it), a
+    closure holding the original, and any ``DisableContext`` there without a callback."""
     hook = getattr(original, "__dict__", {}).get("__dynamo_disable")
     if hook is None:
         return True
-    if not isinstance(hook, types.FunctionType) or not hook.__code__.co_filename.endswith(
-            str(Path("torch", "_dynamo", "eval_frame.py"))):
-        return False
-    cells = _closure(hook)
-    ctx = cells.get("self")
-    return (cells.get("fn") is original and type(ctx).__name__ == "DisableContext"
-            and type(ctx).__module__ == "torch._dynamo.eval_frame" and getattr(ctx, "callback", 0) is None)
+    eval_frame = sys.modules.get("torch._dynamo.eval_frame")
+    context = getattr(eval_frame, "DisableContext", None)
+    if context is None or not isinstance(hook, types.FunctionType):
+        return False  # a hook without dynamo loaded is nobody's but the candidate's
+    if not _DISABLE_CONTEXT_CODE:
+        try:
+            _DISABLE_CONTEXT_CODE.append(context()(_probe).__code__)
+        except Exception:  # pragma: no cover - a dynamo this cannot probe: no hook is trusted
+            return False
+    cells = [_cell(c) for c in hook.__closure__ or ()]
+    return (hook.__code__ is _DISABLE_CONTEXT_CODE[0] and any(c is original for c in cells)
+            and all(getattr(c, "callback", None) is None for c in cells if isinstance(c, context)))
 
 
 def is_dynamo_wrapper(f: Any) -> bool:
