@@ -145,7 +145,7 @@ def dynamo_wrapper_of(new: Any, old: Any) -> bool:
     return is_dynamo_wrapper(new) and _closure(new).get("fn", _EMPTY) is old and dynamo_wrapper_ok(new)
 
 
-_GLOBAL_STATEMENT = re.compile(r"^[ \t]*global[ \t]+([\w \t,]+)", re.M)
+_GLOBAL_STATEMENT = re.compile(r"^[ \t]*global[ \t]+([\w \t,]+)", re.MULTILINE)
 _REBOUND: dict[str, frozenset[str]] = {}
 
 

@@ -145,6 +145,7 @@ _TORCH_CUDA = ("synchronize", "Event", "Stream", "current_stream", "default_stre
 
 _INHERITED = object()  # marks a class attribute that was not set on the class itself
 _GONE = object()  # a watched name no longer there
+_MODES_LEFT_ON = "torch mode stacks (a TorchFunctionMode / TorchDispatchMode left on)"
 
 
 #: Tensor methods and operators references and checks use (the public methods; the arithmetic, comparison, logical,
@@ -296,8 +297,7 @@ class IntegrityGuard:
         bad = self._bad_builtins()
         if bad:
             return bad
-        out = [] if same_modes(torch_modes(), self.modes) else ["torch mode stacks (a TorchFunctionMode / "
-                                                               "TorchDispatchMode left on)"]
+        out = [] if same_modes(torch_modes(), self.modes) else [_MODES_LEFT_ON]
         if not same_hooks(trace_hooks(), self.hooks):
             out.append("trace / profile hooks (sys.settrace, sys.setprofile, threading, sys.monitoring)")
         for k, (owner, attr, f) in self.before.items():

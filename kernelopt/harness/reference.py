@@ -20,6 +20,7 @@ import torch
 
 from kernelopt.data.definition import Definition
 
+
 class ReferenceRunError(RuntimeError):
     """The reference cannot be loaded, was called with missing inputs, or returned the wrong outputs."""
 
