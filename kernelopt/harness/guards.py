@@ -119,7 +119,9 @@ def output_problems(names: list[str], outs: list[Any], device: torch.device) -> 
 
 
 _BUILTINS = ("isinstance", "type", "len", "min", "max", "sum", "abs", "float", "int", "any", "all",
-             "sorted", "getattr", "setattr", "hasattr", "print", "__import__", "id", "zip", "range")
+             "sorted", "getattr", "setattr", "hasattr", "print", "__import__", "id", "zip", "range",
+             "bool", "round", "str", "repr", "list", "tuple", "dict", "set", "enumerate", "iter", "next", "hash",
+             "callable", "vars", "issubclass", "divmod", "pow", "map", "filter", "reversed", "format")
 
 
 #: Libraries whose modules (and submodules) in ``sys.modules`` are watched: what the reference and the checks import

@@ -259,6 +259,15 @@ def test_integrity_guard_sees_stand_in_library_modules_and_hooks_left_on():
     finally:
         g.restore()
     assert sys.modules["torch"] is real and torch.nn.functional is functional and g.tampered() == []
+    import builtins
+
+    real_bool = builtins.bool  # error_stats reads "any non-finite?" through bool(...)
+    builtins.bool = lambda x=False: False
+    try:
+        assert g.tampered() == ["builtins.bool"]
+    finally:
+        assert g.restore() == ["builtins.bool"]
+    assert builtins.bool is real_bool
     event = torch.cuda.Event  # what the cuda_event timer reads at every timing
     torch.cuda.Event = type("Event", (), {})
     assert g.tampered() == ["torch.cuda.Event"] and g.restore() == ["torch.cuda.Event"]
