@@ -27,7 +27,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,24 +38,19 @@ FP32_DATASHEET = {"h200": 6.7e13, "h100 80gb hbm3": 6.7e13, "h100 pcie": 5.1e13,
 SOURCE = "python -m kernelopt.harness.ceilings"
 
 
-def median_ms(fn: Callable[[], Any], warmup: int = 3, repeats: int = 20) -> float:
-    """Median CUDA-event time (ms) of one call of ``fn`` after ``warmup`` calls, warm caches (no L2 flush: the
-    buffers measured are far larger than it), by the harness's own timer."""
-    from kernelopt.harness.timing import median_call_ms
-
-    return median_call_ms(fn, warmup, repeats)
-
-
 def copy_bandwidth(nbytes: int = 1 << 30) -> dict[str, float]:
-    """Bytes/s of a device copy and of a vector add on ``nbytes`` fp32 buffers."""
+    """Bytes/s of a device copy and of a vector add on ``nbytes`` fp32 buffers (median CUDA-event times by the
+    harness's own timer, warm caches: no L2 flush, the buffers are far larger than it)."""
     import torch
+
+    from kernelopt.harness.timing import median_call_ms
 
     n = nbytes // 4
     a = torch.rand(n, device="cuda")
     b = torch.rand(n, device="cuda")
     c = torch.empty_like(a)
-    copy_ms = median_ms(lambda: c.copy_(a))
-    add_ms = median_ms(lambda: torch.add(a, b, out=c))
+    copy_ms = median_call_ms(lambda: c.copy_(a))
+    add_ms = median_call_ms(lambda: torch.add(a, b, out=c))
     return {"copy": 2 * nbytes / (copy_ms * 1e-3), "add": 3 * nbytes / (add_ms * 1e-3)}
 
 
@@ -64,16 +58,18 @@ def matmul_rate(dtype: str, size: int = 8192) -> float | None:
     """FLOP/s of a dense ``size``^3 matmul in ``dtype`` ("bf16" or "fp8"); None where fp8 is unsupported."""
     import torch
 
+    from kernelopt.harness.timing import median_call_ms
+
     flops = 2 * size**3
     a = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
     if dtype == "bf16":
-        return flops / (median_ms(lambda: a @ b) * 1e-3)
+        return flops / (median_call_ms(lambda: a @ b) * 1e-3)
     try:
         a8 = a.to(torch.float8_e4m3fn)
         b8 = b.to(torch.float8_e4m3fn).t()  # column-major second operand, as _scaled_mm wants
         one = torch.ones((), device="cuda", dtype=torch.float32)
-        return flops / (median_ms(lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one,
+        return flops / (median_call_ms(lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one,
                                                             out_dtype=torch.bfloat16)) * 1e-3)
     except (RuntimeError, AttributeError, TypeError) as exc:
         print(f"fp8 matmul not measurable here: {exc}", file=sys.stderr)
