@@ -127,22 +127,26 @@ def _dynamo_hook_ok(original: Any) -> bool:
             and all(getattr(c, "callback", None) is None for c in cells if isinstance(c, context)))
 
 
-def is_dynamo_wrapper(f: Any) -> bool:
+def _is_dynamo_wrapper(f: Any) -> bool:
     """``f`` is ``torch._disable_dynamo``'s wrapper (its code object)."""
     return _DISABLE_DYNAMO_CODE is not None and getattr(f, "__code__", None) is _DISABLE_DYNAMO_CODE
 
 
-def dynamo_wrapper_ok(f: Any) -> bool:
-    """For ``torch._disable_dynamo``'s wrapper: it still calls what it wraps (closure and ``__wrapped__`` agree)
-    and the hook on that function is dynamo's own (see :func:`_dynamo_hook_ok`)."""
-    wrapped = _closure(f).get("fn", _EMPTY)
-    return getattr(f, "__wrapped__", None) is wrapped and _dynamo_hook_ok(wrapped)
-
-
 def dynamo_wrapper_of(new: Any, old: Any) -> bool:
     """``new`` is ``torch._disable_dynamo(old)`` made by torch's own code (what importing ``torch._dynamo`` does to
-    ``torch.manual_seed``), intact; any other wrapper - torch-made (autocast, no_grad, compile) or not - is not."""
-    return is_dynamo_wrapper(new) and _closure(new).get("fn", _EMPTY) is old and dynamo_wrapper_ok(new)
+    ``torch.manual_seed``), with dynamo's own hook if any; any other wrapper - torch-made (autocast, no_grad,
+    compile) or not - is not."""
+    return _is_dynamo_wrapper(new) and _closure(new).get("fn", _EMPTY) is old and _dynamo_hook_ok(old)
+
+
+def foreign_dynamo_hook(f: Any) -> Any:
+    """For ``torch._disable_dynamo``'s wrapper: the function it wraps when that function's ``__dynamo_disable`` hook
+    (which the wrapper calls instead of it) is not dynamo's own, else ``None``. The hook lives on another object, so
+    :func:`state_of` cannot see it; the wrapper's own closure it does."""
+    if not _is_dynamo_wrapper(f):
+        return None
+    wrapped = _closure(f).get("fn", _EMPTY)
+    return None if _dynamo_hook_ok(wrapped) else wrapped
 
 
 _GLOBAL_STATEMENT = re.compile(r"^[ \t]*global[ \t]+([\w \t,]+)", re.MULTILINE)

@@ -29,8 +29,7 @@ import torch
 from kernelopt.harness.function_state import (
     constant_names,
     dynamo_wrapper_of,
-    dynamo_wrapper_ok,
-    is_dynamo_wrapper,
+    foreign_dynamo_hook,
     leave_torch_modes,
     restore_hooks,
     restore_state,
@@ -181,13 +180,15 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
     cuda = torch.cuda
     watched: dict[str, tuple[Any, str, Any]] = {}
     for mod_name, mod in list(sys.modules.items()):
-        if mod is not None and (mod_name in _LIBRARY_MODULES or mod_name.split(".")[0] in _LIBRARY_MODULES):
-            # a stand-in module in sys.modules is what code importing it afterwards gets - the reference, loaded
-            # from its source at every evaluation, included (the corpus's fake_torch_module PASSED with zeros)
-            watched[f"sys.modules[{mod_name}]"] = (sys.modules, mod_name, mod)
-        if mod is None or not _ours(mod_name, mod):
+        if mod is None:
             continue
-        watched[f"sys.modules[{mod_name}]"] = (sys.modules, mod_name, mod)
+        ours = _ours(mod_name, mod)
+        # a stand-in library module in sys.modules is what code importing it afterwards gets - the reference, loaded
+        # from its source at every evaluation, included (the corpus's fake_torch_module PASSED with zeros)
+        if ours or mod_name.split(".")[0] in _LIBRARY_MODULES:
+            watched[f"sys.modules[{mod_name}]"] = (sys.modules, mod_name, mod)
+        if not ours:
+            continue
         for attr in constant_names(mod):  # EPS, THREAD_CPU_NS...: a rebound constant turns a verdict around
             watched[f"{mod_name}.{attr}"] = (mod, attr, vars(mod)[attr])
         for attr, val in list(vars(mod).items()):
@@ -308,8 +309,7 @@ class IntegrityGuard:
                 self.before[k] = (owner, attr, cur)
                 self.states[k] = state_of(cur)
                 f = cur
-            if cur is not f or not same_state(state_of(f), self.states[k]) or (
-                    is_dynamo_wrapper(f) and not dynamo_wrapper_ok(f)):
+            if cur is not f or not same_state(state_of(f), self.states[k]) or foreign_dynamo_hook(f) is not None:
                 out.append(k)
         return out
 
@@ -327,8 +327,9 @@ class IntegrityGuard:
                 continue
             owner, attr, val = self.before[k]
             restore_state(val, self.states[k])
-            if is_dynamo_wrapper(val) and not dynamo_wrapper_ok(val):  # torch makes its own hook again
-                getattr(getattr(val, "__wrapped__", None), "__dict__", {}).pop("__dynamo_disable", None)
+            hooked = foreign_dynamo_hook(val)
+            if hooked is not None:  # torch makes its own hook again at the next call
+                getattr(hooked, "__dict__", {}).pop("__dynamo_disable", None)
             try:
                 if isinstance(owner, _Resolved):
                     continue
