@@ -26,6 +26,7 @@ from typing import Any
 
 import torch
 
+from kernelopt.harness.cupti_timer import cupti_version
 from kernelopt.harness.function_state import (
     constant_names,
     dynamo_wrapper_of,
@@ -242,20 +243,6 @@ def _watched() -> dict[str, tuple[Any, str, Any]]:
     return watched
 
 
-def _load_timer_library() -> None:
-    """Import cupti-python's module before the snapshot where the official timer will use it (a GPU and the package
-    here): the timer imports it at its first use, after a candidate could have loaded and patched it first."""
-    import importlib
-    import importlib.util
-
-    if "cupti.cupti" in sys.modules or importlib.util.find_spec("cupti") is None or not torch.cuda.is_available():
-        return
-    try:
-        importlib.import_module("cupti.cupti")
-    except Exception:  # no libcupti here: the timer falls back and says so
-        pass
-
-
 def _current(owner: Any, attr: str) -> Any:
     """What a watched entry's ``(owner, attr)`` holds now, read as :func:`_watched` read it."""
     if owner is sys.modules:
@@ -278,7 +265,8 @@ class IntegrityGuard:
     """
 
     def __init__(self) -> None:
-        _load_timer_library()
+        if torch.cuda.is_available():  # the official timer imports cupti-python lazily, after a candidate could have:
+            cupti_version()  # import it (the timer's own probe) before the snapshot, so its functions are watched
         self.builtins = {b: builtins.__dict__.get(b) for b in _BUILTINS}
         self.before = _watched()
         self.states = {k: state_of(f) for k, (_, _, f) in self.before.items()}
