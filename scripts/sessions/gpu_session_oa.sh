@@ -4,16 +4,17 @@
 # workload), on whatever card comes, then the retained dispatch on 49 <= tokens < 1,377 (where the two differ; outside
 # that band they run the same code). The prefill "vs fla" ratio of the retained table (75.99x) compared traces of
 # separate runs and is stale (call ND: fla took 0.86-0.88 ms a call on an H100, not the ~8.9 ms of its 2026-11-29/30
-# traces); this gives one measured in one run. On an H200 the sweep is also the one to adopt (gpu_session_jd.sh).
+# traces); this gives one measured in one run. On an H200 the sweep is also the one to adopt (gpu_session_jd.sh);
+# on another card (whose traces cannot join the H200 tables) the retained dispatch itself is swept beside fla instead.
 # Resumable: a later call with the same CALL and the unpacked traces goes on where this one stopped.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=560 bash scripts/sessions/gpu_session_oa.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  D=${DISPATCH:-recurrent_one_1376_s2bv32}
+  if card_is H200; then D=${DISPATCH:-recurrent_one_1376_s2bv32}; else D=recurrent_wy3hh_1376_s2bv32; fi
   contest_sweep "$PRE" "$PRE_DISPATCH/$D.json" "prefill_${D}_fla_${CALL}" "$P/contest_scratch_${CALL}" fla
-  evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" \
+  card_is H200 && evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" \
     "$(prefill_band 49 "${UPPER:-1377}")"
 ) &
 finish_session $!
