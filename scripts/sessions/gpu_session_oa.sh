@@ -6,12 +6,24 @@
 # separate runs and is stale (call ND: fla took 0.86-0.88 ms a call on an H100, not the ~8.9 ms of its 2026-11-29/30
 # traces); this gives one measured in one run. On an H200 the sweep is also the one to adopt (gpu_session_jd.sh);
 # on another card (whose traces cannot join the H200 tables) the retained dispatch itself is swept beside fla instead.
+# First (a short call still brings it back): the retained dispatch and fla side by side on 13 workloads spread over
+# the sizes (every 8th by total_seq_len, one- and multi-sequence), table contest_prefill_fla_quick_<call>.md.
 # Resumable: a later call with the same CALL and the unpacked traces goes on where this one stopped.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=560 bash scripts/sessions/gpu_session_oa.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
+  mapfile -t SPREAD < <(python3 - <<'PY'
+import json
+ws = [json.loads(l)["workload"] for l in open("operators/gdn_prefill_qk4_v8_d128_k_last/workloads.jsonl")]
+ws.sort(key=lambda w: (w["axes"]["total_seq_len"], w["axes"]["num_seqs"], w["uuid"]))
+print("\n".join(w["uuid"] for w in ws[::8]))
+PY
+)
+  step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --baselines fla --workloads "${SPREAD[@]}" \
+    --solution "$PRE=$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" --budget-s 100000 \
+    --name "prefill_fla_quick_${CALL}" --traces "$P/contest_quick_${CALL}" --resume
   if card_is H200; then D=${DISPATCH:-recurrent_one_1376_s2bv32}; else D=recurrent_wy3hh_1376_s2bv32; fi
   contest_sweep "$PRE" "$PRE_DISPATCH/$D.json" "prefill_${D}_fla_${CALL}" "$P/contest_scratch_${CALL}" fla
   card_is H200 && evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" \
