@@ -166,6 +166,10 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
               "moe_grouped_fp8_q8s2": [
                   (200, 160, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 3,
                                         "STAGES2": 2})]}
+# moe_grouped_fp8_q8gl: q8s2 with both long GEMMs on Gluon kernels where the device runs them (sm_90 with Gluon); in the
+# interpreter (and GLUON=0) q8s2's plan itself: q8s2's long case, the plan's GEMMs checked to be the ones for the device
+SEED_CASES["moe_grouped_fp8_q8gl"] = [(200, 160, 384, 128, {**SEED_CASES["moe_grouped_fp8_q8s2"][0][4], "GLUON": 1}),
+                                      (200, 160, 384, 128, {**SEED_CASES["moe_grouped_fp8_q8s2"][0][4], "GLUON": 0})]
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]
@@ -243,7 +247,7 @@ def _fused_launch_failures(mod, seed, params, t, device, where):  # type: ignore
         if seed.endswith("q8sk") and (split is None or int(split[1].abs().sum()) != 0):
             return [f"{where}: the split GEMM1's scratch not taken or its counts not back at 0"]
         return []
-    count = getattr(mod, "_rt", mod)._COUNTS.get(device)  # q8rt's counter (the seeds over it reach their copy)
+    count = _part(mod, "_rt")._COUNTS.get(device)  # q8rt's counter (the seeds over it reach their copy)
     if count is None or int(count.item()) != 0:
         return [f"{where}: fused routing launch not taken or its counter not reset ({count})"]
     return []
@@ -300,6 +304,28 @@ def _stages2_failures(mod, args: tuple, out, where: str) -> list[str]:  # type: 
     if not torch.equal(same, out):
         failures.append(f"{where}: STAGES2={stages2} differs from STAGES2=0")
     return failures
+
+
+def _part(mod, name: str):  # type: ignore[no-untyped-def]
+    """The seed's copy of one of the modules under it (``_rt``, ``_q8``): the seed module's attribute, else q8s2's
+    (q8gl is built over q8s2), else the seed module itself."""
+    return getattr(mod, name, getattr(getattr(mod, "_s2", mod), name, mod))
+
+
+def _gluon_planned(mod) -> bool:  # type: ignore[no-untyped-def]
+    """Whether q8gl's last long plan runs its GEMMs on the Gluon kernels."""
+    plan = next(reversed(mod._hp.PLANS.plans.values()))
+    return isinstance(plan.gemm1, mod._gl.Gemm1) and isinstance(plan.gemm2, mod._gl.Gemm2)
+
+
+def _gluon_plan_failures(mod, params: dict, device, where: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """q8gl's long plan: on the Gluon kernels exactly where GLUON=1 and the device runs them (a CUDA device of
+    compute capability 9.x with Gluon; never in the interpreter), else q8s2's."""
+    import os
+
+    want = bool(params["GLUON"]) and not os.environ.get("TRITON_INTERPRET") and mod._gl.usable(device)
+    got = _gluon_planned(mod)
+    return [] if got == want else [f"{where}: long plan on Gluon kernels {got}, want {want}"]
 
 
 def _count_persistent_launches(mod) -> list[int]:  # type: ignore[no-untyped-def]
@@ -426,7 +452,9 @@ def _check(dev: str, seed: str) -> dict:
                          "moe_grouped_fp8_q8rd")
         if exact and t * 8 > base.TILES_MAX_PAIRS:
             failures += _exact_grid_failures(mod, ids.to(torch.int32), offset, params["BLOCK_M"], where)
-        if seed.endswith("q8s2"):
+        if seed.endswith("q8gl"):
+            failures += _gluon_plan_failures(mod, params, out.device, where)
+        if seed.endswith("q8s2") or (seed.endswith("q8gl") and not _gluon_planned(mod)):
             failures += _stages2_failures(mod, (logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5), out, where)
         if seed.endswith("q8hp"):
             failures += _lean_path_failures(mod, built, (logits, bias, x, x_s, w1, w1_s, w2, w2_s, offset, 2.5), out,
@@ -480,7 +508,7 @@ def _check(dev: str, seed: str) -> dict:
         bn = params["BLOCK_N"]
         q = torch.zeros(t * 8, i, dtype=torch.float8_e4m3fn, device=dev)
         qs = torch.zeros(t * 8, i // bn, dtype=torch.float32, device=dev)
-        getattr(mod, "_q8", mod)._gemm1_swiglu_q8_kernel[(n_tiles, i // bn)](
+        _part(mod, "_q8")._gemm1_swiglu_q8_kernel[(n_tiles, i // bn)](
             x, x_s.float().contiguous(), w1, w1_s, table, order, q, qs, t, H=h, I=i, TOPK=8,
             BLOCK_M=params["BLOCK_M"], BLOCK_N=bn, BLOCK_K=128, NUM_STAGES=2, UPCAST=dev == "cpu", QMAX=448.0,
             num_warps=4, num_stages=2)
