@@ -31,13 +31,15 @@ from kernelopt.harness.function_state import (
     constant_names,
     dynamo_wrapper_of,
     foreign_dynamo_hook,
-    leave_torch_modes,
-    restore_hooks,
     restore_state,
-    same_hooks,
-    same_modes,
     same_state,
     state_of,
+)
+from kernelopt.harness.interception import (
+    leave_torch_modes,
+    restore_hooks,
+    same_hooks,
+    same_modes,
     torch_modes,
     trace_hooks,
 )
@@ -260,7 +262,8 @@ class IntegrityGuard:
     ``tampered()`` names what was replaced since the snapshot - module functions of every ``kernelopt`` module and
     their classes' methods, those modules' constants, the modules themselves in ``sys.modules``, timers,
     synchronisation, comparison functions, every public torch function, common builtins - or changed in place (a
-    Python function's code, defaults or closure: :mod:`kernelopt.harness.function_state`); ``restore()`` puts the
+    Python function's code, defaults or closure: :mod:`kernelopt.harness.function_state`), and torch modes or trace
+    hooks left on (:mod:`kernelopt.harness.interception`); ``restore()`` puts the
     snapshot's objects and states back, so a persistent worker stays trustworthy after a cheat.
     """
 
