@@ -73,14 +73,16 @@ evaluate_once() {
     harness.time_reference=false output=$f.part resume=true; mv $f.part $f"
 }
 # contest_sweep OP SOLUTION NAME FOLDER [BASELINE...]: the resumable contest sweep of SOLUTION (with those baselines
-# side by side, none by default) over all of OP's workloads, traces under FOLDER, table
-# benchmarks/results/contest_NAME.md; a later call resumes it as it stands.
+# side by side, none by default) over all of OP's workloads (or only the uuids in $ONLY, space-separated), traces
+# under FOLDER, table benchmarks/results/contest_NAME.md; a later call resumes it as it stands.
 contest_sweep() {
-  local op=$1 sol=$2 name=$3 traces=$4 base=(--no-baselines)
+  local op=$1 sol=$2 name=$3 traces=$4 base=(--no-baselines) only=()
   shift 4
   [ $# -gt 0 ] && base=(--baselines "$@")
-  step "$(left)" python3 benchmarks/contest.py --operators "$op" "${base[@]}" --solution "$op=$sol" --budget-s 100000 \
-    --name "$name" --traces "$traces" --resume
+  # shellcheck disable=SC2206  # ONLY is a space-separated uuid list
+  [ -n "${ONLY:-}" ] && only=(--workloads $ONLY)
+  step "$(left)" python3 benchmarks/contest.py --operators "$op" "${base[@]}" "${only[@]}" --solution "$op=$sol" \
+    --budget-s 100000 --name "$name" --traces "$traces" --resume
 }
 # profile_once NAME OPERATOR SOLUTION UUID,...: `kernelopt evaluate` of SOLUTION on those workloads with the
 # torch.profiler / Nsight Compute profile kept -> $P/profile_NAME.json (traces $P/profiled_NAME.jsonl), bounded
@@ -97,6 +99,16 @@ import json, sys
 op, axis, lo, hi = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 ws = [json.loads(l)["workload"] for l in open(f"operators/{op}/workloads.jsonl")]
 print(",".join(w["uuid"] for w in ws if lo <= w["axes"][axis] < hi))
+PY
+}
+# every_nth OP AXIS N: every Nth of OP's workloads ordered by AXIS (then the other axes, then uuid), from the first:
+# a spread over the sizes, as a space-separated uuid list
+every_nth() { python3 - "$@" <<'PY'
+import json, sys
+op, axis, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+ws = [json.loads(l)["workload"] for l in open(f"operators/{op}/workloads.jsonl")]
+ws.sort(key=lambda w: (w["axes"][axis], sorted(w["axes"].items()), w["uuid"]))
+print(" ".join(w["uuid"] for w in ws[::n]))
 PY
 }
 # prefill_band LO HI: the GDN prefill workloads of LO <= total_seq_len < HI
@@ -239,14 +251,15 @@ prefill_pick_sweep() {
   best=$(side_by_side_again "$PRE" "prefill_${CALL}_" .jsonl "$uuids" "$PRE_DISPATCH/%s.json" "$kept" "$@")
   sweep_unless_kept "$PRE" "$best" "$kept" "$PRE_DISPATCH/%s.json" "prefill_${best}_${CALL}" "$P/contest_scratch_${CALL}"
 }
-# prefill_sweep_beside_retained NEW LO HI: the contest sweep of the GDN prefill dispatch $PRE_DISPATCH/NEW.json (name
-# prefill_NEW_<CALL>, traces $P/contest_scratch_<CALL>, resumable), then the retained dispatch on the workloads of
-# LO <= total_seq_len < HI (where their code differs) into $P/prefill_<CALL>_retained.jsonl, for the side by side
-# with the sweep's traces of that band in the same call (calls JB, JD)
+# prefill_sweep_beside_retained NEW LO HI [BASELINE...]: the contest sweep of the GDN prefill dispatch
+# $PRE_DISPATCH/NEW.json (with those baselines side by side; name prefill_NEW_<CALL>, traces $P/contest_scratch_<CALL>,
+# resumable), then the retained dispatch ($PRE_RETAINED) on the workloads of LO <= total_seq_len < HI (where their
+# code differs) into $P/prefill_<CALL>_retained.jsonl, for the side by side with the sweep's traces of that band in
+# the same call (calls JB, JD)
 prefill_sweep_beside_retained() {
-  contest_sweep "$PRE" "$PRE_DISPATCH/$1.json" "prefill_$1_${CALL}" "$P/contest_scratch_${CALL}"
-  evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" \
-    "$(prefill_band "$2" "$3")"
+  local new=$1 lo=$2 hi=$3; shift 3
+  contest_sweep "$PRE" "$PRE_DISPATCH/$new.json" "prefill_${new}_${CALL}" "$P/contest_scratch_${CALL}" "$@"
+  evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_RETAINED" "$(prefill_band "$lo" "$hi")"
 }
 # prefill_sweep_on_h200: on an H200 the next prefill sweep to adopt (prefill_sweep_beside_retained of dispatch
 # $DISPATCH, default recurrent_one_1376_s2bv32, beside the retained dispatch on 49 <= tokens < $UPPER, default 1,377):
@@ -277,8 +290,8 @@ PY
 }
 # session_setup: the common start of the gpu_session_*.sh scripts: END_BY (default 540 s), CALL (default: the
 # script's suffix, gpu_session_<call>.sh), P (the profiles folder, created), the MOE, PRE and DEC definition names,
-# PRE_SEEDS and PRE_DISPATCH (GDN prefill's seed and dispatch folders), MOE_SEEDS and MOE_DISPATCH (the MoE's) and
-# NGPU (GPUs on this machine; see second_gpu / one_gpu_waits).
+# PRE_SEEDS and PRE_DISPATCH (GDN prefill's seed and dispatch folders), PRE_RETAINED (its retained dispatch), MOE_SEEDS
+# and MOE_DISPATCH (the MoE's) and NGPU (GPUs on this machine; see second_gpu / one_gpu_waits).
 session_setup() {
   END_BY=${END_BY:-540}
   CALL=${CALL:-$(basename "$0" .sh | sed 's/^gpu_session_//')}
@@ -289,6 +302,7 @@ session_setup() {
   DEC=gdn_decode_qk4_v8_d128_k_last
   PRE_SEEDS=operators/$PRE/solutions/seeds
   PRE_DISPATCH=operators/$PRE/solutions/dispatch
+  PRE_RETAINED=operators/$PRE/retained/solution.json  # kept by benchmarks/adopt_retained.py
   MOE_SEEDS=operators/$MOE/solutions/seeds
   MOE_DISPATCH=operators/$MOE/solutions/dispatch
   NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')

@@ -14,19 +14,12 @@ source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  mapfile -t SPREAD < <(python3 - <<'PY'
-import json
-ws = [json.loads(l)["workload"] for l in open("operators/gdn_prefill_qk4_v8_d128_k_last/workloads.jsonl")]
-ws.sort(key=lambda w: (w["axes"]["total_seq_len"], w["axes"]["num_seqs"], w["uuid"]))
-print("\n".join(w["uuid"] for w in ws[::8]))
-PY
-)
-  step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --baselines fla --workloads "${SPREAD[@]}" \
-    --solution "$PRE=$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" --budget-s 100000 \
-    --name "prefill_fla_quick_${CALL}" --traces "$P/contest_quick_${CALL}" --resume
-  if card_is H200; then D=${DISPATCH:-recurrent_one_1376_s2bv32}; else D=recurrent_wy3hh_1376_s2bv32; fi
-  contest_sweep "$PRE" "$PRE_DISPATCH/$D.json" "prefill_${D}_fla_${CALL}" "$P/contest_scratch_${CALL}" fla
-  card_is H200 && evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_DISPATCH/recurrent_wy3hh_1376_s2bv32.json" \
-    "$(prefill_band 49 "${UPPER:-1377}")"
+  ONLY=$(every_nth "$PRE" total_seq_len 8) contest_sweep "$PRE" "$PRE_RETAINED" "prefill_fla_quick_${CALL}" \
+    "$P/contest_quick_${CALL}" fla
+  if card_is H200; then
+    prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}" fla
+  else
+    contest_sweep "$PRE" "$PRE_RETAINED" "prefill_retained_fla_${CALL}" "$P/contest_scratch_${CALL}" fla
+  fi
 ) &
 finish_session $!
