@@ -270,7 +270,7 @@ def _lean_path_failures(mod, built: int, args: tuple, out, ids, params: dict,  #
     import torch
 
     failures = []
-    plan = next(reversed(mod.PLANS.plans.values()))
+    plan = _last_plan(mod)
     launches = [b.launches for b in (plan.route, plan.count_plan, plan.place, plan.gemm1, plan.gemm2, plan.combine)]
     if mod.PLANS.built != built + 1 or launches != [2] * 6:
         failures.append(f"{where}: {mod.PLANS.built - built} plans built, launches {launches} (want 1, 2 each)")
@@ -292,7 +292,7 @@ def _stages2_failures(mod, args: tuple, out, where: str) -> list[str]:  # type: 
     (q8hp's: the same kernels) bit for bit."""
     import torch
 
-    plan = next(reversed(mod._hp.PLANS.plans.values()))
+    plan = _last_plan(mod._hp)
     got = [(b.kw["NUM_STAGES"], b.kw["num_stages"]) for b in (plan.gemm1, plan.gemm2)]
     want = [(mod.PARAMS["num_stages"],) * 2, (mod.PARAMS["STAGES2"],) * 2]
     failures = [] if got == want else [f"{where}: GEMM1 / GEMM2 bound at stages {got}, want {want}"]
@@ -306,6 +306,11 @@ def _stages2_failures(mod, args: tuple, out, where: str) -> list[str]:  # type: 
     return failures
 
 
+def _last_plan(hp):  # type: ignore[no-untyped-def]
+    """The long plan built last by ``hp``, a module holding q8hp's plan cache (``PLANS``)."""
+    return next(reversed(hp.PLANS.plans.values()))
+
+
 def _part(mod, name: str):  # type: ignore[no-untyped-def]
     """The seed's copy of one of the modules under it (``_rt``, ``_q8``): the seed module's attribute, else q8s2's
     (q8gl is built over q8s2), else the seed module itself."""
@@ -314,7 +319,7 @@ def _part(mod, name: str):  # type: ignore[no-untyped-def]
 
 def _gluon_planned(mod) -> bool:  # type: ignore[no-untyped-def]
     """Whether q8gl's last long plan runs its GEMMs on the Gluon kernels."""
-    plan = next(reversed(mod._hp.PLANS.plans.values()))
+    plan = _last_plan(mod._hp)
     return isinstance(plan.gemm1, mod._gl.Gemm1) and isinstance(plan.gemm2, mod._gl.Gemm2)
 
 
