@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from pathlib import Path
 
 from operator_helpers import run_benchmark
 
@@ -60,3 +61,29 @@ def test_the_seed_refuses_an_unknown_gluon_setting() -> None:
     finally:
         k.PARAMS.clear()
         k.PARAMS.update(saved)
+
+
+def test_the_seed_refuses_gluon_below_one_warp_group_of_rows_on_every_device() -> None:
+    """BLOCK_M 32 with GLUON=1 failed to compile on an H100 (call OA2: "WGMMA result M dimension must be divisible by
+    64"); it is refused before any launch, in the interpreter too, and the seed's constraints leave it out."""
+    import pytest
+
+    from kernelopt.generators.seeds import load_seed
+
+    k = _q8gl()
+    saved = dict(k.PARAMS)
+    try:
+        k.PARAMS.update(BLOCK_M=32, GLUON=1)
+        with pytest.raises(ValueError, match="BLOCK_M a multiple of 64"):
+            k.run(*([None] * 11))
+        k.PARAMS.update(GLUON=0)  # q8s2's GEMMs take BLOCK_M 32: the refusal is Gluon's only (it fails later, on None)
+        with pytest.raises(Exception) as err:
+            k.run(*([None] * 11))
+        assert "multiple of 64" not in str(err.value)
+    finally:
+        k.PARAMS.clear()
+        k.PARAMS.update(saved)
+    seed = load_seed(Path(k.__file__).parent)
+    assert not seed.satisfies({**seed.spec.defaults, "BLOCK_M": 32, "GLUON": 1})
+    assert seed.satisfies({**seed.spec.defaults, "BLOCK_M": 32, "GLUON": 0})
+    assert seed.satisfies(seed.spec.defaults)

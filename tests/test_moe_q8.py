@@ -167,9 +167,11 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                   (200, 160, 384, 128, {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_N2": 128, "num_warps": 4, "num_stages": 3,
                                         "STAGES2": 2})]}
 # moe_grouped_fp8_q8gl: q8s2 with both long GEMMs on Gluon kernels where the device runs them (sm_90 with Gluon); in the
-# interpreter (and GLUON=0) q8s2's plan itself: q8s2's long case, the plan's GEMMs checked to be the ones for the device
-SEED_CASES["moe_grouped_fp8_q8gl"] = [(200, 160, 384, 128, {**SEED_CASES["moe_grouped_fp8_q8s2"][0][4], "GLUON": 1}),
-                                      (200, 160, 384, 128, {**SEED_CASES["moe_grouped_fp8_q8s2"][0][4], "GLUON": 0})]
+# interpreter (and GLUON=0) q8s2's plan itself: q8s2's long case, the plan's GEMMs checked to be the ones for the device.
+# GLUON=1 at BLOCK_M 64 / 8 warps (the Gluon GEMMs' warp group spans 64 rows: BLOCK_M 32 is refused), GLUON=0 at q8s2's
+SEED_CASES["moe_grouped_fp8_q8gl"] = [
+    (200, 160, 384, 128, {**SEED_CASES["moe_grouped_fp8_q8s2"][0][4], "BLOCK_M": 64, "num_warps": 8, "GLUON": 1}),
+    (200, 160, 384, 128, {**SEED_CASES["moe_grouped_fp8_q8s2"][0][4], "GLUON": 0})]
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs
 TILE_CASES = [(129, 0, 64), (400, 96, 16), (1300, 224, 32), (260, 32, 128)]

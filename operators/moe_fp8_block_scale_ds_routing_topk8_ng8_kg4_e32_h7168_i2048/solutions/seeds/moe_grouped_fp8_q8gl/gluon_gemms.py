@@ -7,6 +7,11 @@ import importlib.util
 import torch
 
 
+# Rows of one wgmma warp group: the Gluon GEMMs lay 4 warps of 16 rows along M, so BLOCK_M must be a multiple of this
+# (ptxas / Gluon refuse "WGMMA result M dimension must be divisible by 64" otherwise: H100 call OA2, 2026-12-06).
+WGMMA_ROWS = 64
+
+
 def usable(device: torch.device) -> bool:
     """Whether ``device`` runs the Gluon GEMMs: a CUDA device of compute capability 9.x and a Triton with Gluon."""
     return (device.type == "cuda" and torch.cuda.get_device_capability(device)[0] == 9
