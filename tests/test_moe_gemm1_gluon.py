@@ -63,27 +63,41 @@ def test_the_seed_refuses_an_unknown_gluon_setting() -> None:
         k.PARAMS.update(saved)
 
 
-def test_the_seed_refuses_gluon_below_one_warp_group_of_rows_on_every_device() -> None:
-    """BLOCK_M 32 with GLUON=1 failed to compile on an H100 (call OA2: "WGMMA result M dimension must be divisible by
-    64"); it is refused before any launch, in the interpreter too, and the seed's constraints leave it out."""
+def test_the_seed_refuses_what_the_gluon_gemms_cannot_run_on_every_device() -> None:
+    """On an H100 (calls OA2 / OA4) GLUON=1 failed to compile at BLOCK_M 32 ("WGMMA result M dimension must be
+    divisible by 64") and gave wrong outputs at BLOCK_N 64 (GEMM2 read the intermediate's scales per 128 columns) and
+    with fewer K blocks than ring buffers: each is refused before any launch, in the interpreter too, and the seed's
+    constraints leave the parameter points out."""
     import pytest
+    import torch
 
     from kernelopt.generators.seeds import load_seed
 
     k = _q8gl()
     saved = dict(k.PARAMS)
+    small = [None, None, torch.empty(4, 384), None, None, None, torch.empty(32, 384, 128), None, 0, 2.5, None]
     try:
         k.PARAMS.update(BLOCK_M=32, GLUON=1)
         with pytest.raises(ValueError, match="BLOCK_M a multiple of 64"):
             k.run(*([None] * 11))
-        k.PARAMS.update(GLUON=0)  # q8s2's GEMMs take BLOCK_M 32: the refusal is Gluon's only (it fails later, on None)
+        k.PARAMS.update(BLOCK_M=64, BLOCK_N=64)
+        with pytest.raises(ValueError, match="BLOCK_N 128"):
+            k.run(*([None] * 11))
+        k.PARAMS.update(BLOCK_N=128, GLUON_STAGES=4, GLUON_STAGES2=2)
+        with pytest.raises(ValueError, match="GLUON_STAGES=4 buffers at most 384 / 128 K blocks"):
+            k.run(*small)
+        k.PARAMS.update(GLUON_STAGES=3)  # H: 3 K blocks, enough; I: 1, fewer than GEMM2's 2 buffers
+        with pytest.raises(ValueError, match="GLUON_STAGES2=2 buffers at most 128 / 128"):
+            k.run(*small)
+        k.PARAMS.update(BLOCK_M=32, BLOCK_N=64, GLUON=0)  # q8s2's GEMMs take them: no Gluon refusal (fails on None)
         with pytest.raises(Exception) as err:
             k.run(*([None] * 11))
-        assert "multiple of 64" not in str(err.value)
+        assert "GLUON=1 needs" not in str(err.value)
     finally:
         k.PARAMS.clear()
         k.PARAMS.update(saved)
     seed = load_seed(Path(k.__file__).parent)
-    assert not seed.satisfies({**seed.spec.defaults, "BLOCK_M": 32, "GLUON": 1})
-    assert seed.satisfies({**seed.spec.defaults, "BLOCK_M": 32, "GLUON": 0})
+    for bad in ({"BLOCK_M": 32}, {"BLOCK_N": 64}):
+        assert not seed.satisfies({**seed.spec.defaults, **bad})
+        assert seed.satisfies({**seed.spec.defaults, **bad, "GLUON": 0})
     assert seed.satisfies(seed.spec.defaults)

@@ -168,9 +168,11 @@ SEED_CASES = {"moe_grouped_fp8_q8": CASES,
                                         "STAGES2": 2})]}
 # moe_grouped_fp8_q8gl: q8s2 with both long GEMMs on Gluon kernels where the device runs them (sm_90 with Gluon); in the
 # interpreter (and GLUON=0) q8s2's plan itself: q8s2's long case, the plan's GEMMs checked to be the ones for the device.
-# GLUON=1 at BLOCK_M 64 / 8 warps (the Gluon GEMMs' warp group spans 64 rows: BLOCK_M 32 is refused), GLUON=0 at q8s2's
+# GLUON=1 where the Gluon GEMMs take it (gluon_gemms.refusal: BLOCK_M 64, BLOCK_N 128, at least as many K blocks as
+# ring buffers: I 256 for GEMM2's two), GLUON=0 at q8s2's own case
 SEED_CASES["moe_grouped_fp8_q8gl"] = [
-    (200, 160, 384, 128, {**SEED_CASES["moe_grouped_fp8_q8s2"][0][4], "BLOCK_M": 64, "num_warps": 8, "GLUON": 1}),
+    (200, 160, 384, 256, {**SEED_CASES["moe_grouped_fp8_q8s2"][0][4], "BLOCK_M": 64, "BLOCK_N": 128, "num_warps": 8,
+                          "GLUON": 1, "GLUON_STAGES": 3, "GLUON_STAGES2": 2}),
     (200, 160, 384, 128, {**SEED_CASES["moe_grouped_fp8_q8s2"][0][4], "GLUON": 0})]
 # (T, local_expert_offset, BLOCK_M): q8rt's long-call tile table (a counting sort in two launches) against q8's torch
 # one, entry for entry; 1 to 11 chunks of 1,024 pairs

@@ -8,8 +8,27 @@ import torch
 
 
 # Rows of one wgmma warp group: the Gluon GEMMs lay 4 warps of 16 rows along M, so BLOCK_M must be a multiple of this
-# (ptxas / Gluon refuse "WGMMA result M dimension must be divisible by 64" otherwise: H100 call OA2, 2026-12-06).
+# (Gluon refuses "WGMMA result M dimension must be divisible by 64" otherwise: H100 call OA2, 2026-12-06).
 WGMMA_ROWS = 64
+#: the Gluon GEMMs' K block (TMA boxes of [rows, 128]); GEMM2 reads the intermediate's scales one per K block, so
+#: GEMM1's BLOCK_N must be this too (at BLOCK_N 64 the scales were read at the wrong stride: H100 call OA4)
+K_BLOCK = 128
+
+
+def refusal(params: dict, hidden: int | None = None, inter: int | None = None) -> str:
+    """Why the Gluon GEMMs cannot run ``params`` (and, given, a call's hidden / intermediate sizes), else ``""``.
+    Checked on every device, so a point is refused the same way in the interpreter as on the GPU."""
+    if int(params["BLOCK_M"]) % WGMMA_ROWS:
+        return f"BLOCK_M a multiple of {WGMMA_ROWS} (one warp group's wgmma rows), not {params['BLOCK_M']!r}"
+    if int(params["BLOCK_N"]) != K_BLOCK:
+        return (f"BLOCK_N {K_BLOCK} (GEMM2's K block, one intermediate scale per block), "
+                f"not {params['BLOCK_N']!r}")
+    # each ring buffer is filled before the K loop: at least as many K blocks as buffers (7,168 / 2,048 in the
+    # contest: 56 / 16 blocks)
+    for name, size in (("GLUON_STAGES", hidden), ("GLUON_STAGES2", inter)):
+        if size is not None and size // K_BLOCK < int(params[name]):
+            return f"{name}={params[name]!r} buffers at most {size} / {K_BLOCK} K blocks"
+    return ""
 
 
 def usable(device: torch.device) -> bool:

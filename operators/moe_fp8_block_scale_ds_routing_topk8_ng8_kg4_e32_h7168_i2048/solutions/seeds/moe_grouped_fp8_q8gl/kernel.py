@@ -46,10 +46,10 @@ def run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_
             or int(PARAMS["GLUON_STAGES2"]) not in (2, 3, 4, 5):
         raise ValueError(f"moe_grouped_fp8_q8gl: GLUON={PARAMS['GLUON']!r} must be 0 or 1, GLUON_STAGES="
                          f"{PARAMS['GLUON_STAGES']!r} 2-4, GLUON_STAGES2={PARAMS['GLUON_STAGES2']!r} 2-5")
-    if int(PARAMS["GLUON"]) and int(PARAMS["BLOCK_M"]) % _gl.WGMMA_ROWS:
-        # refused on every device (not only where the Gluon GEMMs would run), so a point fails the same way in the
-        # interpreter as on the GPU
-        raise ValueError(f"moe_grouped_fp8_q8gl: GLUON=1 needs BLOCK_M a multiple of {_gl.WGMMA_ROWS} (the Gluon "
-                         f"GEMMs' warp group spans {_gl.WGMMA_ROWS} rows), not {PARAMS['BLOCK_M']!r}; or GLUON=0")
+    if int(PARAMS["GLUON"]):
+        why = _gl.refusal(PARAMS)
+        why = why or _gl.refusal(PARAMS, hidden_states.shape[1], gemm2_weights.shape[2])
+        if why:
+            raise ValueError(f"moe_grouped_fp8_q8gl: GLUON=1 needs {why}; or GLUON=0")
     _s2.run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
             gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output)
