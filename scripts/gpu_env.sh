@@ -261,6 +261,28 @@ prefill_sweep_beside_retained() {
   contest_sweep "$PRE" "$PRE_DISPATCH/$new.json" "prefill_${new}_${CALL}" "$P/contest_scratch_${CALL}" "$@"
   evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_RETAINED" "$(prefill_band "$lo" "$hi")"
 }
+# prefill_fla_sweeps: the retained prefill dispatch and fla side by side on 13 workloads spread over the sizes (every
+# 8th by total_seq_len; table contest_prefill_fla_quick_<call>), then on an H200 the sweep to adopt with fla beside it
+# (prefill_sweep_beside_retained of $DISPATCH, default recurrent_one_1376_s2bv32, on 49 <= tokens < $UPPER, default
+# 1,377), elsewhere the retained dispatch's whole sweep with fla beside it (call OA1 on an H100: 12.46x)
+prefill_fla_sweeps() {
+  ONLY=$(every_nth "$PRE" total_seq_len 8) contest_sweep "$PRE" "$PRE_RETAINED" "prefill_fla_quick_${CALL}" \
+    "$P/contest_quick_${CALL}" fla
+  if card_is H200; then
+    prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}" fla
+  else
+    contest_sweep "$PRE" "$PRE_RETAINED" "prefill_retained_fla_${CALL}" "$P/contest_scratch_${CALL}" fla
+  fi
+}
+# gpu_suite FILE...: `pytest -m gpu` one file per step (its start, limit and exit in the log: a cut call says where it
+# stopped), each bounded by what is left before END_BY, junit XML per file under $OUT; GPU_K a `-k` expression
+gpu_suite() {
+  local f
+  for f in "$@"; do
+    step "$(left)" python3 -m pytest -v -m gpu -p no:cacheprovider --timeout 300 -rs --durations=10 \
+      --junitxml="$OUT/gpu_suite_${CALL}_$(basename "$f" .py).xml" ${GPU_K:+-k "$GPU_K"} "$f"
+  done
+}
 # prefill_sweep_on_h200: on an H200 the next prefill sweep to adopt (prefill_sweep_beside_retained of dispatch
 # $DISPATCH, default recurrent_one_1376_s2bv32, beside the retained dispatch on 49 <= tokens < $UPPER, default 1,377):
 # status 0 (whatever its steps' own exits, logged by them); on another card nothing, status 1 (calls JD-KL of

@@ -65,9 +65,9 @@ def test_the_seed_refuses_an_unknown_gluon_setting() -> None:
 
 def test_the_seed_refuses_what_the_gluon_gemms_cannot_run_on_every_device() -> None:
     """On an H100 (calls OA2 / OA4) GLUON=1 failed to compile at BLOCK_M 32 ("WGMMA result M dimension must be
-    divisible by 64") and gave wrong outputs at BLOCK_N 64 (GEMM2 read the intermediate's scales per 128 columns) and
-    with fewer K blocks than ring buffers: each is refused before any launch, in the interpreter too, and the seed's
-    constraints leave the parameter points out."""
+    divisible by 64") and gave wrong outputs at BLOCK_N 64 with fewer K blocks than ring buffers (GEMM2 reads the
+    intermediate's scales per 128 columns, so BLOCK_N 64 alone is wrong): each condition is refused before any launch,
+    in the interpreter too, and the seed's constraints leave the parameter points out."""
     import pytest
     import torch
 

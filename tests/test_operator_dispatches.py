@@ -223,6 +223,10 @@ DISPATCHES = [
     *[(MOE, MOE_DIR / f"q8rg_m16n128n2_64s4f_ci_q8s2g{g}b_q8s2g{g}_80_4096.json", "seq_len",
        [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",
         f"{Q8_SEED}s2@LONG_GRID=bound,STAGES2={g}", f"{Q8_SEED}s2@STAGES2={g}"], [80, 4096]) for g in (3, 2)],
+    # call IA's Gluon GEMMs (measured, not taken): the retained short band (q8bp) with q8gl from 81 tokens / above 4,096
+    *[(MOE, MOE_DIR / f"q8bp_80_{mid}_4096{tail}.json", "seq_len",
+       [f"{Q8_SEED}bp@BLOCK_M=16,BLOCK_N2=64,num_warps=4,num_stages=4,LAUNCH=fast", f"{Q8_SEED}{mid[2:]}@LONG_GRID=bound",
+        f"{Q8_SEED}gl"], [80, 4096]) for mid, tail in (("q8gl", ""), ("q8s2", "_q8gl"))],
     # measured in call CO, not taken (1.79x / 1.46x): GEMM1 above 4,096 tokens at 4 warps / 3 and 2 stages
     *[(MOE, MOE_DIR / f"q8rg_m16n128n2_64s4f_ci_q8hp4r1b_q8hp{name}_80_4096.json", "seq_len",
        [f"{Q8_SEED}rg@BLOCK_M=16,BLOCK_N=128,num_warps=4,LAUNCH=fast,num_stages=4,BLOCK_N2=64",

@@ -22,9 +22,6 @@ ALL_GPU_FILES="tests/adversarial/test_adversarial_gpu.py tests/executor/test_exe
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
   prefill_sweep_on_h200 && exit 0
   END_BY=${SUITE_BY:-$END_BY}  # another card: the suite may stop earlier (SUITE_BY), keeping device time for an H200
-  for f in ${GPU_FILES:-$ALL_GPU_FILES}; do
-    step "$(left)" python3 -m pytest -v -m gpu -p no:cacheprovider --timeout 300 -rs --durations=10 \
-      --junitxml="$OUT/gpu_suite_${CALL}_$(basename "$f" .py).xml" ${GPU_K:+-k "$GPU_K"} "$f"
-  done
+  gpu_suite ${GPU_FILES:-$ALL_GPU_FILES}
 ) &
 finish_session $!

@@ -14,12 +14,6 @@ source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  ONLY=$(every_nth "$PRE" total_seq_len 8) contest_sweep "$PRE" "$PRE_RETAINED" "prefill_fla_quick_${CALL}" \
-    "$P/contest_quick_${CALL}" fla
-  if card_is H200; then
-    prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}" fla
-  else
-    contest_sweep "$PRE" "$PRE_RETAINED" "prefill_retained_fla_${CALL}" "$P/contest_scratch_${CALL}" fla
-  fi
+  prefill_fla_sweeps
 ) &
 finish_session $!

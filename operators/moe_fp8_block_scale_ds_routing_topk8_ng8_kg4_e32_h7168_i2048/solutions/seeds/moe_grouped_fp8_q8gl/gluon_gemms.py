@@ -11,7 +11,8 @@ import torch
 # (Gluon refuses "WGMMA result M dimension must be divisible by 64" otherwise: H100 call OA2, 2026-12-06).
 WGMMA_ROWS = 64
 #: the Gluon GEMMs' K block (TMA boxes of [rows, 128]); GEMM2 reads the intermediate's scales one per K block, so
-#: GEMM1's BLOCK_N must be this too (at BLOCK_N 64 the scales were read at the wrong stride: H100 call OA4)
+#: GEMM1's BLOCK_N must be this too (at BLOCK_N 64 it reads them at the wrong stride; H100 call OA4's case, BLOCK_N 64
+#: and fewer K blocks than ring buffers, gave a relative error of 0.86)
 K_BLOCK = 128
 
 
