@@ -4,8 +4,9 @@
 # it, the sweep to adopt with `benchmarks/adopt_retained.py ... --with-baseline fla`, and the retained dispatch on
 # 49-1,376 tokens). On any other card (call OA1 already gave the H100's side by side: 12.46x) the GPU checks this stop
 # could not run: the MoE seed moe_grouped_fp8_q8gl after its Gluon limits were made refusals (calls OA2 / OA4 found
-# BLOCK_M 32 failing to compile and BLOCK_N 64 / fewer K blocks than ring buffers giving wrong outputs), then the GPU
-# suite's files not run since stop 58's guard (profiling, device random inputs, input generation).
+# BLOCK_M 32 failing to compile and BLOCK_N 64 / fewer K blocks than ring buffers giving wrong outputs), then the
+# device ceilings through harness.timing.median_call_ms (never run on a GPU), the GPU suite's files not run since
+# stop 58's guard (profiling, device random inputs, input generation).
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=560 bash scripts/sessions/gpu_session_pa.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
@@ -13,6 +14,8 @@ keep_call_results
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
   if card_is H200; then prefill_fla_sweeps; exit 0; fi
   GPU_K=q8gl gpu_suite tests/test_moe_q8.py tests/test_seeds.py
+  # the device ceilings through harness.timing.median_call_ms (carried since stop 58: never run on a GPU)
+  step "$(( $(left) < 60 ? $(left) : 60 ))" python3 -m kernelopt.harness.ceilings --out "$OUT/ceilings_${CALL}.json"
   gpu_suite tests/harness/test_profiling.py tests/harness/test_device_random.py tests/test_inputs.py
 ) &
 finish_session $!
