@@ -47,8 +47,7 @@ def run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_
         raise ValueError(f"moe_grouped_fp8_q8gl: GLUON={PARAMS['GLUON']!r} must be 0 or 1, GLUON_STAGES="
                          f"{PARAMS['GLUON_STAGES']!r} 2-4, GLUON_STAGES2={PARAMS['GLUON_STAGES2']!r} 2-5")
     if int(PARAMS["GLUON"]):
-        why = _gl.refusal(PARAMS)
-        why = why or _gl.refusal(PARAMS, hidden_states.shape[1], gemm2_weights.shape[2])
+        why = _gl.refusal(PARAMS, hidden_states.shape[1], gemm2_weights.shape[2])
         if why:
             raise ValueError(f"moe_grouped_fp8_q8gl: GLUON=1 needs {why}; or GLUON=0")
     _s2.run(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
