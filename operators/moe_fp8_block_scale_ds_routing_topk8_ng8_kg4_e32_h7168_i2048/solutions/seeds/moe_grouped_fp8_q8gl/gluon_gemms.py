@@ -6,7 +6,6 @@ import importlib.util
 
 import torch
 
-
 # Rows of one wgmma warp group: the Gluon GEMMs lay 4 warps of 16 rows along M, so BLOCK_M must be a multiple of this
 # (Gluon refuses "WGMMA result M dimension must be divisible by 64" otherwise: H100 call OA2, 2026-12-06).
 WGMMA_ROWS = 64
