@@ -290,6 +290,59 @@ def test_the_h200_first_prefill_sweep_runs_only_on_an_h200(tmp_path: Path) -> No
         assert res.stdout == f"{want_out}rc={want_rc}\n", (card, res.stdout, res.stderr)
 
 
+def test_every_nth_spreads_over_the_sizes() -> None:
+    """``every_nth OP AXIS N`` (call OA's 13 prefill workloads): every Nth by AXIS from the smallest, one line."""
+    got = _helper("every_nth gdn_prefill_qk4_v8_d128_k_last total_seq_len 8")[0].split()
+    pre = sorted(_workloads("gdn_prefill_qk4_v8_d128_k_last"),
+                 key=lambda w: (w["axes"]["total_seq_len"], sorted(w["axes"].items()), w["uuid"]))
+    assert got == [w["uuid"] for w in pre[::8]] and len(got) == 13
+    assert pre[0]["uuid"] == got[0] and {w["axes"]["num_seqs"] > 1 for w in pre if w["uuid"] in got} == {True, False}
+
+
+def _gpu_env_function(name: str, env: str) -> str:
+    """gpu_env.sh's block from the comment that opens ``name`` up to the next function's comment."""
+    start = env.index(f"# {name}")
+    return env[start:env.index("\n# ", env.index("\n}\n", start))]
+
+
+def test_the_prefill_fla_sweeps_run_fla_beside_the_adoption_sweep_on_an_h200_and_the_retained_elsewhere(
+        tmp_path: Path) -> None:
+    """``prefill_fla_sweeps`` (calls OA / PA): the retained prefill dispatch beside fla on the 13 spread workloads
+    first (ONLY set for that sweep alone), then on an H200 the adoption sweep with fla beside it, elsewhere the
+    retained dispatch's whole sweep with fla (call OA1, an H100)."""
+    env = (REPO / "scripts" / "gpu_env.sh").read_text()
+    card_is = env[env.index("# card_is NAME"):env.index("# ONLY_CARD=H200")]
+    fn = _gpu_env_function("prefill_fla_sweeps:", env)
+    stubs = ('contest_sweep() { echo "contest only=${ONLY:-all} $*"; }\n'
+             'prefill_sweep_beside_retained() { echo "beside only=${ONLY:-all} $*"; }\n'
+             'every_nth() { echo "u1 u2"; }\n')
+    fake = tmp_path / "bin"
+    head = "contest only=u1 u2 PRE RET prefill_fla_quick_c P/contest_quick_c fla\n"
+    for card, want in (("NVIDIA H200", "beside only=all recurrent_one_1376_s2bv32 49 1377 fla\n"),
+                       ("NVIDIA H100 80GB HBM3", "contest only=all PRE RET prefill_retained_fla_c P/contest_scratch_c fla\n")):
+        _fake_nvidia_smi(fake, card)
+        res = subprocess.run(["bash", "-c", f"{card_is}\n{stubs}{fn}\nprefill_fla_sweeps"], capture_output=True,
+                             text=True, timeout=30, check=False,
+                             env={"PATH": f"{fake}:/usr/bin:/bin", "PRE": "PRE", "PRE_RETAINED": "RET", "CALL": "c",
+                                  "P": "P"})
+        assert res.returncode == 0 and res.stdout == head + want, (card, res.stdout, res.stderr)
+
+
+def test_gpu_suite_runs_one_bounded_step_per_file_with_the_k_expression() -> None:
+    """``gpu_suite FILE...`` (calls LA, OA2-OA4, PA): one ``pytest -m gpu`` step per file, bounded by ``left``, its junit
+    XML under $OUT named for the call and the file; ``GPU_K`` becomes ``-k`` only when set."""
+    env = (REPO / "scripts" / "gpu_env.sh").read_text()
+    fn = _gpu_env_function("gpu_suite FILE", env)
+    stubs = 'step() { echo "step $*"; }\nleft() { echo 99; }\n'
+    base = "step 99 python3 -m pytest -v -m gpu -p no:cacheprovider --timeout 300 -rs --durations=10 --junitxml=O/"
+    for k, flag in (("", ""), ("q8gl", "-k q8gl ")):
+        res = subprocess.run(["bash", "-c", f"{stubs}{fn}\ngpu_suite tests/a.py tests/b/c.py"], capture_output=True,
+                             text=True, timeout=30, check=False,
+                             env={"PATH": "/usr/bin:/bin", "OUT": "O", "CALL": "c", **({"GPU_K": k} if k else {})})
+        assert res.stdout == (f"{base}gpu_suite_c_a.xml {flag}tests/a.py\n"
+                              f"{base}gpu_suite_c_c.xml {flag}tests/b/c.py\n"), res.stderr
+
+
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
 def test_what_a_script_sources_exists(script: Path) -> None:
     """The session scripts moved to scripts/sessions/ (stop 57): each ``source`` must still name a file, whether
