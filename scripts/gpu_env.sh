@@ -268,11 +268,8 @@ prefill_sweep_beside_retained() {
 prefill_fla_sweeps() {
   ONLY=$(every_nth "$PRE" total_seq_len 8) contest_sweep "$PRE" "$PRE_RETAINED" "prefill_fla_quick_${CALL}" \
     "$P/contest_quick_${CALL}" fla
-  if card_is H200; then
-    prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}" fla
-  else
-    contest_sweep "$PRE" "$PRE_RETAINED" "prefill_retained_fla_${CALL}" "$P/contest_scratch_${CALL}" fla
-  fi
+  prefill_sweep_on_h200 fla \
+    || contest_sweep "$PRE" "$PRE_RETAINED" "prefill_retained_fla_${CALL}" "$P/contest_scratch_${CALL}" fla
 }
 # gpu_suite FILE...: `pytest -m gpu` one file per step (its start, limit and exit in the log: a cut call says where it
 # stopped), each bounded by what is left before END_BY, junit XML per file under $OUT; GPU_K a `-k` expression
@@ -283,13 +280,14 @@ gpu_suite() {
       --junitxml="$OUT/gpu_suite_${CALL}_$(basename "$f" .py).xml" ${GPU_K:+-k "$GPU_K"} "$f"
   done
 }
-# prefill_sweep_on_h200: on an H200 the next prefill sweep to adopt (prefill_sweep_beside_retained of dispatch
-# $DISPATCH, default recurrent_one_1376_s2bv32, beside the retained dispatch on 49 <= tokens < $UPPER, default 1,377):
+# prefill_sweep_on_h200 [BASELINE...]: on an H200 the next prefill sweep to adopt (prefill_sweep_beside_retained of
+# dispatch $DISPATCH, default recurrent_one_1376_s2bv32, beside the retained dispatch on 49 <= tokens < $UPPER, default
+# 1,377; those baselines swept beside the dispatch):
 # status 0 (whatever its steps' own exits, logged by them); on another card nothing, status 1 (calls JD-KL of
 # 2026-12-06 all came on H100s)
 prefill_sweep_on_h200() {
   card_is H200 || return 1
-  prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}"
+  prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}" "$@"
   return 0
 }
 # h200_sweep_first: the start of a one-GPU session queue: GPU 0, its log $L (the card and its clocks first), then on

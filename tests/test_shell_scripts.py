@@ -276,7 +276,7 @@ def test_the_h200_first_prefill_sweep_runs_only_on_an_h200(tmp_path: Path) -> No
     read it."""
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
     card_is = env[env.index("# card_is NAME"):env.index("# ONLY_CARD=H200")]
-    fn = env[env.index("# prefill_sweep_on_h200:"):env.index("# prefill_points TOKENS:SEQS")]
+    fn = env[env.index("# prefill_sweep_on_h200 "):env.index("# prefill_points TOKENS:SEQS")]
     fake = tmp_path / "bin"
     stub = 'prefill_sweep_beside_retained() { echo "sweep $*"; return 7; }\n'  # a failed step inside the sweep
     for card, extra, want_out, want_rc in (
@@ -302,7 +302,7 @@ def test_every_nth_spreads_over_the_sizes() -> None:
 def _gpu_env_function(name: str, env: str) -> str:
     """gpu_env.sh's block from the comment that opens ``name`` up to the next function's comment."""
     start = env.index(f"# {name}")
-    return env[start:env.index("\n# ", env.index("\n}\n", start))]
+    return env[start:env.index("\n# ", env.index("\n}\n", start)) + 1]
 
 
 def test_the_prefill_fla_sweeps_run_fla_beside_the_adoption_sweep_on_an_h200_and_the_retained_elsewhere(
@@ -312,7 +312,7 @@ def test_the_prefill_fla_sweeps_run_fla_beside_the_adoption_sweep_on_an_h200_and
     retained dispatch's whole sweep with fla (call OA1, an H100)."""
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
     card_is = env[env.index("# card_is NAME"):env.index("# ONLY_CARD=H200")]
-    fn = _gpu_env_function("prefill_fla_sweeps:", env)
+    fn = _gpu_env_function("prefill_fla_sweeps:", env) + _gpu_env_function("prefill_sweep_on_h200 [", env)
     stubs = ('contest_sweep() { echo "contest only=${ONLY:-all} $*"; }\n'
              'prefill_sweep_beside_retained() { echo "beside only=${ONLY:-all} $*"; }\n'
              'every_nth() { echo "u1 u2"; }\n')
