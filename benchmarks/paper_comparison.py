@@ -25,7 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import RESULTS, command_line, fmt, md_table, usage_error, write_results
-from kernelopt.data import DataError, load_traces
+from benchmarks.contest import UsageError, mean_ratio, read_traces
 from kernelopt.data.records import EvaluationStatus
 
 #: the paper's Table 3, Agent-Assisted rows (B200): mean latency in ms and speedup vs the PyTorch reference
@@ -39,12 +39,10 @@ PAPER = {
 SCRIPT = "paper_comparison.py"
 
 
-def passed_latencies(path: Path) -> tuple[dict[str, float], str | None]:
-    """PASSED workloads' latencies (ms) by uuid in one trace file, and the hardware the traces name."""
-    try:
-        traces = load_traces(path)
-    except (OSError, DataError) as exc:
-        usage_error(SCRIPT, f"{path}: {exc}")
+def _passed(path: Path) -> tuple[dict[str, float], str | None]:
+    """PASSED workloads' latencies (ms) by uuid in one trace file (read as ``benchmarks/contest.py`` reads its own),
+    and the hardware the traces name."""
+    traces = read_traces(path) if path.is_file() else []
     lat = {t.workload.uuid: t.evaluation.performance.latency_ms for t in traces
            if t.evaluation.status == EvaluationStatus.PASSED and t.evaluation.performance is not None}
     hardware = next((t.evaluation.environment.hardware for t in traces if t.evaluation.environment), None)
@@ -53,20 +51,19 @@ def passed_latencies(path: Path) -> tuple[dict[str, float], str | None]:
 
 def compare(definition: str, folder: Path) -> dict[str, Any]:
     """One definition's row: ours from ``folder/<definition>/{retained,reference}.jsonl`` (means over the workloads
-    both passed), the paper's from :data:`PAPER`."""
-    kernel, hardware = passed_latencies(folder / definition / "retained.jsonl")
-    reference, _ = passed_latencies(folder / definition / "reference.jsonl")
-    common = sorted(set(kernel) & set(reference))
-    if not common:
-        usage_error(SCRIPT, f"{folder / definition}: no workload passed by both the retained kernel and the reference")
+    both passed, the contest tables' :func:`~benchmarks.contest.mean_ratio`), the paper's from :data:`PAPER`."""
+    kernel, hardware = _passed(folder / definition / "retained.jsonl")
+    reference, _ = _passed(folder / definition / "reference.jsonl")
+    speedup, n = mean_ratio(kernel, reference)
+    if speedup is None:
+        raise UsageError(f"{folder / definition}: no workload passed by both the retained kernel and the reference")
+    common = [u for u in kernel if u in reference]
     ours_ms = statistics.fmean(kernel[u] for u in common)
-    ours_ref_ms = statistics.fmean(reference[u] for u in common)
     paper_ms, paper_x = PAPER[definition]
-    paper_ref_ms = paper_ms * paper_x
-    return {"definition": definition, "workloads": len(common), "hardware": hardware,
-            "ours_ms": ours_ms, "ours_reference_ms": ours_ref_ms, "ours_speedup": ours_ref_ms / ours_ms,
-            "paper_ms": paper_ms, "paper_reference_ms": paper_ref_ms, "paper_speedup": paper_x,
-            "kernel_ratio": ours_ms / paper_ms, "reference_ratio": ours_ref_ms / paper_ref_ms}
+    return {"definition": definition, "workloads": n, "hardware": hardware,
+            "ours_ms": ours_ms, "ours_reference_ms": ours_ms * speedup, "ours_speedup": speedup,
+            "paper_ms": paper_ms, "paper_reference_ms": paper_ms * paper_x, "paper_speedup": paper_x,
+            "kernel_ratio": ours_ms / paper_ms, "reference_ratio": ours_ms * speedup / (paper_ms * paper_x)}
 
 
 def markdown(rows: list[dict[str, Any]], command: str, folder: Path) -> str:
@@ -99,7 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not args.traces.is_dir():
         usage_error(SCRIPT, f"{args.traces}: no such trace folder")
-    rows = [compare(d, args.traces) for d in PAPER]
+    try:
+        rows = [compare(d, args.traces) for d in PAPER]
+    except UsageError as exc:
+        usage_error(SCRIPT, str(exc))
     command = command_line(SCRIPT, argv)
     md = markdown(rows, command, args.traces.relative_to(RESULTS.parent.parent)
                   if args.traces.is_relative_to(RESULTS.parent.parent) else args.traces)
