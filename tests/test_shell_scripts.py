@@ -269,14 +269,25 @@ def test_only_card_stops_a_session_on_another_gpu_before_anything_runs(tmp_path:
             assert res.stdout == f"=== ONLY_CARD=H200: this machine has {card or 'no GPU'}: nothing run\n"
 
 
+def _gpu_env_function(name: str, env: str) -> str:
+    """gpu_env.sh's block from the comment that opens ``name`` up to the next function's comment."""
+    start = env.index(f"# {name}")
+    return env[start:env.index("\n# ", env.index("\n}\n", start)) + 1]
+
+
+def _card_is(env: str) -> str:
+    """gpu_env.sh's ``card_is`` (a one-line function, so not :func:`_gpu_env_function`'s shape)."""
+    return env[env.index("# card_is NAME"):env.index("# ONLY_CARD=H200")]
+
+
 def test_the_h200_first_prefill_sweep_runs_only_on_an_h200(tmp_path: Path) -> None:
     """``prefill_sweep_on_h200`` (gpu_env.sh; the jd / ka / kk session scripts): on an H200 the next prefill sweep
     (dispatch ``$DISPATCH`` beside the retained one on 49 <= tokens < ``$UPPER``, defaults the pending dispatch and
     1,377) and status 0 even when a step failed; elsewhere nothing and status 1, so ``... || echo`` / ``&& exit``
     read it."""
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
-    card_is = env[env.index("# card_is NAME"):env.index("# ONLY_CARD=H200")]
-    fn = env[env.index("# prefill_sweep_on_h200 "):env.index("# prefill_points TOKENS:SEQS")]
+    card_is = _card_is(env)
+    fn = _gpu_env_function("prefill_sweep_on_h200 ", env)
     fake = tmp_path / "bin"
     stub = 'prefill_sweep_beside_retained() { echo "sweep $*"; return 7; }\n'  # a failed step inside the sweep
     for card, extra, want_out, want_rc in (
@@ -299,19 +310,13 @@ def test_every_nth_spreads_over_the_sizes() -> None:
     assert pre[0]["uuid"] == got[0] and {w["axes"]["num_seqs"] > 1 for w in pre if w["uuid"] in got} == {True, False}
 
 
-def _gpu_env_function(name: str, env: str) -> str:
-    """gpu_env.sh's block from the comment that opens ``name`` up to the next function's comment."""
-    start = env.index(f"# {name}")
-    return env[start:env.index("\n# ", env.index("\n}\n", start)) + 1]
-
-
 def test_the_prefill_fla_sweeps_run_fla_beside_the_adoption_sweep_on_an_h200_and_the_retained_elsewhere(
         tmp_path: Path) -> None:
     """``prefill_fla_sweeps`` (calls OA / PA): the retained prefill dispatch beside fla on the 13 spread workloads
     first (ONLY set for that sweep alone), then on an H200 the adoption sweep with fla beside it, elsewhere the
     retained dispatch's whole sweep with fla (call OA1, an H100)."""
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
-    card_is = env[env.index("# card_is NAME"):env.index("# ONLY_CARD=H200")]
+    card_is = _card_is(env)
     fn = _gpu_env_function("prefill_fla_sweeps:", env) + _gpu_env_function("prefill_sweep_on_h200 [", env)
     stubs = ('contest_sweep() { echo "contest only=${ONLY:-all} $*"; }\n'
              'prefill_sweep_beside_retained() { echo "beside only=${ONLY:-all} $*"; }\n'
