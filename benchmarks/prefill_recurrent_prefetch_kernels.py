@@ -5,25 +5,20 @@ The seed loads token ``t + 1``'s q / k / v / a / b at the top of token ``t``'s u
 0.5 us a token on short sequences (2026-12-04 traces: 6 tokens 4.9 us, 134 tokens 70 us): roughly one global-memory
 round trip, so the one-token-ahead load may still be on the serial path. Here ``DEPTH`` (1-3) sets of a token's
 inputs are carried through the loop: token ``t + DEPTH`` is loaded while token ``t`` is computed. ``DEPTH = 1`` is the
-seed's loop. The arithmetic is the seed's, operation for operation (the outputs must be bit-identical).
+seed's loop. The arithmetic is the seed's, operation for operation (the outputs must be bit-identical); the token loads are the
+seed's own ``_load_token``.
 """
+
+import sys
+from pathlib import Path
 
 import triton
 import triton.language as tl
 
-
-@triton.jit
-def _load_token(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, t, valid, i_hqk, i_hv, offs_k, offs_v,
-                HQK: tl.constexpr, HV: tl.constexpr, D: tl.constexpr):
-    """q, k ([D]), v ([BV]) and the raw gate inputs a, b of token ``t`` (zeros where not ``valid``)."""
-    n = tl.where(valid, D, 0)
-    qk = (t * HQK + i_hqk) * D + offs_k
-    q = tl.load(q_ptr + qk, mask=offs_k < n, other=0.0).to(tl.float32)
-    k = tl.load(k_ptr + qk, mask=offs_k < n, other=0.0).to(tl.float32)
-    v = tl.load(v_ptr + (t * HV + i_hv) * D + offs_v, mask=offs_v < n, other=0.0).to(tl.float32)
-    a = tl.load(a_ptr + t * HV + i_hv, mask=valid, other=0.0).to(tl.float32)
-    b = tl.load(b_ptr + t * HV + i_hv, mask=valid, other=0.0).to(tl.float32)
-    return q, k, v, a, b
+SEEDS = Path(__file__).resolve().parents[1] / "operators" / "gdn_prefill_qk4_v8_d128_k_last" / "solutions" / "seeds"
+if str(SEEDS) not in sys.path:
+    sys.path.insert(0, str(SEEDS))
+from gdn_prefill_recurrent.kernel import _load_token  # the seed's token loads, shared
 
 
 @triton.jit
