@@ -44,7 +44,7 @@ SEED_LAYOUT = (8, 4)  # the seed's defaults: BV, num_warps
 DEFAULT_LENGTHS = ["6:1", "16:1", "32:1", "48:1", "64:1", "134:1", "256:1", "401:1", "401:3"]
 #: DEPTH, BV, num_warps; the seed's defaults are BV 8 / 4 warps
 DEFAULT_CONFIGS = [(1, 8, 4), (2, 8, 4), (3, 8, 4), (1, 8, 2), (2, 8, 2), (3, 8, 2), (1, 16, 4), (2, 16, 4),
-                   (3, 16, 4), (2, 4, 4), (3, 4, 4), (2, 8, 8)]
+                   (3, 16, 4), (2, 4, 4), (3, 4, 4), (2, 8, 8), (1, 8, 1), (2, 8, 1), (3, 8, 1), (2, 16, 2)]
 
 
 def parse_config(text: str) -> tuple[int, int, int]:
