@@ -261,13 +261,17 @@ prefill_sweep_beside_retained() {
   contest_sweep "$PRE" "$PRE_DISPATCH/$new.json" "prefill_${new}_${CALL}" "$P/contest_scratch_${CALL}" "$@"
   evaluate_once "$P/prefill_${CALL}_retained.jsonl" "$PRE" "$PRE_RETAINED" "$(prefill_band "$lo" "$hi")"
 }
-# prefill_fla_sweeps: the retained prefill dispatch and fla side by side on 13 workloads spread over the sizes (every
-# 8th by total_seq_len; table contest_prefill_fla_quick_<call>), then on an H200 the sweep to adopt with fla beside it
+# prefill_fla_quick: the retained prefill dispatch and fla side by side on 13 workloads spread over the sizes (every
+# 8th by total_seq_len; table contest_prefill_fla_quick_<call>)
+prefill_fla_quick() {
+  ONLY=$(every_nth "$PRE" total_seq_len 8) contest_sweep "$PRE" "$PRE_RETAINED" "prefill_fla_quick_${CALL}" \
+    "$P/contest_quick_${CALL}" fla
+}
+# prefill_fla_sweeps: prefill_fla_quick, then on an H200 the sweep to adopt with fla beside it
 # (prefill_sweep_beside_retained of $DISPATCH, default recurrent_one_1376_s2bv32, on 49 <= tokens < $UPPER, default
 # 1,377), elsewhere the retained dispatch's whole sweep with fla beside it (call OA1 on an H100: 12.46x)
 prefill_fla_sweeps() {
-  ONLY=$(every_nth "$PRE" total_seq_len 8) contest_sweep "$PRE" "$PRE_RETAINED" "prefill_fla_quick_${CALL}" \
-    "$P/contest_quick_${CALL}" fla
+  prefill_fla_quick
   prefill_sweep_on_h200 fla \
     || contest_sweep "$PRE" "$PRE_RETAINED" "prefill_retained_fla_${CALL}" "$P/contest_scratch_${CALL}" fla
 }

@@ -317,7 +317,8 @@ def test_the_prefill_fla_sweeps_run_fla_beside_the_adoption_sweep_on_an_h200_and
     retained dispatch's whole sweep with fla (call OA1, an H100)."""
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
     card_is = _card_is(env)
-    fn = _gpu_env_function("prefill_fla_sweeps:", env) + _gpu_env_function("prefill_sweep_on_h200 [", env)
+    fn = "".join(_gpu_env_function(name, env) for name in ("prefill_fla_quick:", "prefill_fla_sweeps:",
+                                                             "prefill_sweep_on_h200 ["))
     stubs = ('contest_sweep() { echo "contest only=${ONLY:-all} $*"; }\n'
              'prefill_sweep_beside_retained() { echo "beside only=${ONLY:-all} $*"; }\n'
              'every_nth() { echo "u1 u2"; }\n')

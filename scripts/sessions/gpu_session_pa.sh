@@ -7,16 +7,18 @@
 # BLOCK_M 32 failing to compile and BLOCK_N 64 / fewer K blocks than ring buffers giving wrong outputs), then the
 # device ceilings through harness.timing.median_call_ms (never run on a GPU), the GPU suite's files not run since
 # stop 58's guard (profiling, device random inputs, input generation).
-# First on every card (stop 61): benchmarks/prefill_recurrent_prefetch.py, the token-recurrent prefill kernel (the
+# Added in stop 61, at most 75 s: benchmarks/prefill_recurrent_prefetch.py, the token-recurrent prefill kernel (the
 # retained dispatch's shortest band, ~0.5 us a token) with its inputs prefetched 2-3 tokens ahead against the seed,
-# bit-identical per layout; at most 75 s.
+# bit-identical per layout - on an H200 after the quick side by side with fla (issue 7's missing figure comes first),
+# elsewhere first.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=560 bash scripts/sessions/gpu_session_pa.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  step 75 python3 benchmarks/prefill_recurrent_prefetch.py --name "$CALL" --out "$OUT"
-  if card_is H200; then prefill_fla_sweeps; exit 0; fi
+  prefetch() { step "$(( $(left) < 75 ? $(left) : 75 ))" python3 benchmarks/prefill_recurrent_prefetch.py --name "$CALL" --out "$OUT"; }
+  if card_is H200; then prefill_fla_quick; prefetch; prefill_sweep_on_h200 fla; exit 0; fi
+  prefetch
   GPU_K=q8gl gpu_suite tests/test_moe_q8.py tests/test_seeds.py
   # the device ceilings through harness.timing.median_call_ms (carried since stop 58: never run on a GPU)
   step "$(( $(left) < 60 ? $(left) : 60 ))" python3 -m kernelopt.harness.ceilings --out "$OUT/ceilings_${CALL}.json"
