@@ -275,6 +275,14 @@ prefill_fla_sweeps() {
   prefill_sweep_on_h200 fla \
     || contest_sweep "$PRE" "$PRE_RETAINED" "prefill_retained_fla_${CALL}" "$P/contest_scratch_${CALL}" fla
 }
+# pending_gpu_checks (calls PA, QA): the GPU checks not run since stop 58-60: the MoE seed moe_grouped_fp8_q8gl's GPU
+# twins after its Gluon limits became refusals, the device ceilings through harness.timing.median_call_ms (never
+# run on a GPU), and the suite files not run since stop 58's guard (profiling, device random inputs, inputs)
+pending_gpu_checks() {
+  GPU_K=q8gl gpu_suite tests/test_moe_q8.py tests/test_seeds.py
+  step "$(( $(left) < 60 ? $(left) : 60 ))" python3 -m kernelopt.harness.ceilings --out "$OUT/ceilings_${CALL}.json"
+  gpu_suite tests/harness/test_profiling.py tests/harness/test_device_random.py tests/test_inputs.py
+}
 # gpu_suite FILE...: `pytest -m gpu` one file per step (its start, limit and exit in the log: a cut call says where it
 # stopped), each bounded by what is left before END_BY, junit XML per file under $OUT; GPU_K a `-k` expression
 gpu_suite() {

@@ -362,3 +362,35 @@ def test_what_a_script_sources_exists(script: Path) -> None:
         path = m.group(1)
         target = Path(path) if path.startswith("/") else REPO / path
         assert target.resolve().is_file(), f"{script.name}: sources {m.group(1)}, which does not exist"
+
+
+def test_pending_gpu_checks_run_q8gl_the_ceilings_and_the_suite_files_in_order() -> None:
+    """``pending_gpu_checks`` (calls PA, QA): q8gl's GPU twins (``-k q8gl``), the ceilings bounded by 60 s or what is
+    left, then the three suite files not run since stop 58."""
+    env = (REPO / "scripts" / "gpu_env.sh").read_text()
+    fn = _gpu_env_function("pending_gpu_checks (calls PA", env)
+    stubs = ('gpu_suite() { echo "suite k=${GPU_K:-} $*"; }\nstep() { echo "step $*"; }\nleft() { echo 45; }\n')
+    res = subprocess.run(["bash", "-c", f"{stubs}{fn}\npending_gpu_checks"], capture_output=True, text=True,
+                         timeout=30, check=False, env={"PATH": "/usr/bin:/bin", "OUT": "O", "CALL": "c"})
+    assert res.returncode == 0 and res.stdout.splitlines() == [
+        "suite k=q8gl tests/test_moe_q8.py tests/test_seeds.py",
+        "step 45 python3 -m kernelopt.harness.ceilings --out O/ceilings_c.json",
+        "suite k= tests/harness/test_profiling.py tests/harness/test_device_random.py tests/test_inputs.py"], res.stderr
+
+
+def test_call_qa_resumes_call_pas_prefill_sweep_on_an_h200_only(tmp_path: Path) -> None:
+    """``gpu_session_qa.sh``: on an H200 the one-launch prefill sweep resumes in call PA's folder (CALL=pa for that
+    step alone), then the pending checks under the call's own name; elsewhere only the checks."""
+    script = (REPO / "scripts" / "sessions" / "gpu_session_qa.sh").read_text()
+    body = script[script.index("( export CUDA_VISIBLE_DEVICES=0"):script.index(") &\nfinish_session")] + ")"
+    env = (REPO / "scripts" / "gpu_env.sh").read_text()
+    stubs = ('prefill_sweep_on_h200() { echo "sweep call=$CALL $*"; }\n'
+             'pending_gpu_checks() { echo "checks call=$CALL"; }\n')
+    fake = tmp_path / "bin"
+    for card, want in (("NVIDIA H200", ["sweep call=pa fla", "checks call=qa"]),
+                       ("NVIDIA H100 80GB HBM3", ["checks call=qa"])):
+        _fake_nvidia_smi(fake, card)
+        res = subprocess.run(["bash", "-c", f"{_card_is(env)}\n{stubs}{body}"], capture_output=True, text=True,
+                             timeout=30, check=False,
+                             env={"PATH": f"{fake}:/usr/bin:/bin", "OUT": str(tmp_path), "CALL": "qa"})
+        assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)

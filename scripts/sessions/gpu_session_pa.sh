@@ -19,9 +19,6 @@ keep_call_results
   prefetch() { step "$(( $(left) < 75 ? $(left) : 75 ))" python3 benchmarks/prefill_recurrent_prefetch.py --name "$CALL" --out "$OUT"; }
   if card_is H200; then prefill_fla_quick; prefetch; prefill_sweep_on_h200 fla; exit 0; fi
   prefetch
-  GPU_K=q8gl gpu_suite tests/test_moe_q8.py tests/test_seeds.py
-  # the device ceilings through harness.timing.median_call_ms (carried since stop 58: never run on a GPU)
-  step "$(( $(left) < 60 ? $(left) : 60 ))" python3 -m kernelopt.harness.ceilings --out "$OUT/ceilings_${CALL}.json"
-  gpu_suite tests/harness/test_profiling.py tests/harness/test_device_random.py tests/test_inputs.py
+  pending_gpu_checks
 ) &
 finish_session $!

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Device call QA (prepared 2026-12-06, stop 61). On an H200, first: the one-launch GDN prefill dispatch's sweep
+# (recurrent_one_1376_s2bv32) with fla beside it, resumed in call PA's folder ($P/contest_scratch_pa: 96 of 100
+# workloads done, the 4 left are of 8,192 tokens, ~40 s), then the retained dispatch on 49-1,376 tokens (where the
+# two differ) into $P/prefill_pa_retained.jsonl. Then, on this machine, with all 100 PASSED:
+#   python benchmarks/adopt_retained.py --operator gdn_prefill_qk4_v8_d128_k_last \
+#     --from benchmarks/results/profiles_v/contest_scratch_pa \
+#     --solution operators/gdn_prefill_qk4_v8_d128_k_last/solutions/dispatch/recurrent_one_1376_s2bv32.json \
+#     --with-baseline fla --tag <tag> --why "..."
+# On every card, then: the GPU checks still owed (pending_gpu_checks: q8gl's Gluon GEMMs, median_call_ms's
+# ceilings, three suite files).
+# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=<device time left - 150> bash scripts/sessions/gpu_session_qa.sh
+source "$(dirname "$0")/../gpu_env.sh" session
+keep_call_results "benchmarks/results/contest_*_pa.md"
+( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
+  if card_is H200; then ( CALL=pa; prefill_sweep_on_h200 fla ); fi
+  pending_gpu_checks
+) &
+finish_session $!
