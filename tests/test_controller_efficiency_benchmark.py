@@ -188,6 +188,21 @@ def test_a_rule_override_reaches_the_controller_and_names_its_result_files(
     assert "--rule" in capsys.readouterr().err
 
 
+def test_fractional_rule_values_name_distinct_result_files(tmp_path: Path) -> None:
+    """Two ablations of one rule (min_improvement 0.002 and 0.005) write two result files: the value's dot was taken
+    for the file suffix, so both wrote ``..._min_improvement0.json`` and the second replaced the first."""
+    mod = _module()
+    table = tmp_path / "t.json"
+    _table(mod, table)
+    for value in ("0.002", "0.005"):
+        mod.main(["--mode", "table", "--table", str(table), "--seeds", "1", "--budget", "6", "--out", str(tmp_path),
+                  "--rule", f"min_improvement={value}"])
+    got = sorted(p.name for p in tmp_path.glob("controller_efficiency_t_*.json"))
+    assert got == ["controller_efficiency_t_measured_b6_min_improvement0p002.json",
+                   "controller_efficiency_t_measured_b6_min_improvement0p005.json"]
+    assert json.loads((tmp_path / got[0]).read_text())["rules"]["min_improvement"] == 0.002
+
+
 def test_measure_records_why_a_point_failed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     """A point that fails on every workload leaves a hole in the table: its statuses and the tail of its log are
