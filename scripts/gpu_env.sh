@@ -280,7 +280,7 @@ prefill_fla_sweeps() {
 # run on a GPU), and the suite files not run since stop 58's guard (profiling, device random inputs, inputs)
 pending_gpu_checks() {
   GPU_K=q8gl gpu_suite tests/test_moe_q8.py tests/test_seeds.py
-  step "$(( $(left) < 60 ? $(left) : 60 ))" python3 -m kernelopt.harness.ceilings --out "$OUT/ceilings_${CALL}.json"
+  step "$(upto 60)" python3 -m kernelopt.harness.ceilings --out "$OUT/ceilings_${CALL}.json"
   gpu_suite tests/harness/test_profiling.py tests/harness/test_device_random.py tests/test_inputs.py
 }
 # gpu_suite FILE...: `pytest -m gpu` one file per step (its start, limit and exit in the log: a cut call says where it
@@ -359,6 +359,8 @@ finish_session() {
 }
 # left: seconds left before END_BY (default 540 s after the calling script started), 10 s kept for packing.
 left() { echo $(( ${END_BY:-540} - SECONDS - 10 )); }
+# upto N: N seconds, or what is left when less (a step's own limit inside the call's)
+upto() { local l; l=$(left); echo $(( l < $1 ? l : $1 )); }
 # keep_packed NAME 'PATTERN'...: until the call ends, pack the paths PATTERN... match into $OUT/NAME.tgz every
 # 30 s (written aside, then renamed): a call cut at the device tool's limit (which is the device time left when
 # that is less than timeout_s) still brings back the last whole pack. Calls M and O of 2026-11-30 lost their

@@ -369,7 +369,8 @@ def test_pending_gpu_checks_run_q8gl_the_ceilings_and_the_suite_files_in_order()
     left, then the three suite files not run since stop 58."""
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
     fn = _gpu_env_function("pending_gpu_checks (calls PA", env)
-    stubs = ('gpu_suite() { echo "suite k=${GPU_K:-} $*"; }\nstep() { echo "step $*"; }\nleft() { echo 45; }\n')
+    stubs = ('gpu_suite() { echo "suite k=${GPU_K:-} $*"; }\nstep() { echo "step $*"; }\nleft() { echo 45; }\n'
+             + env[env.index("upto() {"):env.index("\n", env.index("upto() {")) + 1])
     res = subprocess.run(["bash", "-c", f"{stubs}{fn}\npending_gpu_checks"], capture_output=True, text=True,
                          timeout=30, check=False, env={"PATH": "/usr/bin:/bin", "OUT": "O", "CALL": "c"})
     assert res.returncode == 0 and res.stdout.splitlines() == [

@@ -18,8 +18,8 @@ keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
   prefill_sweep_on_h200 || echo "=== not an H200: no prefill sweep" >> "$L"
-  step "$(( $(left) < 60 ? $(left) : 60 ))" python3 -m kernelopt.cli.main doctor
-  step "$(( $(left) < 150 ? $(left) : 150 ))" python3 -m pytest -q "tests/test_seeds.py::test_seed_correct_on_gpu[gdn_prefill_onelaunch]"
+  step "$(upto 60)" python3 -m kernelopt.cli.main doctor
+  step "$(upto 150)" python3 -m pytest -q "tests/test_seeds.py::test_seed_correct_on_gpu[gdn_prefill_onelaunch]"
   step "$(left)" python3 -m pytest -q tests/harness/test_sealed.py tests/adversarial/test_adversarial_corpus.py \
     tests/adversarial/test_adversarial_gpu.py tests/executor/test_executor_readonly.py
 ) &

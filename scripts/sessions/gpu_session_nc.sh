@@ -12,10 +12,10 @@ source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
 ( h200_sweep_first && exit 0
   for sol in baselines/fla.json dispatch/recurrent_wy3hh_1376_s2bv32.json; do
-    step "$(( $(left) < 200 ? $(left) : 200 ))" python3 benchmarks/span_anatomy.py --operator "$PRE" \
+    step "$(upto 200)" python3 benchmarks/span_anatomy.py --operator "$PRE" \
       --solution "operators/$PRE/solutions/$sol" --workloads f581a9c7 f2a9a537 546aba8e \
       --warmup 5 --iterations 10 --host-calls 5 --host-top 25 --name "prefill_$(basename "$sol" .json)_${CALL}"
   done
-  step "$(( $(left) < 60 ? $(left) : 60 ))" python3 -m kernelopt.harness.ceilings --out "$OUT/ceilings_${CALL}.json"
+  step "$(upto 60)" python3 -m kernelopt.harness.ceilings --out "$OUT/ceilings_${CALL}.json"
 ) &
 finish_session $!

@@ -12,9 +12,9 @@ source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  step "$(( $(left) < 120 ? $(left) : 120 ))" python3 -m pytest -q -p no:cacheprovider --timeout 110 -rs \
+  step "$(upto 120)" python3 -m pytest -q -p no:cacheprovider --timeout 110 -rs \
     tests/adversarial/test_adversarial_corpus.py
-  step "$(( $(left) < 110 ? $(left) : 110 ))" python3 benchmarks/contest.py --operators "$DEC" --max-workloads 2 \
+  step "$(upto 110)" python3 benchmarks/contest.py --operators "$DEC" --max-workloads 2 \
     --name "guard_${CALL}" --out "$OUT"
   step "$(left)" python3 benchmarks/span_anatomy.py --operator "$PRE" \
     --solution "operators/$PRE/solutions/baselines/fla.json" --workloads f581a9c7 f2a9a537 \

@@ -16,7 +16,7 @@ source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
 ( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
-  prefetch() { step "$(( $(left) < 75 ? $(left) : 75 ))" python3 benchmarks/prefill_recurrent_prefetch.py --name "$CALL" --out "$OUT"; }
+  prefetch() { step "$(upto 75)" python3 benchmarks/prefill_recurrent_prefetch.py --name "$CALL" --out "$OUT"; }
   if card_is H200; then prefill_fla_quick; prefetch; prefill_sweep_on_h200 fla; exit 0; fi
   prefetch
   pending_gpu_checks
