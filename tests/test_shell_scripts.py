@@ -386,9 +386,9 @@ def test_call_qa_resumes_call_pas_prefill_sweep_on_an_h200_only(tmp_path: Path) 
     body = script[script.index("( export CUDA_VISIBLE_DEVICES=0"):script.index(") &\nfinish_session")] + ")"
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
     stubs = ('prefill_sweep_on_h200() { echo "sweep call=$CALL $*"; }\n'
-             'pending_gpu_checks() { echo "checks call=$CALL"; }\n')
+             'pending_gpu_checks() { echo "checks call=$CALL"; }\nstep() { echo "step $1 $3"; }\nupto() { echo $1; }\n')
     fake = tmp_path / "bin"
-    for card, want in (("NVIDIA H200", ["sweep call=pa fla", "checks call=qa"]),
+    for card, want in (("NVIDIA H200", ["sweep call=pa fla", "step 150 benchmarks/ncu_sections.py", "checks call=qa"]),
                        ("NVIDIA H100 80GB HBM3", ["checks call=qa"])):
         _fake_nvidia_smi(fake, card)
         res = subprocess.run(["bash", "-c", f"{_card_is(env)}\n{stubs}{body}"], capture_output=True, text=True,
