@@ -35,6 +35,7 @@ from benchmarks._common import (
     md_table,
     stamp,
     sweep_attempt,
+    sweep_results,
     write_sweep,
 )
 from benchmarks.gdn_prefill_kernel_sweep import HQK, HV, D, _seed_module, parse_lengths, synthetic_inputs
@@ -93,6 +94,7 @@ def _seed_launch(seed: Any, x: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
 
 
 def _identical(out: dict[str, Any], ref: dict[str, Any]) -> bool:
+    """Every output bit-equal (same values, same order)."""
     return all(bool((out[k].view(-1) == ref[k].view(-1)).all()) for k in ref)
 
 
@@ -168,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             parse_lengths(text)
         except argparse.ArgumentTypeError as exc:
             ap.error(f"--lengths: {exc}")
+    sweep_results(Path(__file__).name, args)  # a bad --out / --name is one line before anything is measured
     data = sweep(args)
     write_sweep(Path(__file__).name, argv, args, data, markdown)
     bad = [r["config"] for r in data["rows"] if r.get("identical") is False]

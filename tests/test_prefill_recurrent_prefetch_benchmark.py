@@ -31,3 +31,7 @@ def test_bad_configurations_and_lengths_are_refused(tmp_path: Path) -> None:
         proc = run_benchmark(SCRIPT, [*args, "--out", str(tmp_path)], interpret=True, timeout=120)
         assert proc.returncode == 2 and words in proc.stderr, proc.stderr[-2000:]
     assert not list(tmp_path.iterdir())
+    taken = tmp_path / "a_file"
+    taken.write_text("")
+    proc = run_benchmark(SCRIPT, ["--out", str(taken)], interpret=True, timeout=120)  # before anything is measured
+    assert proc.returncode == 2 and "give a folder" in proc.stderr and "seed" not in proc.stderr, proc.stderr[-2000:]
