@@ -350,9 +350,13 @@ def operator_and_solution(script: str, operator: str, solution: str) -> tuple[An
 
 
 def compiled_resources(kernel: Any) -> dict[str, Any]:
-    """Registers per thread (``cuobjdump -res-usage`` of the cubin, with Triton's own tools: no GPU needed), spill
-    stores, wgmma instruction shapes and count, and the ``wgmma.wait_group`` counts in order, of a kernel compiled
-    by ``triton.compile`` for a CUDA target."""
+    """Registers per thread and the spill stack (``cuobjdump -res-usage`` of the cubin, with Triton's own tools: no GPU
+    needed), spill stores and loads (``STL`` / ``LDL`` in the SASS, ``nvdisasm``), wgmma instruction shapes and count,
+    and the ``wgmma.wait_group`` counts in order, of a kernel compiled by ``triton.compile`` for a CUDA target.
+
+    Spills are ptxas's, so they are read from the cubin: until 2026-12-06 this counted ``st.local`` in the PTX (which
+    has none: ptxas spills after it) and reported 0 for a kernel ptxas spilled 976 bytes a thread for (the one-launch GDN
+    prefill kernel at its dispatched point)."""
     import re
     import subprocess
     import tempfile
@@ -365,9 +369,14 @@ def compiled_resources(kernel: Any) -> dict[str, Any]:
         cubin.flush()
         usage = subprocess.run([str(tools / "cuobjdump"), "-res-usage", cubin.name], capture_output=True, text=True,
                                check=True).stdout
+        sass = subprocess.run([str(tools / "nvdisasm"), "-c", cubin.name], capture_output=True, text=True,
+                              check=True).stdout
     regs = re.search(r"REG:(\d+)", usage)
+    stack = re.search(r"STACK:(\d+)", usage)
     ptx = kernel.asm["ptx"]
-    return {"registers": int(regs.group(1)) if regs else None, "spill_stores": ptx.count("st.local"),
+    return {"registers": int(regs.group(1)) if regs else None, "stack_bytes": int(stack.group(1)) if stack else None,
+            "spill_stores": len(re.findall(r"\bSTL(?:\.\w+)*\s", sass)),
+            "spill_loads": len(re.findall(r"\bLDL(?:\.\w+)*\s", sass)),
             "wgmma": sorted(set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", ptx))),
             "wgmma_instructions": ptx.count("wgmma.mma_async"),
             "wait_group": [int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)]}

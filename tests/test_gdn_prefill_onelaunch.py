@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -59,14 +58,18 @@ def test_onelaunch_matches_wy3h_and_reference_in_interpreter() -> None:
     assert not bad, json.dumps(bad, indent=1)[:6000]
 
 
-def test_onelaunch_compiles_for_sm90_without_spills_and_with_its_flag_atomics() -> None:
-    """Compiled for sm_90 here (ptxas, no GPU): no register spills at either ticket order; the flags are read with
-    acquire (a load or an atomic) and written with release atomics at GPU scope, scratch is read around L1 (``ld.global.cg``), and a
-    nanosleep is emitted only when SLEEP_NS asks for one."""
+def test_onelaunch_compiles_for_sm90_with_its_flag_atomics_and_its_known_spills() -> None:
+    """Compiled for sm_90 here (ptxas, no GPU): the flags are read with acquire (a load or an atomic) and written with
+    release atomics at GPU scope, scratch is read around L1 (``ld.global.cg``), and a nanosleep is emitted only when
+    SLEEP_NS asks for one. The kernel spills at its dispatched point (C 64, BV 64, BV_O 64, 4 warps): this test said
+    "no spills" until 2026-12-06, reading PTX ``st.local`` (never there: ptxas spills after the PTX); the cubin says 976
+    bytes a thread with this machine's Triton 3.9, most in the state walk's loop
+    (``benchmarks/results/prefill_onelaunch_resources_triton390.md``), 2,288 with the walks first (a walk then preps
+    chunks itself, inside its loop). Held at those until a change brings them down."""
     res = {r["label"]: r for r in run_kernel_script(Path(__file__), ["compile"], "compile", 600)}
-    for label in ("preps_first", "walks_first_sleep"):
+    for label, stack in (("preps_first", 976), ("walks_first_sleep", 2288)):
         r = res[label]
-        assert r["spill_stores"] == 0, r
+        assert r["registers"] == 255 and 0 < r["stack_bytes"] <= stack and r["spill_stores"] > 0, r
         assert r["acquire"] and r["release"] and r["cg_loads"], r
     assert res["preps_first"]["nanosleep"] == 0 and res["walks_first_sleep"]["nanosleep"] > 0
 
@@ -141,35 +144,22 @@ def _check(device: str) -> list[dict[str, Any]]:
 
 
 def _compiled() -> list[dict[str, Any]]:
-    """The kernel compiled for sm_90 (no GPU needed) at two points: its PTX's flag atomics and spill stores."""
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
+    """The kernel compiled for sm_90 (no GPU needed) at two points (benchmarks/prefill_onelaunch_resources.py's
+    ``compile_point``): its PTX's flag atomics, its registers and spills."""
+    sys.path.insert(0, str(REPO))
+    from benchmarks._common import compiled_resources
+    from benchmarks.prefill_onelaunch_resources import compile_point
 
-    sys.path.insert(0, str(SEEDS))
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    from _common import compiled_resources
-
-    fn = import_module(f"{ONE}.kernel")._onelaunch_kernel
-    # q k v state A_log a dt_bias b cu_seqlens | w u gamma h v_new output new_state
-    pointers = (["*bf16"] * 3 + ["*fp32", "*fp32", "*bf16", "*fp32", "*bf16", "*i32"]
-                + ["*bf16", "*bf16", "*fp32", "*bf16", "*bf16", "*bf16", "*fp32"])
-    runtime = pointers + ["*i32"] * 4 + ["fp32", "i32", "i32", "i32"]
     out = []
-    for label, extra in (("preps_first", {"SLEEP_NS": 0, "WALK_FIRST": False}),
-                         ("walks_first_sleep", {"SLEEP_NS": 100, "WALK_FIRST": True})):
-        constexprs = {"HQK": 4, "HV": 8, "D": 128, "C": 64, "LOG2C": 6, "BV": 64, "BV_O": 64, "PRECISION": "tf32",
-                      "HAS_STATE": True, "LOW": True, "UPCAST": False, "LOW_H": True, **extra}
-        sig = dict(zip(fn.arg_names, runtime + ["constexpr"] * (len(fn.arg_names) - len(runtime))))
-        kernel = triton.compile(ASTSource(fn, sig, constexprs=constexprs), target=GPUTarget("cuda", 90, 32),
-                                options={"num_warps": 4, "num_stages": 1})
+    for label, extra in (("preps_first", {"sleep_ns": 0, "walk_first": False}),
+                         ("walks_first_sleep", {"sleep_ns": 100, "walk_first": True})):
+        kernel = compile_point(64, 64, 64, 4, **extra)
         ptx = kernel.asm["ptx"]
         out.append({"label": label, **compiled_resources(kernel), # a poll (atomic add of 0, acquire) may lower to an acquire load
                     "acquire": "ld.global.gpu.acquire" in ptx or "atom.global.gpu.acquire" in ptx,
                     "release": "atom.global.gpu.release.exch" in ptx, "cg_loads": ptx.count("ld.global.cg"),
                     "nanosleep": ptx.count("nanosleep")})
     return out
-
 
 if __name__ == "__main__":
     _device = sys.argv[1] if len(sys.argv) > 1 else "cpu"

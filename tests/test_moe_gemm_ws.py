@@ -1,6 +1,6 @@
 """benchmarks/moe_gemm_ws.py: the warp-specialised MoE GEMMs compile for sm_90 here (no GPU; ptxas), the split
 happening exactly where it should (``setmaxnreg`` at 4 warps with ``ws`` 1 and in every Gluon kernel, not
-without it), no spills; a malformed configuration is a usage error (the CPU and interpreter refusals:
+without it), the retained GEMM2 (tw) without spills; a malformed configuration is a usage error (the CPU and interpreter refusals:
 ``test_gpu_only_benchmarks.py``). Run in a subprocess without ``TRITON_INTERPRET`` (other tests set it here)."""
 
 from __future__ import annotations
@@ -23,8 +23,12 @@ def test_the_split_is_compiled_where_asked_and_not_elsewhere() -> None:
     assert set(lines) == {"GEMM1 64,128,4,2,1", "GEMM1 64,128,4,2,0", "GEMM2 64,128,4,3,1",
                           "GEMM1 gluon 2,128,4,64", "GEMM1 gluon 3,-,8,64", "GEMM1 gluon 4,-,8,128",
                           "GEMM1 gluon2 3,168,240", "GEMM2 tw 128,128,8,4"}, proc.stdout
+    # spills as the cubin's SASS has them (STL; until 2026-12-06 this read PTX st.local, never there, and asserted 0 for
+    # every kernel): the retained GEMM2 has none; the benchmark's Triton-split and Gluon GEMM1s spill with this
+    # machine's Triton 3.9 (67-173 stores), a likely part of why they lost to the retained GEMM1 (calls KA-KI)
+    spills = {label: int(re.search(r"(\d+) spill stores", line).group(1)) for label, line in lines.items()}
+    assert spills["GEMM2 tw 128,128,8,4"] == 0 and spills["GEMM1 64,128,4,2,1"] > 0, spills
     for label, line in lines.items():
-        assert " 0 spill stores" in line, line
         gluon = "gluon" in label
         assert ("m64n64k32" if label.endswith(",8,64") else "m64n128k32") in line, line  # 8 warps on 64 rows: N split
         # the Gluon kernels always split, Triton's only with ws 1, the retained GEMM2 (tw) never
