@@ -381,15 +381,18 @@ def test_pending_gpu_checks_run_q8gl_the_ceilings_and_the_suite_files_in_order()
 
 def test_call_qa_resumes_call_pas_prefill_sweep_on_an_h200_only(tmp_path: Path) -> None:
     """``gpu_session_qa.sh``: on an H200 the one-launch prefill sweep resumes in call PA's folder (CALL=pa for that
-    step alone), then the pending checks under the call's own name; elsewhere only the checks."""
+    step alone) and Nsight Compute reads the kernel; on every card its compiled resources, then the pending checks
+    under the call's own name."""
     script = (REPO / "scripts" / "sessions" / "gpu_session_qa.sh").read_text()
     body = script[script.index("( export CUDA_VISIBLE_DEVICES=0"):script.index(") &\nfinish_session")] + ")"
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
     stubs = ('prefill_sweep_on_h200() { echo "sweep call=$CALL $*"; }\n'
              'pending_gpu_checks() { echo "checks call=$CALL"; }\nstep() { echo "step $1 $3"; }\nupto() { echo $1; }\n')
     fake = tmp_path / "bin"
-    for card, want in (("NVIDIA H200", ["sweep call=pa fla", "step 150 benchmarks/ncu_sections.py", "checks call=qa"]),
-                       ("NVIDIA H100 80GB HBM3", ["checks call=qa"])):
+    res_step = "step 100 benchmarks/prefill_onelaunch_resources.py"
+    for card, want in (("NVIDIA H200", ["sweep call=pa fla", "step 150 benchmarks/ncu_sections.py", res_step,
+                                        "checks call=qa"]),
+                       ("NVIDIA H100 80GB HBM3", [res_step, "checks call=qa"])):
         _fake_nvidia_smi(fake, card)
         res = subprocess.run(["bash", "-c", f"{_card_is(env)}\n{stubs}{body}"], capture_output=True, text=True,
                              timeout=30, check=False,

@@ -8,8 +8,8 @@
 #     --from benchmarks/results/profiles_v/contest_scratch_pa \
 #     --solution operators/gdn_prefill_qk4_v8_d128_k_last/solutions/dispatch/recurrent_one_1376_s2bv32.json \
 #     --with-baseline fla --tag <tag> --why "..."
-# On every card, then: the GPU checks still owed (pending_gpu_checks: q8gl's Gluon GEMMs, median_call_ms's
-# ceilings, three suite files).
+# On every card, then: benchmarks/prefill_onelaunch_resources.py with the device's Triton, and the GPU checks still
+# owed (pending_gpu_checks: q8gl's Gluon GEMMs, median_call_ms's ceilings, three suite files).
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=<device time left - 150> bash scripts/sessions/gpu_session_qa.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results "benchmarks/results/contest_*_pa.md"
@@ -24,6 +24,9 @@ keep_call_results "benchmarks/results/contest_*_pa.md"
       --solution "$PRE_DISPATCH/recurrent_one_1376_s2bv32.json" --workloads 6b2797e9 8362ab94 a105e775 \
       --kernels onelaunch --name "onelaunch_small_${CALL}"
   fi
+  # the one-launch kernel's registers and spills per point with the device's own Triton (3.6; 976 bytes a thread at the
+  # dispatched point with Triton 3.9 here)
+  step "$(upto 100)" python3 benchmarks/prefill_onelaunch_resources.py --name "$CALL" --out "$OUT"
   pending_gpu_checks
 ) &
 finish_session $!
