@@ -48,7 +48,7 @@ def resources(fn: Any, types: list[str], constexprs: dict[str, Any], warps: int,
     kernel = triton.compile(ASTSource(fn, sig, constexprs=constexprs), target=GPUTarget("cuda", 90, 32),
                             options={"num_warps": warps, "num_stages": stages})
     res = compiled_resources(kernel)
-    return {k: res[k] for k in ("registers", "spill_stores", "wgmma", "wgmma_instructions")}
+    return {k: res[k] for k in ("registers", "stack_bytes", "spill_stores", "wgmma", "wgmma_instructions")}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,14 +81,16 @@ def main(argv: list[str] | None = None) -> int:
             print(row, flush=True)
     import triton
 
-    header = ["seed", "kernel", "BLOCK_M", "BLOCK_N", "BLOCK_K", "warps", "stages", "registers", "spill stores",
-              "wgmma"]
+    header = ["seed", "kernel", "BLOCK_M", "BLOCK_N", "BLOCK_K", "warps", "stages", "registers", "stack bytes",
+              "spill stores", "wgmma"]
     table = md_table(header, [[r["seed"], r["kernel"], r["BLOCK_M"], r["BLOCK_N"], r["BLOCK_K"], r["warps"],
-                               r["stages"], r["registers"], r["spill_stores"], " ".join(r["wgmma"]) or "-"] for r in rows])
+                               r["stages"], r["registers"], r["stack_bytes"], r["spill_stores"],
+                               " ".join(r["wgmma"]) or "-"] for r in rows])
     md = (f"# MoE GEMM kernels compiled for sm_90 (no GPU; Triton {triton.__version__})\n\n"
           f"Command: `{command_line('sm90_resources.py', argv)}`\n\n"
-          "Registers per thread from ptxas (`cuobjdump -res-usage` on the cubin), spill stores (`st.local` in the "
-          "PTX), wgmma instruction shapes. The H200 image runs Triton 3.6: indicative counts.\n\n" + table)
+          "Registers per thread and spill stack from ptxas (`cuobjdump -res-usage` on the cubin), spill stores (`STL` "
+          "in the SASS; PTX `st.local` until 2026-12-06, always 0), wgmma instruction shapes. The H200 image runs "
+          "Triton 3.6: indicative counts.\n\n" + table)
     write_results(args.name, {"triton": triton.__version__, "rows": rows}, md)
     return 0
 
