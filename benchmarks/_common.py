@@ -349,15 +349,9 @@ def operator_and_solution(script: str, operator: str, solution: str) -> tuple[An
     return load_operator_arg(script, operator), load_solution_arg(solution, None)
 
 
-def compiled_resources(kernel: Any) -> dict[str, Any]:
-    """Registers per thread and the spill stack (``cuobjdump -res-usage`` of the cubin, with Triton's own tools: no GPU
-    needed), spill stores and loads (``STL`` / ``LDL`` in the SASS, ``nvdisasm``), wgmma instruction shapes and count,
-    and the ``wgmma.wait_group`` counts in order, of a kernel compiled by ``triton.compile`` for a CUDA target.
-
-    Spills are ptxas's, so they are read from the cubin: until 2026-12-06 this counted ``st.local`` in the PTX (which
-    has none: ptxas spills after it) and reported 0 for a kernel ptxas spilled 976 bytes a thread for (the one-launch GDN
-    prefill kernel at its dispatched point)."""
-    import re
+def cubin_tool(kernel: Any, tool: str, *args: str) -> str:
+    """The output of one of Triton's own CUDA tools (``cuobjdump``, ``nvdisasm``; no GPU needed) run with ``args`` on
+    the cubin of a kernel compiled by ``triton.compile``."""
     import subprocess
     import tempfile
 
@@ -367,10 +361,22 @@ def compiled_resources(kernel: Any) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
         cubin.write(kernel.asm["cubin"])
         cubin.flush()
-        usage = subprocess.run([str(tools / "cuobjdump"), "-res-usage", cubin.name], capture_output=True, text=True,
-                               check=True).stdout
-        sass = subprocess.run([str(tools / "nvdisasm"), "-c", cubin.name], capture_output=True, text=True,
+        return subprocess.run([str(tools / tool), *args, cubin.name], capture_output=True, text=True,
                               check=True).stdout
+
+
+def compiled_resources(kernel: Any) -> dict[str, Any]:
+    """Registers per thread and the spill stack (``cuobjdump -res-usage`` of the cubin, with Triton's own tools: no GPU
+    needed), spill stores and loads (``STL`` / ``LDL`` in the SASS, ``nvdisasm``), wgmma instruction shapes and count,
+    and the ``wgmma.wait_group`` counts in order, of a kernel compiled by ``triton.compile`` for a CUDA target.
+
+    Spills are ptxas's, so they are read from the cubin: until 2026-12-06 this counted ``st.local`` in the PTX (which
+    has none: ptxas spills after it) and reported 0 for a kernel ptxas spilled 976 bytes a thread for (the one-launch GDN
+    prefill kernel at its dispatched point)."""
+    import re
+
+    usage = cubin_tool(kernel, "cuobjdump", "-res-usage")
+    sass = cubin_tool(kernel, "nvdisasm", "-c")
     regs = re.search(r"REG:(\d+)", usage)
     stack = re.search(r"STACK:(\d+)", usage)
     ptx = kernel.asm["ptx"]

@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command_line, compiled_resources, md_table, results_path, write_results
+from benchmarks._common import command_line, compiled_resources, cubin_tool, md_table, results_path, write_results
 
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / "gdn_prefill_qk4_v8_d128_k_last" / "solutions" / "seeds"
 SEED = "gdn_prefill_onelaunch"
@@ -59,17 +59,7 @@ def compile_point(chunk: int, bv: int, bv_o: int, warps: int, sleep_ns: int = 0,
 
 def spill_lines(kernel: Any, top: int = 5) -> list[tuple[str, int]]:
     """The source lines (``file:line``) with the most spill instructions (``STL`` / ``LDL``) in the SASS, most first."""
-    import subprocess
-    import tempfile
-
-    import triton
-
-    tools = Path(triton.__file__).parent / "backends" / "nvidia" / "bin"
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
-        cubin.write(kernel.asm["cubin"])
-        cubin.flush()
-        sass = subprocess.run([str(tools / "nvdisasm"), "-c", "-g", cubin.name], capture_output=True, text=True,
-                              check=True).stdout
+    sass = cubin_tool(kernel, "nvdisasm", "-c", "-g")
     where, counts = "?", collections.Counter()
     for line in sass.splitlines():
         if "//##" in line and (m := re.search(r'File "([^"]+)", line (\d+)', line)):
