@@ -302,12 +302,16 @@ prefill_sweep_on_h200() {
   prefill_sweep_beside_retained "${DISPATCH:-recurrent_one_1376_s2bv32}" 49 "${UPPER:-1377}" "$@"
   return 0
 }
-# h200_sweep_first: the start of a one-GPU session queue: GPU 0, its log $L (the card and its clocks first), then on
+# gpu0_log: the start of a one-GPU session queue (in its subshell): GPU 0, its log $L, the card and its clocks first
+gpu0_log() {
+  export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
+  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
+}
+# h200_sweep_first: the start of a one-GPU session queue (gpu0_log), then on
 # an H200 the prefill sweep (prefill_sweep_on_h200): status 0 when it ran (the queue then ends), 1 on another card
 # (the queue goes on with its own work); a carried .whl_camp (MLflow's packed site) is unpacked beside the wheels.
 h200_sweep_first() {
-  export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
+  gpu0_log
   prefill_sweep_on_h200 && return 0
   if [ -f .whl_camp/site.tar.xz ]; then tar -C /tmp/site -xJf .whl_camp/site.tar.xz; fi
   return 1

@@ -384,8 +384,9 @@ def test_call_qa_resumes_call_pas_prefill_sweep_on_an_h200_only(tmp_path: Path) 
     step alone) and Nsight Compute reads the kernel; on every card its compiled resources, then the pending checks
     under the call's own name."""
     script = (REPO / "scripts" / "sessions" / "gpu_session_qa.sh").read_text()
-    body = script[script.index("( export CUDA_VISIBLE_DEVICES=0"):script.index(") &\nfinish_session")] + ")"
+    body = script[script.index("( gpu0_log"):script.index(") &\nfinish_session")] + ")"
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
+    body = _gpu_env_function("gpu0_log:", env) + body
     stubs = ('prefill_sweep_on_h200() { echo "sweep call=$CALL $*"; }\n'
              'pending_gpu_checks() { echo "checks call=$CALL"; }\nstep() { echo "step $1 $3"; }\nupto() { echo $1; }\n')
     fake = tmp_path / "bin"

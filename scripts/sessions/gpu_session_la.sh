@@ -18,8 +18,7 @@ ALL_GPU_FILES="tests/adversarial/test_adversarial_gpu.py tests/executor/test_exe
   tests/harness/test_sealed.py tests/harness/test_timing.py tests/test_baselines.py tests/test_chunk_slots.py
   tests/test_fastlaunch.py tests/test_gdn_prefill_onelaunch.py tests/test_gdn_prefill_wy3.py tests/test_indexer_one.py
   tests/test_indexer_select.py tests/test_inputs.py tests/test_moe_q8.py tests/test_seeds.py"
-( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
+( gpu0_log
   prefill_sweep_on_h200 && exit 0
   END_BY=${SUITE_BY:-$END_BY}  # another card: the suite may stop earlier (SUITE_BY), keeping device time for an H200
   gpu_suite ${GPU_FILES:-$ALL_GPU_FILES}

@@ -12,8 +12,7 @@
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=560 bash scripts/sessions/gpu_session_oa.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
-( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
+( gpu0_log
   prefill_fla_sweeps
 ) &
 finish_session $!

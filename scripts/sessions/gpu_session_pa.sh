@@ -14,8 +14,7 @@
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=560 bash scripts/sessions/gpu_session_pa.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
-( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
+( gpu0_log
   prefetch() { step "$(upto 75)" python3 benchmarks/prefill_recurrent_prefetch.py --name "$CALL" --out "$OUT"; }
   if card_is H200; then prefill_fla_quick; prefetch; prefill_sweep_on_h200 fla; exit 0; fi
   prefetch

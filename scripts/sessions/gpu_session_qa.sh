@@ -13,8 +13,7 @@
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=<device time left - 150> bash scripts/sessions/gpu_session_qa.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results "benchmarks/results/contest_*_pa.md"
-( export CUDA_VISIBLE_DEVICES=0; L="$OUT/session_${CALL}_gpu0.log"
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$L"
+( gpu0_log
   if card_is H200; then
     ( CALL=pa; prefill_sweep_on_h200 fla )
     # where the one-launch kernel's ~26 us floor at 49-134 tokens goes (PA2: 26-30 us flat from 49 to 134 tokens, the
