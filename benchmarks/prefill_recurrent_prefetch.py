@@ -38,7 +38,7 @@ from benchmarks._common import (
     sweep_results,
     write_sweep,
 )
-from benchmarks.gdn_prefill_kernel_sweep import HQK, HV, D, _seed_module, parse_lengths, synthetic_inputs
+from benchmarks.gdn_prefill_kernel_sweep import HQK, HV, D, _rel_diff, _seed_module, parse_lengths, synthetic_inputs
 
 SEED = "gdn_prefill_recurrent"
 SEED_LAYOUT = (8, 4)  # the seed's defaults: BV, num_warps
@@ -61,13 +61,19 @@ def parse_config(text: str) -> tuple[int, int, int]:
     return depth, bv, nw
 
 
-def _launch(kernels: Any, x: dict[str, Any], depth: int, bv: int, nw: int) -> tuple[Any, dict[str, Any]]:
-    """``(run, outputs)`` of the prefetching kernel: ``run()`` launches once more into the same outputs."""
+def _outputs(x: dict[str, Any]) -> dict[str, Any]:
+    """The kernel's outputs for inputs ``x``: bf16 output rows and fp32 final states."""
     import torch
 
     n_tok, n_seq = x["q"].shape[0], x["cu"].numel() - 1
-    out = {"output": torch.empty(n_tok, HV, D, dtype=torch.bfloat16, device=x["q"].device),
-           "new_state": torch.empty(n_seq, HV, D, D, dtype=torch.float32, device=x["q"].device)}
+    return {"output": torch.empty(n_tok, HV, D, dtype=torch.bfloat16, device=x["q"].device),
+            "new_state": torch.empty(n_seq, HV, D, D, dtype=torch.float32, device=x["q"].device)}
+
+
+def _launch(kernels: Any, x: dict[str, Any], depth: int, bv: int, nw: int) -> tuple[Any, dict[str, Any]]:
+    """``(run, outputs)`` of the prefetching kernel: ``run()`` launches once more into the same outputs."""
+    n_seq = x["cu"].numel() - 1
+    out = _outputs(x)
 
     def run() -> Any:
         return kernels.recurrent_prefetch_kernel[(n_seq * HV, D // bv)](
@@ -80,11 +86,7 @@ def _launch(kernels: Any, x: dict[str, Any], depth: int, bv: int, nw: int) -> tu
 
 def _seed_launch(seed: Any, x: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """The seed's own ``run`` at its defaults (its checks and launch included, as the harness calls it)."""
-    import torch
-
-    n_tok, n_seq = x["q"].shape[0], x["cu"].numel() - 1
-    out = {"output": torch.empty(n_tok, HV, D, dtype=torch.bfloat16, device=x["q"].device),
-           "new_state": torch.empty(n_seq, HV, D, D, dtype=torch.float32, device=x["q"].device)}
+    out = _outputs(x)
 
     def run() -> Any:
         return seed.run(x["q"], x["k"], x["v"], x["state"], x["A_log"], x["a"], x["dt_bias"], x["b"], x["cu"],
@@ -96,12 +98,6 @@ def _seed_launch(seed: Any, x: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
 def _identical(out: dict[str, Any], ref: dict[str, Any]) -> bool:
     """Every output bit-equal (same values, same order)."""
     return all(bool((out[k].view(-1) == ref[k].view(-1)).all()) for k in ref)
-
-
-def _diff(out: dict[str, Any], ref: dict[str, Any]) -> float:
-    """Largest |difference| / largest |value| over the outputs."""
-    return max(float((out[k].float() - r.float()).abs().max()) / max(float(r.float().abs().max()), 1e-30)
-               for k, r in ref.items())
 
 
 def sweep(args: argparse.Namespace) -> dict[str, Any]:
@@ -137,7 +133,7 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
             if twin is None:  # the depth-1 twin of this layout, launched once
                 twin = twins[(bv, nw)] = _launch(kernels, x, 1, bv, nw)[1]
             row["identical"] = _identical(out, twin)
-            row["diff"] = _diff(out, ref)
+            row["diff"] = _rel_diff(out, ref)
             row["vs_seed"] = seed_ms / row["ms"]
             rows.append(row)
             print(f"  {row['config']}: {row['ms']:.4f} ms ({row['vs_seed']:.3f}x), identical {row['identical']}",
