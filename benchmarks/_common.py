@@ -349,6 +349,17 @@ def operator_and_solution(script: str, operator: str, solution: str) -> tuple[An
     return load_operator_arg(script, operator), load_solution_arg(solution, None)
 
 
+def compile_sm90(fn: Any, types: list[str], constexprs: dict[str, Any], **options: Any) -> Any:
+    """``fn`` compiled by ``triton.compile`` for sm_90 on this machine (no GPU needed): its leading arguments of
+    ``types`` (e.g. ``*bf16``, ``i32``), the rest ``constexprs``; ``options`` e.g. ``num_warps``, ``num_stages``."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    sig = dict(zip(fn.arg_names, types + ["constexpr"] * (len(fn.arg_names) - len(types))))
+    return triton.compile(ASTSource(fn, sig, constexprs=constexprs), target=GPUTarget("cuda", 90, 32), options=options)
+
+
 def cubin_tool(kernel: Any, tool: str, *args: str) -> str:
     """The output of one of Triton's own CUDA tools (``cuobjdump``, ``nvdisasm``; no GPU needed) run with ``args`` on
     the cubin of a kernel compiled by ``triton.compile``."""

@@ -27,7 +27,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command_line, compiled_resources, cubin_tool, md_table, results_path, write_results
+from benchmarks._common import (
+    command_line,
+    compile_sm90,
+    compiled_resources,
+    cubin_tool,
+    md_table,
+    results_path,
+    write_results,
+)
 
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / "gdn_prefill_qk4_v8_d128_k_last" / "solutions" / "seeds"
 SEED = "gdn_prefill_onelaunch"
@@ -42,19 +50,13 @@ _RUNTIME = (["*bf16"] * 3 + ["*fp32", "*fp32", "*bf16", "*fp32", "*bf16", "*i32"
 
 def compile_point(chunk: int, bv: int, bv_o: int, warps: int, sleep_ns: int = 0, walk_first: bool = False) -> Any:
     """The seed's ``_onelaunch_kernel`` compiled for sm_90 (bf16 scratch and states, tf32, an initial state)."""
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-
     if str(SEEDS) not in sys.path:
         sys.path.insert(0, str(SEEDS))
     fn = import_module(f"{SEED}.kernel")._onelaunch_kernel
     constexprs = {"HQK": 4, "HV": 8, "D": 128, "C": chunk, "LOG2C": chunk.bit_length() - 1, "BV": bv, "BV_O": bv_o,
                   "PRECISION": "tf32", "HAS_STATE": True, "LOW": True, "UPCAST": False, "LOW_H": True,
                   "SLEEP_NS": sleep_ns, "WALK_FIRST": walk_first}
-    sig = dict(zip(fn.arg_names, _RUNTIME + ["constexpr"] * (len(fn.arg_names) - len(_RUNTIME))))
-    return triton.compile(ASTSource(fn, sig, constexprs=constexprs), target=GPUTarget("cuda", 90, 32),
-                          options={"num_warps": warps, "num_stages": 1})
+    return compile_sm90(fn, _RUNTIME, constexprs, num_warps=warps, num_stages=1)
 
 
 def spill_lines(kernel: Any, top: int = 5) -> list[tuple[str, int]]:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _common import command_line, compiled_resources, md_table, write_results
+from _common import command_line, compile_sm90, compiled_resources, md_table, write_results
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO / "operators" / "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048" / "solutions" / "seeds"
@@ -40,14 +40,7 @@ SHAPES = [(64, 128, 8, 4, 128), (64, 128, 4, 4, 128), (64, 64, 4, 3, 128), (128,
 
 def resources(fn: Any, types: list[str], constexprs: dict[str, Any], warps: int, stages: int) -> dict[str, Any]:
     """Compile ``fn`` for sm_90; its registers per thread, spill stores and wgmma shapes."""
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-
-    sig = dict(zip(fn.arg_names, types + ["constexpr"] * (len(fn.arg_names) - len(types))))
-    kernel = triton.compile(ASTSource(fn, sig, constexprs=constexprs), target=GPUTarget("cuda", 90, 32),
-                            options={"num_warps": warps, "num_stages": stages})
-    res = compiled_resources(kernel)
+    res = compiled_resources(compile_sm90(fn, types, constexprs, num_warps=warps, num_stages=stages))
     return {k: res[k] for k in ("registers", "stack_bytes", "spill_stores", "wgmma", "wgmma_instructions")}
 
 
