@@ -469,11 +469,11 @@ def result_stem(args: argparse.Namespace, changed: dict[str, Any], within: float
     stem = args.out / (f"controller_efficiency_{args.mode}" if args.mode != "table"
                        else "controller_efficiency_" + Path(args.table).stem.removeprefix("controller_space_")
                        + f"_measured_b{args.budget}")
-    # a rule's value with its dots as "p" (min_improvement 0.002 -> "_min_improvement0p002"): a dot would be taken
-    # for the suffix by .with_suffix(), so 0.002 and 0.005 both wrote "..._min_improvement0.json", the second
-    # replacing the first
-    return stem.with_name(stem.name + "".join(f"_{k}{str(v).replace('.', 'p')}" for k, v in changed.items())
-                          + (f"_within{within * 100:g}pct" if within else ""))
+    # the rules' values and the margin with their dots as "p" (min_improvement 0.002 -> "_min_improvement0p002",
+    # --reach-within 0.005 -> "_within0p5pct"): a dot would be taken for the suffix by .with_suffix(), so 0.002 and
+    # 0.005 both wrote "..._min_improvement0.json", the second replacing the first
+    named = "".join(f"_{k}{v}" for k, v in changed.items()) + (f"_within{within * 100:g}pct" if within else "")
+    return stem.with_name(stem.name + named.replace(".", "p"))
 
 
 def overwrite_clash(path: Path, args: argparse.Namespace) -> str | None:
