@@ -359,7 +359,22 @@ measure_space() {
 finish_session() {
   wait "$@"
   finish_packing
+  fit_out
   ls -la "$OUT"
+}
+# fit_out: the device tool brings back at most OUT_FILES_MAX (8) files of $OUT and drops the rest: call QA of
+# 2026-12-06 wrote 10 (junit XMLs, the ceilings, a resources table) and lost its results pack and its log. Past the
+# limit, every file but the results packs (results_*.tgz) and the logs (*.log) goes into $OUT/extras_<call>.tgz
+# (names relative to $OUT) and is removed.
+OUT_FILES_MAX=8
+fit_out() {
+  local list
+  [ "$(find "$OUT" -type f | wc -l)" -le "$OUT_FILES_MAX" ] && return 0
+  list=$(mktemp)
+  ( cd "$OUT" && find . -type f ! -name 'results_*.tgz' ! -name '*.log' ! -name 'extras_*.tgz' -printf '%P\n' \
+      > "$list" && tar -czf "extras_${CALL:-call}.tgz" -T "$list" && xargs -d '\n' -a "$list" rm -f )
+  find "$OUT" -mindepth 1 -type d -empty -delete
+  rm -f "$list"
 }
 # left: seconds left before END_BY (default 540 s after the calling script started), 10 s kept for packing.
 left() { echo $(( ${END_BY:-540} - SECONDS - 10 )); }

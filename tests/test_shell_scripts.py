@@ -399,3 +399,32 @@ def test_call_qa_resumes_call_pas_prefill_sweep_on_an_h200_only(tmp_path: Path) 
                              timeout=30, check=False,
                              env={"PATH": f"{fake}:/usr/bin:/bin", "OUT": str(tmp_path), "CALL": "qa"})
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
+
+
+def test_fit_out_packs_what_the_device_tool_would_drop_past_eight_files(tmp_path: Path) -> None:
+    """The device tool brings back at most 8 files of $OUT (call QA lost its results pack and its log to that): past
+    8, everything but the results packs and the logs goes into extras_<call>.tgz; 8 or fewer are left alone."""
+    import tarfile
+
+    env = REPO / "scripts" / "gpu_env.sh"
+    out = tmp_path / "out"
+    (out / "sub").mkdir(parents=True)
+    names = ["results_zz.tgz", "session_zz_gpu0.log", "ceilings_zz.json", "sub/suite a.xml",
+             *[f"gpu_suite_zz_{i}.xml" for i in range(6)]]
+    for name in names:
+        (out / name).write_text(name)
+    script = f"eval \"$(sed -n '/^axis_band()/,$p' {env})\"; CALL=zz; OUT={out}; fit_out"
+    for _ in range(2):  # a second pass finds 3 files and leaves them
+        res = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60, check=False)
+        assert res.returncode == 0, res.stderr
+        assert sorted(p.name for p in out.iterdir()) == ["extras_zz.tgz", "results_zz.tgz", "session_zz_gpu0.log"]
+    with tarfile.open(out / "extras_zz.tgz") as tar:
+        assert sorted(tar.getnames()) == sorted(names[2:])
+        assert tar.extractfile("sub/suite a.xml").read() == b"sub/suite a.xml"
+    few = tmp_path / "few"
+    few.mkdir()
+    for i in range(8):
+        (few / f"f{i}.json").write_text("{}")
+    res = subprocess.run(["bash", "-c", script.replace(str(out), str(few))], capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert res.returncode == 0 and len(list(few.iterdir())) == 8, res.stderr
