@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import platform
 import re
 import sys
 from importlib import import_module
@@ -34,6 +35,7 @@ from benchmarks._common import (
     cubin_tool,
     md_table,
     results_path,
+    stamp,
     write_results,
 )
 
@@ -86,8 +88,9 @@ def markdown(data: dict[str, Any]) -> str:
     rows = [[f"{r['C']},{r['BV']},{r['BV_O']},{r['num_warps']}", r["registers"], r["stack_bytes"], r["spill_stores"],
              r["spill_loads"], ", ".join(f"{w} ({n})" for w, n in r["spill_lines"]) or "-"] for r in data["rows"]]
     return "\n".join([f"# One-launch GDN prefill kernel compiled for sm_90: registers and spills (Triton {data['triton']})",
-                      "", (f"Command: `{data['command']}`. Compiled on this machine (no GPU); the device's Triton may "
-                           "differ: indicative counts. Spill instructions by source line: the seed's files."), "",
+                      "", (f"Command: `{data['command']}`. Compiled by Triton {data['triton']} on "
+                           f"{data.get('compiled_on', 'this machine')} (compiling needs no GPU: the counts follow "
+                           "Triton's version, not the card). Spill instructions by source line: the seed's files."), "",
                       md_table(["C,BV,BV_O,warps", "registers", "stack bytes", "STL", "LDL", "spills from (lines)"],
                                rows)]) + "\n"
 
@@ -114,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"C {chunk} BV {bv} BV_O {bv_o} {warps} warps: {res['registers']} registers, {res['stack_bytes']} bytes "
               f"of stack, {res['spill_stores']} STL / {res['spill_loads']} LDL", file=sys.stderr)
     data = {"command": command_line("prefill_onelaunch_resources.py", argv), "triton": triton.__version__,
-            "rows": rows}
+            "compiled_on": stamp().get("gpu", "a machine without a GPU") + f" ({platform.node()})", "rows": rows}
     path = write_results(name, data, markdown(data), args.out)
     print(f"wrote {path} and {path.with_suffix('.md')}", file=sys.stderr)
     return 0
