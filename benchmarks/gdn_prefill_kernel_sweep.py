@@ -107,6 +107,13 @@ def parse_lengths(text: str) -> list[int]:
     return [total // seqs + (1 if i < total % seqs else 0) for i in range(seqs)]
 
 
+def lengths_text(text: str) -> str:
+    """``TOTAL:SEQS`` checked (:func:`parse_lengths`) and kept as written: an argparse ``type`` for scripts that
+    label their rows with it."""
+    parse_lengths(text)
+    return text
+
+
 def workload_lengths(prefix: str) -> list[int]:
     """The sequence lengths of the contest workload whose UUID starts with ``prefix`` (its seed-independent
     ``cu_seqlens``, as the harness makes it)."""

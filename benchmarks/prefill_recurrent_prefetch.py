@@ -38,7 +38,16 @@ from benchmarks._common import (
     sweep_results,
     write_sweep,
 )
-from benchmarks.gdn_prefill_kernel_sweep import HQK, HV, D, _rel_diff, _seed_module, parse_lengths, synthetic_inputs
+from benchmarks.gdn_prefill_kernel_sweep import (
+    HQK,
+    HV,
+    D,
+    _rel_diff,
+    _seed_module,
+    lengths_text,
+    parse_lengths,
+    synthetic_inputs,
+)
 
 SEED = "gdn_prefill_recurrent"
 SEED_LAYOUT = (8, 4)  # the seed's defaults: BV, num_warps
@@ -157,15 +166,10 @@ def markdown(data: dict[str, Any], cmd: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lengths", nargs="+", default=DEFAULT_LENGTHS, metavar="TOTAL:SEQS")
+    ap.add_argument("--lengths", nargs="+", type=lengths_text, default=DEFAULT_LENGTHS, metavar="TOTAL:SEQS")
     ap.add_argument("--configs", nargs="+", type=parse_config, default=DEFAULT_CONFIGS, metavar="DEPTH,BV,WARPS")
     add_sweep_options(ap)
     args = ap.parse_args(argv)
-    for text in args.lengths:
-        try:
-            parse_lengths(text)
-        except argparse.ArgumentTypeError as exc:
-            ap.error(f"--lengths: {exc}")
     sweep_results(Path(__file__).name, args)  # a bad --out / --name is one line before anything is measured
     data = sweep(args)
     write_sweep(Path(__file__).name, argv, args, data, markdown)

@@ -32,8 +32,26 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import TIMER_WORDS, add_sweep_options, call_timer, fmt, md_table, stamp, sweep_results, write_sweep
-from benchmarks.gdn_prefill_kernel_sweep import D, HV, SEEDS, _rel_diff, _seed_module, parse_lengths, synthetic_inputs
+from benchmarks._common import (
+    TIMER_WORDS,
+    add_sweep_options,
+    call_timer,
+    fmt,
+    md_table,
+    stamp,
+    sweep_results,
+    write_sweep,
+)
+from benchmarks.gdn_prefill_kernel_sweep import (
+    HV,
+    SEEDS,
+    D,
+    _rel_diff,
+    _seed_module,
+    lengths_text,
+    parse_lengths,
+    synthetic_inputs,
+)
 
 DEFAULT_SEED = "gdn_prefill_onelaunch"
 DEFAULT_LENGTHS = ["61:1", "134:1", "401:4", "832:4", "1376:3"]
@@ -186,7 +204,7 @@ def markdown(data: dict[str, Any], cmd: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", default=DEFAULT_SEED, help=f"a seed folder's name under {SEEDS.name}/ (GDN prefill)")
-    ap.add_argument("--lengths", nargs="+", default=DEFAULT_LENGTHS, metavar="TOTAL:SEQS")
+    ap.add_argument("--lengths", nargs="+", type=lengths_text, default=DEFAULT_LENGTHS, metavar="TOTAL:SEQS")
     ap.add_argument("--points", nargs="+", type=parse_point, default=[{}], metavar="KEY=VALUE,...",
                     help="'defaults' or KEY=VALUE,... over the seed's PARAMS; the first is the comparison's base")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of every point on every length (default 3)")
@@ -194,11 +212,6 @@ def main(argv: list[str] | None = None) -> int:
                     help="flag a point whose outputs differ from the first point's by more (relative; default 0.02)")
     add_sweep_options(ap)
     args = ap.parse_args(argv)
-    for text in args.lengths:
-        try:
-            parse_lengths(text)
-        except argparse.ArgumentTypeError as exc:
-            ap.error(f"--lengths: {exc}")
     if args.rounds < 1:
         ap.error("--rounds must be >= 1")
     if not (SEEDS / args.seed / "seed.json").is_file():
