@@ -120,7 +120,7 @@ def _runner(mod: Any, x: dict[str, Any], params: dict[str, Any]) -> tuple[Any, d
     return run, out
 
 
-def sweep(args: argparse.Namespace) -> dict[str, Any]:
+def sweep(args: argparse.Namespace, write: Any = None) -> dict[str, Any]:
     import torch
 
     dev = "cuda" if torch.cuda.is_available() else "cpu"
@@ -149,6 +149,10 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
                 ref = {k: v.clone() for k, v in out.items()}
             cell["diff"] = _rel_diff(out, ref)
             cell["_run"] = run
+    meta = {"device": torch.cuda.get_device_name() if dev == "cuda" else "cpu (Triton interpreter)",
+            "timer": args.timer if dev == "cuda" else "host clock", "stamp": stamp(), "seed": args.seed,
+            "defaults": defaults, "max_diff": args.max_diff}
+    data: dict[str, Any] = {}
     for r in range(args.rounds):
         for text in args.lengths:
             for label in labels:
@@ -156,31 +160,36 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
                 if "_run" in cell:
                     cell["rounds"].append(timer(cell["_run"], args.warmup, args.iters))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
+        data = {**meta, "rounds": r + 1, **_table(cells, args.lengths, labels, args.max_diff)}
+        if write is not None:  # every round: a run cut short keeps the rounds it finished
+            write(data)
+    for (text, label), cell in cells.items():
+        print(f"{text} {label}: {fmt(cell.get('ms'))} ms ({fmt(cell.get('vs_first'), '.3f')}x), "
+              f"diff {fmt(cell.get('diff'), '.1e')}", file=sys.stderr)
+    return data
+
+
+def _table(cells: dict[tuple[str, str], dict[str, Any]], lengths: list[str], labels: list[str],
+           max_diff: float) -> dict[str, Any]:
+    """Rows (median of the rounds so far, ratio to the first point, flags) and the per-point geometric means."""
     rows = []
-    for text in args.lengths:
+    for text in lengths:
+        first = cells[(text, labels[0])]["rounds"]
+        first_ms = statistics.median(first) if first else None
         for label in labels:
-            cell = cells[(text, label)]
-            cell.pop("_run", None)
+            cell = {k: v for k, v in cells[(text, label)].items() if k != "_run"}
             if cell["rounds"]:
                 cell["ms"] = statistics.median(cell["rounds"])
-        first = cells[(text, labels[0])].get("ms")
-        for label in labels:
-            cell = cells[(text, label)]
-            if cell["rounds"]:
-                cell["vs_first"] = first / cell["ms"] if first else None
-                diff = cell["diff"]
-                cell["flagged"] = not math.isfinite(diff) or diff > args.max_diff
+                cell["vs_first"] = first_ms / cell["ms"] if first_ms else None
+                cell["flagged"] = not math.isfinite(cell["diff"]) or cell["diff"] > max_diff
+            cells[(text, label)].update({k: cell[k] for k in ("ms", "vs_first") if k in cell})
             rows.append(cell)
-            print(f"{text} {label}: {fmt(cell.get('ms'))} ms ({fmt(cell.get('vs_first'), '.3f')}x), "
-                  f"diff {fmt(cell.get('diff'), '.1e')}", file=sys.stderr)
     summary = []
     for label in labels:
         ratios = [c["vs_first"] for c in rows if c["point"] == label and c.get("vs_first")]
         summary.append({"point": label, "lengths": len(ratios),
                         "geomean_vs_first": math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None})
-    return {"device": torch.cuda.get_device_name() if dev == "cuda" else "cpu (Triton interpreter)",
-            "timer": args.timer if dev == "cuda" else "host clock", "stamp": stamp(), "seed": args.seed,
-            "defaults": defaults, "rounds": args.rounds, "max_diff": args.max_diff, "rows": rows, "summary": summary}
+    return {"rows": rows, "summary": summary}
 
 
 def markdown(data: dict[str, Any], cmd: str) -> str:
@@ -221,8 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         ap.error(f"--points: not a valid point of {args.seed}'s space:\n  " + "\n  ".join(bad))
     sweep_results(Path(__file__).name, args)  # a bad --out / --name is one line before anything is measured
-    data = sweep(args)
-    write_sweep(Path(__file__).name, argv, args, data, markdown)
+    data = sweep(args, lambda d: write_sweep(Path(__file__).name, argv, args, d, markdown))
     flagged = [f"{r['lengths']} {r['point']}" for r in data["rows"] if r.get("flagged")]
     if flagged:
         print(f"prefill_seed_points.py: outputs differ from the first point's beyond --max-diff: {flagged}",

@@ -23,7 +23,7 @@ def test_points_are_run_compared_with_the_first_and_flagged_beyond_max_diff(tmp_
     data = json.loads(out.read_text())
     rows = {r["point"]: r for r in data["rows"]}
     assert list(rows) == ["defaults", "INTER=fp32,STATES=fp32", "num_warps=8"]
-    assert all(len(r["rounds"]) == 2 and r["ms"] > 0 for r in rows.values()), rows
+    assert data["rounds"] == 2 and all(len(r["rounds"]) == 2 and r["ms"] > 0 for r in rows.values()), rows
     assert rows["defaults"]["diff"] == 0 and rows["defaults"]["vs_first"] == 1.0
     assert 1e-3 < rows["INTER=fp32,STATES=fp32"]["diff"] < 2e-2 and rows["INTER=fp32,STATES=fp32"]["flagged"]
     assert rows["num_warps=8"]["diff"] < 1e-3 and not rows["num_warps=8"]["flagged"]  # the same arithmetic

@@ -3,8 +3,8 @@
 # kernel compiled by the device's Triton 3.6 spills 1,768 bytes a thread at its dispatched point (C 64, BV 64, BV_O
 # 64, 4 warps; 976 with Triton 3.9 here), 392 at BV 32 / 8 warps; its launch options were never timed against each
 # other (only the defaults, walks first and BV 32 with walks first, call JA). So, on every card:
-# 1. benchmarks/prefill_seed_points.py: twelve points of the seed's space side by side in one process, interleaved in
-#    rounds, on the band it serves (61-1,376 tokens);
+# 1. benchmarks/prefill_seed_points.py: eight points of the seed's space side by side in one process, interleaved in
+#    rounds, on the band it serves (61-1,376 tokens; its tables rewritten after every round);
 # 2. Nsight Compute's sections (warp stalls) of the kernel at 61 / 134 / 401 tokens, at the defaults and at 8 warps.
 # First, only on an H200: call PA's adoption sweep resumed (4 workloads left) and the retained dispatch on 49-1,376
 # tokens beside it, as QA would have (then, here: benchmarks/adopt_retained.py, see gpu_session_qa.sh).
@@ -12,8 +12,8 @@
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results "benchmarks/results/contest_*_pa.md" "benchmarks/results/prefill_seed_points_*${CALL}*"
 ONE="$PRE_SEEDS/gdn_prefill_onelaunch"
-POINTS=(defaults num_warps=8 BV=32,num_warps=8 BV=32,BV_O=32,num_warps=8 BV=128,num_warps=8 BV_O=128,num_warps=8
-        BV=32 BV_O=128 C=32 C=32,BV=32,BV_O=32,num_warps=2 C=32,BV=32,num_warps=8 SLEEP_NS=100)
+POINTS=(defaults num_warps=8 BV=32,num_warps=8 BV=32,BV_O=32,num_warps=8 BV_O=128,num_warps=8 C=32
+        C=32,BV=32,num_warps=8 C=32,BV=32,BV_O=32,num_warps=2)
 ( gpu0_log
   if card_is H200; then
     ( CALL=pa; prefill_sweep_on_h200 fla )
