@@ -10,7 +10,12 @@ Candidates per operator: ``retained`` (``operators/<def>/retained/solution.json`
 ``solution.json``), every ``operators/<def>/solutions/baselines/*.json`` (reference, torch_compile,
 fla...) and one row per external implementation that would serve the definition (``EXTERNAL``:
 ``flashinfer`` everywhere, ``deep_gemm`` for the DSA indexer, ``flash_mla`` for DSA attention) recording
-whether its package imports here.
+whether its package imports here. With one operator, ``--candidates LABEL=PATH ...`` adds more solutions of it
+(e.g. points of a seed's space, ``LABEL=FOLDER@KEY=VALUE,...``), each a row interleaved with the others::
+
+    python benchmarks/contest.py --operators gdn_prefill_qk4_v8_d128_k_last --no-baselines \
+        --solution gdn_prefill_qk4_v8_d128_k_last=$SEEDS/gdn_prefill_onelaunch \
+        --candidates w8=$SEEDS/gdn_prefill_onelaunch@num_warps=8 --workloads UUID...
 
 Workloads are taken in an order that spreads over the size range; for each workload every candidate
 that still has budget left is evaluated (the candidate order rotates per workload), so all
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import re
 import statistics
 import subprocess
 import sys
@@ -72,7 +78,7 @@ class Candidate:
     """One solution to time: its row label, role and where it came from."""
 
     label: str
-    role: str  # "retained" | "baseline"
+    role: str  # "retained" | "baseline" | "candidate"
     source: str
     solution: Solution
 
@@ -92,6 +98,30 @@ def parse_solution_overrides(items: list[str], operators: list[str]) -> dict[str
             raise UsageError(f"--solution {item!r}: {path} does not exist (give a Solution JSON, a seed "
                              f"folder or a folder holding solution.json)")
         out[name] = Path(path)
+    return out
+
+
+def parse_candidates(items: list[str], operators: list[str]) -> list[tuple[str, str]]:
+    """``LABEL=PATH`` arguments (``--candidates``: more solutions of the one operator swept, timed beside the others,
+    e.g. points of a seed's space as ``FOLDER@KEY=VALUE,...``) as [(LABEL, PATH)]. A label names its trace file:
+    letters, digits, ``_``, ``-``, ``.``; distinct, and none of ``retained`` / ``reference`` (a baseline's stem is
+    checked once the operator is loaded)."""
+    if items and len(operators) != 1:
+        raise UsageError(f"--candidates needs one operator in --operators, got {operators}")
+    out: list[tuple[str, str]] = []
+    for item in items:
+        label, sep, path = item.partition("=")
+        if not sep or not label or not path:
+            raise UsageError(f"--candidates {item!r}: expected LABEL=PATH")
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", label) or label in (RETAINED, REFERENCE):
+            raise UsageError(f"--candidates {item!r}: the label must be letters, digits, '_', '-', '.' and not "
+                             f"'{RETAINED}' or '{REFERENCE}'")
+        if label in {lb for lb, _ in out}:
+            raise UsageError(f"--candidates: label {label!r} given twice")
+        if not Path(seed_point(path)[0]).exists():
+            raise UsageError(f"--candidates {item!r}: {seed_point(path)[0]} does not exist (give a Solution JSON, a "
+                             f"seed folder, FOLDER@KEY=VALUE,... or a folder holding solution.json)")
+        out.append((label, path))
     return out
 
 
@@ -509,7 +539,7 @@ def check_workloads(args: argparse.Namespace, ops: dict[str, Operator]) -> None:
     unknown = sorted(wanted - set(known))
     if unknown:
         raise UsageError(f"--workloads: {unknown} name no workload of {sorted(ops)}")
-    empty = sorted(name for name in ops if name not in set(known[u] for u in wanted))
+    empty = sorted(name for name in ops if name not in {known[u] for u in wanted})
     if empty:
         raise UsageError(f"--workloads names none of the workloads of {empty} (drop it from --operators)")
 
@@ -517,6 +547,7 @@ def check_workloads(args: argparse.Namespace, ops: dict[str, Operator]) -> None:
 def prepare(args: argparse.Namespace) -> tuple[dict[str, Operator], dict[str, list[Candidate]]]:
     """Every operator and its candidates, checked before any work starts."""
     overrides = parse_solution_overrides(args.solution, args.operators)
+    extra = parse_candidates(args.candidates, args.operators)
     ops, cands = {}, {}
     for name in args.operators:
         try:
@@ -524,6 +555,12 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Operator], dict[str, li
         except (UnknownOperatorError, DataError) as exc:
             raise UsageError(str(exc)) from None
         cands[name] = load_candidates(ops[name], overrides.get(name), args.baselines, not args.no_retained)
+        taken = {c.label for c in cands[name]} | {f.stem for f in (ops[name].path / "solutions" / "baselines").glob(
+            "*.json")}
+        for label, path in extra:
+            if label in taken:
+                raise UsageError(f"--candidates: label {label!r} is taken by a baseline or the retained kernel")
+            cands[name].append(Candidate(label, "candidate", path, load_solution_for(Path(path), ops[name])))
         if not cands[name]:
             raise UsageError(f"{name}: no candidates (no retained kernel and no baseline selected)")
     check_workloads(args, ops)
@@ -595,6 +632,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--operators", nargs="+", default=list(CONTEST_OPERATORS))
     p.add_argument("--solution", nargs="*", default=[], metavar="DEF=PATH",
                    help="retained-kernel override: a Solution JSON, seed folder or solution folder")
+    p.add_argument("--candidates", nargs="*", default=[], metavar="LABEL=PATH",
+                   help="more solutions of the one operator swept, each a row beside the retained kernel and the "
+                        "baselines, interleaved per workload (e.g. seed points: LABEL=FOLDER@KEY=VALUE,...)")
     p.add_argument("--baselines", nargs="*", default=None,
                    help="baseline names (file stems); default all (their traces in a --resume folder are reused)")
     p.add_argument("--no-baselines", action="store_true",

@@ -478,3 +478,44 @@ def test_contest_report_run_as_a_script_points_at_contest_py(tmp_path: Path) -> 
         assert proc.returncode == 2 and proc.stdout == ""
         assert proc.stderr.startswith("contest_report.py: error: ") and len(proc.stderr.strip().splitlines()) == 1
         assert "python benchmarks/contest.py --from-traces DIR" in proc.stderr
+
+
+def test_candidates_are_timed_beside_the_retained_kernel_with_pairwise_ratios(tmp_path: Path) -> None:
+    """--candidates LABEL=PATH: more solutions of the one operator swept (here a seed point), interleaved per
+    workload with the retained kernel, each its own row, trace file and pairwise ratios."""
+    cmd = [sys.executable, str(SCRIPT), "--operators", RMSNORM, "--executor", "cpu", "--preset", "quick",
+           "--solution", f"{RMSNORM}={SEED}", "--no-baselines", "--candidates", f"two_pass={SEED}@variant=two_pass",
+           "--max-workloads", "1", "--budget-s", "60", "--out", str(tmp_path), "--name", "cands",
+           "--traces", str(tmp_path / "tr")]
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=240, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    cands = json.loads((tmp_path / "contest_cands.json").read_text())["operators"][RMSNORM]["candidates"]
+    assert set(cands) == {"retained", "two_pass"}
+    two = cands["two_pass"]
+    assert two["role"] == "candidate" and two["source"] == f"{SEED}@variant=two_pass"
+    assert two["status_counts"] == {"PASSED": 1} and two["solution"] != cands["retained"]["solution"]
+    assert two["ratios"]["retained"]["ratio"] == pytest.approx(cands["retained"]["common_mean_ms"]
+                                                               / two["common_mean_ms"])
+    assert [t.evaluation.status.value for t in load_traces(tmp_path / "tr" / RMSNORM / "two_pass.jsonl")] == ["PASSED"]
+    assert "| two_pass |" in (tmp_path / "contest_cands.md").read_text()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--candidates", "a"], "expected LABEL=PATH"),
+    (["--candidates", f"retained={SEED}"], "the label must be"),
+    (["--candidates", f"a/b={SEED}"], "the label must be"),
+    (["--candidates", f"a={SEED}", f"a={SEED}@num_warps=4"], "given twice"),
+    (["--candidates", "a=operators/nope"], "does not exist"),
+    (["--candidates", f"reference={SEED}"], "the label must be"),
+    (["--candidates", f"torch_compile={SEED}"], "taken by a baseline"),
+    (["--candidates", f"a={SEED}@num_warps=3"], "not a loadable solution"),
+    (["--operators", RMSNORM, "gemm_n4096_k4096", "--candidates", f"a={SEED}"], "needs one operator"),
+])
+def test_bad_candidates_are_one_line_usage_errors(args: list[str], words: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    mod = _contest()
+    argv = ["--operators", RMSNORM, "--executor", "cpu", "--no-baselines", "--out", str(tmp_path), *args]
+    assert mod.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("contest.py: error: ") and words in err, err
+    assert not list(tmp_path.iterdir())
