@@ -2,7 +2,8 @@
 
 ``kernelopt evaluate`` times one solution per process; comparing a seed's launch options that way spends a process
 start and a harness sweep per point, and the points are minutes apart (drift). This script loads the seed once,
-makes synthetic inputs of the definition's sizes (``--lengths TOTAL:SEQS``: SEQS near-equal sequences), and per
+makes synthetic inputs of the definition's sizes (``--lengths TOTAL:SEQS``: SEQS near-equal sequences; ``--workloads
+UUID``: a contest workload's own sequence lengths), and per
 round times every point on every length with the official-aligned timer (``--timer cupti``: device time from the
 call's first kernel start to its last kernel end, L2 flushed), points in turn, so drift hits them all alike. A point
 is ``KEY=VALUE,...`` over the seed's ``PARAMS`` (``defaults``: none; the first point is the one the others are
@@ -51,6 +52,7 @@ from benchmarks.gdn_prefill_kernel_sweep import (
     lengths_text,
     parse_lengths,
     synthetic_inputs,
+    workload_lengths,
 )
 
 DEFAULT_SEED = "gdn_prefill_onelaunch"
@@ -120,6 +122,16 @@ def _runner(mod: Any, x: dict[str, Any], params: dict[str, Any]) -> tuple[Any, d
     return run, out
 
 
+def cases_of(args: argparse.Namespace) -> dict[str, list[int]]:
+    """Each case's label and sequence lengths: ``TOTAL:SEQS`` (near-equal lengths), then each ``--workloads`` prefix's
+    contest workload (its own split, labelled ``<uuid8> (TOTAL:SEQS)``)."""
+    cases = {text: parse_lengths(text) for text in args.lengths}
+    for prefix in args.workloads:
+        lengths = workload_lengths(prefix)
+        cases[f"{prefix[:8]} ({sum(lengths)}:{len(lengths)})"] = lengths
+    return cases
+
+
 def sweep(args: argparse.Namespace, write: Any = None) -> dict[str, Any]:
     import torch
 
@@ -131,8 +143,9 @@ def sweep(args: argparse.Namespace, write: Any = None) -> dict[str, Any]:
     timer = call_timer(dev, args.timer)
     labels = [point_label(p) for p in args.points]
     cells: dict[tuple[str, str], dict[str, Any]] = {}
-    for text in args.lengths:
-        x = synthetic_inputs(parse_lengths(text), dev, torch.Generator().manual_seed(7))
+    cases = args.cases
+    for text, lengths in cases.items():
+        x = synthetic_inputs(lengths, dev, torch.Generator().manual_seed(7))
         ref = None
         for label, point in zip(labels, args.points):
             cell = cells[(text, label)] = {"lengths": text, "point": label, "rounds": []}
@@ -154,13 +167,13 @@ def sweep(args: argparse.Namespace, write: Any = None) -> dict[str, Any]:
             "defaults": defaults, "max_diff": args.max_diff}
     data: dict[str, Any] = {}
     for r in range(args.rounds):
-        for text in args.lengths:
+        for text in cases:
             for label in labels:
                 cell = cells[(text, label)]
                 if "_run" in cell:
                     cell["rounds"].append(timer(cell["_run"], args.warmup, args.iters))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
-        data = {**meta, "rounds": r + 1, **_table(cells, args.lengths, labels, args.max_diff)}
+        data = {**meta, "rounds": r + 1, **_table(cells, list(cases), labels, args.max_diff)}
         if write is not None:  # every round: a run cut short keeps the rounds it finished
             write(data)
     for (text, label), cell in cells.items():
@@ -203,7 +216,7 @@ def markdown(data: dict[str, Any], cmd: str) -> str:
                   f"{data['max_diff']:g} or not finite)."), ""]
     body = [[r["lengths"], r["point"], fmt(r.get("ms")), fmt(r.get("vs_first"), ".3f"), fmt(r.get("diff"), ".1e"),
              "yes" if r.get("flagged") else "", r.get("error", "")] for r in data["rows"]]
-    lines.append(md_table(["TOTAL:SEQS", "point", "median ms", "first / this", "diff", "flagged", "error"], body))
+    lines.append(md_table(["case (TOTAL:SEQS)", "point", "median ms", "first / this", "diff", "flagged", "error"], body))
     lines += ["", "Geometric mean of *first / this* over the lengths:", "",
               md_table(["point", "lengths", "geomean first / this"],
                        [[s["point"], s["lengths"], fmt(s["geomean_vs_first"], ".3f")] for s in data["summary"]])]
@@ -213,7 +226,11 @@ def markdown(data: dict[str, Any], cmd: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", default=DEFAULT_SEED, help=f"a seed folder's name under {SEEDS.name}/ (GDN prefill)")
-    ap.add_argument("--lengths", nargs="+", type=lengths_text, default=DEFAULT_LENGTHS, metavar="TOTAL:SEQS")
+    ap.add_argument("--lengths", nargs="*", type=lengths_text, default=None, metavar="TOTAL:SEQS",
+                    help=f"SEQS near-equal sequences of TOTAL tokens each (default {' '.join(DEFAULT_LENGTHS)} "
+                         "unless --workloads is given)")
+    ap.add_argument("--workloads", nargs="*", default=[], metavar="UUID",
+                    help="contest workloads (a UUID prefix is enough): their own sequence lengths, synthetic values")
     ap.add_argument("--points", nargs="+", type=parse_point, default=[{}], metavar="KEY=VALUE,...",
                     help="'defaults' or KEY=VALUE,... over the seed's PARAMS; the first is the comparison's base")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of every point on every length (default 3)")
@@ -221,11 +238,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="flag a point whose outputs differ from the first point's by more (relative; default 0.02)")
     add_sweep_options(ap)
     args = ap.parse_args(argv)
+    if args.lengths is None:
+        args.lengths = [] if args.workloads else list(DEFAULT_LENGTHS)
+    if not args.lengths and not args.workloads:
+        ap.error("give --lengths TOTAL:SEQS... and / or --workloads UUID...")
     if args.rounds < 1:
         ap.error("--rounds must be >= 1")
     if not (SEEDS / args.seed / "seed.json").is_file():
         ap.error(f"--seed: no seed {args.seed!r} under {SEEDS} (seeds: "
                  f"{sorted(p.name for p in SEEDS.iterdir() if (p / 'seed.json').is_file())})")
+    args.cases = cases_of(args)  # an unknown workload is one line before anything runs
     bad = checked_points(args.seed, args.points, dict(_seed_module(args.seed).PARAMS))
     if bad:
         ap.error(f"--points: not a valid point of {args.seed}'s space:\n  " + "\n  ".join(bad))

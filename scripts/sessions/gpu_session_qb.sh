@@ -4,7 +4,8 @@
 # 64, 4 warps; 976 with Triton 3.9 here), 392 at BV 32 / 8 warps; its launch options were never timed against each
 # other (only the defaults, walks first and BV 32 with walks first, call JA). So, on every card:
 # 1. benchmarks/prefill_seed_points.py: eight points of the seed's space side by side in one process, interleaved in
-#    rounds, on the band it serves (61-1,376 tokens; its tables rewritten after every round);
+#    rounds, on 8 contest workloads of the band it serves (61-832 tokens, their own sequence splits; its tables
+#    rewritten after every round);
 # 2. the best of them (>= 3 % ahead) against the defaults through the harness on 8 real workloads of the band
 #    (benchmarks/contest.py --candidates);
 # 3. Nsight Compute's sections (warp stalls) of the kernel at 61 / 134 / 401 tokens, at the defaults and at 8 warps.
@@ -21,8 +22,10 @@ POINTS=(defaults num_warps=8 BV=32,num_warps=8 BV=32,BV_O=32,num_warps=8 BV_O=12
   if card_is H200; then
     ( CALL=pa; prefill_sweep_on_h200 fla )
   fi
-  step "$(upto 240)" python3 benchmarks/prefill_seed_points.py --seed gdn_prefill_onelaunch \
-    --lengths 61:1 134:1 401:4 832:4 1376:3 --points "${POINTS[@]}" --rounds 3 --name "onelaunch_${CALL}"
+  band=$(prefill_points 61:1 116:1 185:2 341:2 401:4 525:1 661:3 832:4 | tr , ' ')
+  # shellcheck disable=SC2086  # $band: space-separated uuids
+  step "$(upto 240)" python3 benchmarks/prefill_seed_points.py --seed gdn_prefill_onelaunch --workloads $band \
+    --points "${POINTS[@]}" --rounds 3 --name "onelaunch_${CALL}"
   # the best point by geometric mean (if >= 3 % ahead of the defaults) against the defaults through the harness, on
   # real workloads of the band (contest.py --candidates: official timing, correctness, interleaved per workload)
   best=$(python3 - "$CALL" <<'PY'
@@ -35,7 +38,7 @@ PY
 )
   if [ -n "$best" ]; then
     step "$(upto 200)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines --solution "$PRE=$ONE" \
-      --candidates "best=$ONE@$best" --workloads $(prefill_points 61:1 116:1 185:2 341:2 401:4 525:1 661:3 832:4 | tr , ' ') \
+      --candidates "best=$ONE@$best" --workloads $band \
       --budget-s 100000 --name "onelaunch_points_${CALL}" --traces "$P/contest_points_${CALL}" --resume
   fi
   for point in defaults num_warps=8; do
