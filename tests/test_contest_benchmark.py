@@ -498,6 +498,15 @@ def test_candidates_are_timed_beside_the_retained_kernel_with_pairwise_ratios(tm
                                                                / two["common_mean_ms"])
     assert [t.evaluation.status.value for t in load_traces(tmp_path / "tr" / RMSNORM / "two_pass.jsonl")] == ["PASSED"]
     assert "| two_pass |" in (tmp_path / "contest_cands.md").read_text()
+    # rebuilt from the traces with the same candidates: the same figures
+    again = [a for a in cmd if a not in ("--executor", "cpu", "--preset", "quick")]
+    again[again.index("--traces")] = "--from-traces"
+    again[again.index("cands")] = "rebuilt"
+    proc = subprocess.run(again, cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rebuilt = json.loads((tmp_path / "contest_rebuilt.json").read_text())["operators"][RMSNORM]["candidates"]
+    assert rebuilt["two_pass"]["per_workload"] == pytest.approx(two["per_workload"])
+    assert rebuilt["two_pass"]["role"] == "candidate"
 
 
 @pytest.mark.parametrize("args, words", [
