@@ -41,6 +41,8 @@ from benchmarks._common import (
 
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / "gdn_prefill_qk4_v8_d128_k_last" / "solutions" / "seeds"
 SEED = "gdn_prefill_onelaunch"
+#: the one-launch seeds and their kernels (``gdn_prefill_onelaunch_pf``: the walk loads a chunk ahead, no WALK_FIRST)
+KERNELS = {SEED: "_onelaunch_kernel", "gdn_prefill_onelaunch_pf": "_onelaunch_ahead_kernel"}
 #: C, BV, BV_O, num_warps; the first is the point the one-launch dispatch runs (the seed's defaults)
 DEFAULT_POINTS = [(64, 64, 64, 4), (64, 32, 64, 4), (64, 32, 32, 4), (64, 64, 64, 8), (64, 32, 64, 8),
                   (64, 128, 64, 8), (32, 64, 64, 2), (32, 32, 32, 2)]
@@ -50,14 +52,16 @@ _RUNTIME = (["*bf16"] * 3 + ["*fp32", "*fp32", "*bf16", "*fp32", "*bf16", "*i32"
             + ["fp32", "i32", "i32", "i32"])
 
 
-def compile_point(chunk: int, bv: int, bv_o: int, warps: int, sleep_ns: int = 0, walk_first: bool = False) -> Any:
-    """The seed's ``_onelaunch_kernel`` compiled for sm_90 (bf16 scratch and states, tf32, an initial state)."""
+def compile_point(chunk: int, bv: int, bv_o: int, warps: int, sleep_ns: int = 0, walk_first: bool = False,
+                  seed: str = SEED) -> Any:
+    """A one-launch seed's kernel (:data:`KERNELS`) compiled for sm_90 (bf16 scratch and states, tf32, an initial
+    state)."""
     if str(SEEDS) not in sys.path:
         sys.path.insert(0, str(SEEDS))
-    fn = import_module(f"{SEED}.kernel")._onelaunch_kernel
+    fn = getattr(import_module(f"{seed}.kernel"), KERNELS[seed])
     constexprs = {"HQK": 4, "HV": 8, "D": 128, "C": chunk, "LOG2C": chunk.bit_length() - 1, "BV": bv, "BV_O": bv_o,
                   "PRECISION": "tf32", "HAS_STATE": True, "LOW": True, "UPCAST": False, "LOW_H": True,
-                  "SLEEP_NS": sleep_ns, "WALK_FIRST": walk_first}
+                  "SLEEP_NS": sleep_ns, **({"WALK_FIRST": walk_first} if seed == SEED else {})}
     return compile_sm90(fn, _RUNTIME, constexprs, num_warps=warps, num_stages=1)
 
 
@@ -87,7 +91,9 @@ def parse_point(text: str) -> tuple[int, int, int, int]:
 def markdown(data: dict[str, Any]) -> str:
     rows = [[f"{r['C']},{r['BV']},{r['BV_O']},{r['num_warps']}", r["registers"], r["stack_bytes"], r["spill_stores"],
              r["spill_loads"], ", ".join(f"{w} ({n})" for w, n in r["spill_lines"]) or "-"] for r in data["rows"]]
-    return "\n".join([f"# One-launch GDN prefill kernel compiled for sm_90: registers and spills (Triton {data['triton']})",
+    title = (f"# One-launch GDN prefill kernel (`{data.get('seed', SEED)}`) compiled for sm_90: registers and spills "
+             f"(Triton {data['triton']})")
+    return "\n".join([title,
                       "", (f"Command: `{data['command']}`. Compiled by Triton {data['triton']} on "
                            f"{data.get('compiled_on', 'this machine')} (compiling needs no GPU: the counts follow "
                            "Triton's version, not the card). Spill instructions by source line: the seed's files."), "",
@@ -98,6 +104,7 @@ def markdown(data: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", nargs="+", type=parse_point, default=DEFAULT_POINTS, metavar="C,BV,BV_O,WARPS")
+    ap.add_argument("--seed", default=SEED, choices=sorted(KERNELS), help=f"the one-launch seed (default {SEED})")
     ap.add_argument("--name", default=None, help="results file suffix (default: the Triton version)")
     ap.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
     args = ap.parse_args(argv)
@@ -105,11 +112,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("unset TRITON_INTERPRET (interpreted kernels do not compile for sm_90)")
     import triton
 
-    name = f"prefill_onelaunch_resources_{args.name or 'triton' + triton.__version__.replace('.', '')}"
+    stem = "prefill_onelaunch_resources" + ("" if args.seed == SEED else "_" + args.seed.removeprefix("gdn_prefill_"))
+    name = f"{stem}_{args.name or 'triton' + triton.__version__.replace('.', '')}"
     results_path(name, args.out, "prefill_onelaunch_resources.py")  # a bad --out is one line before compiling
     rows = []
     for chunk, bv, bv_o, warps in args.points:
-        kernel = compile_point(chunk, bv, bv_o, warps)
+        kernel = compile_point(chunk, bv, bv_o, warps, seed=args.seed)
         res = compiled_resources(kernel)
         rows.append({"C": chunk, "BV": bv, "BV_O": bv_o, "num_warps": warps,
                      **{k: res[k] for k in ("registers", "stack_bytes", "spill_stores", "spill_loads")},
@@ -117,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"C {chunk} BV {bv} BV_O {bv_o} {warps} warps: {res['registers']} registers, {res['stack_bytes']} bytes "
               f"of stack, {res['spill_stores']} STL / {res['spill_loads']} LDL", file=sys.stderr)
     data = {"command": command_line("prefill_onelaunch_resources.py", argv), "triton": triton.__version__,
+            "seed": args.seed,
             "compiled_on": stamp().get("gpu", "a machine without a GPU") + f" ({platform.node()})", "rows": rows}
     path = write_results(name, data, markdown(data), args.out)
     print(f"wrote {path} and {path.with_suffix('.md')}", file=sys.stderr)

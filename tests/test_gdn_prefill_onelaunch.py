@@ -1,5 +1,6 @@
 """The one-launch GDN prefill seed ``gdn_prefill_onelaunch`` (wy3h's prep, state walk and output as the roles of one
-kernel ordered by epoch flags) against the operator's fp32 reference and wy3h itself.
+kernel ordered by epoch flags) against the operator's fp32 reference and wy3h itself, and ``gdn_prefill_onelaunch_pf``
+(its state walk loading each chunk's inputs one chunk ahead) against it, bit for bit.
 
 Cases: empty sequences first, in the middle and alone, ragged tail chunks, several chunks per sequence, with and
 without an initial state, a non-default scale, output tiles wider and narrower than the walk's, fp32 scratch.
@@ -36,7 +37,7 @@ from operator_helpers import (
 REPO = Path(__file__).resolve().parents[1]
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
 SEEDS = REPO / "operators" / PREFILL / "solutions" / "seeds"
-ONE, WY3H = "gdn_prefill_onelaunch", "gdn_prefill_chunked_wy3h"
+ONE, WY3H, AHEAD = "gdn_prefill_onelaunch", "gdn_prefill_chunked_wy3h", "gdn_prefill_onelaunch_pf"
 
 # (label, params (wy3h runs at the same C, BV, BV_O, warps and scratch), sequence lengths, options)
 CASES: list[tuple[str, dict[str, Any], list[int], dict[str, Any]]] = [
@@ -132,6 +133,14 @@ def _check(device: str) -> list[dict[str, Any]]:
         # JA's first try: all five cases 0.0 apart), in one compiled kernel against wy3h's three
         checks["equals_wy3h"] = {"ok": bool(torch.equal(out, wy3h[0]) and torch.equal(state, wy3h[1])),
                                  "out_max_abs": float((out.float() - wy3h[0].float()).abs().max()) if sum(lens) else 0.0}
+        if "WALK_FIRST" not in params:
+            # the walk loading one chunk ahead (gdn_prefill_onelaunch_pf): the same values, only loaded earlier
+            ahead_entry = seed_entry(SEEDS / AHEAD, params)
+            ahead = _call(ahead_entry, dev_inputs, lens, device)
+            checks["ahead_equals_onelaunch"] = {
+                "ok": bool(torch.equal(ahead[0], out) and torch.equal(ahead[1], state)
+                           and (sum(lens) == 0 or _counters_zero(ahead_entry, device))),
+                "out_max_abs": float((ahead[0].float() - out.float()).abs().max()) if sum(lens) else 0.0}
         results.append({"label": label, "ok": all(c["ok"] for c in checks.values()), **checks})
     entry = seed_entry(SEEDS / ONE, {})
     sys.modules[entry.__module__].PARAMS["C"] = 16  # outside the space (the seed refuses it there): run's own check

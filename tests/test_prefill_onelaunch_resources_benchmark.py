@@ -33,3 +33,16 @@ def test_bad_points_and_the_interpreter_are_refused(tmp_path: Path) -> None:
     proc = run_benchmark(SCRIPT, ["--out", str(tmp_path)], interpret=True, timeout=120)
     assert proc.returncode == 2 and "TRITON_INTERPRET" in proc.stderr, proc.stderr[-2000:]
     assert not list(tmp_path.iterdir())
+
+
+def test_the_walk_ahead_seed_is_compiled_under_its_own_name(tmp_path: Path) -> None:
+    """--seed gdn_prefill_onelaunch_pf: that seed's kernel (its walk loads a chunk ahead), in a file of its own; an
+    unknown seed is refused."""
+    proc = run_benchmark(SCRIPT, ["--seed", "gdn_prefill_onelaunch_pf", "--points", "64,32,64,8", "--name", "t",
+                                  "--out", str(tmp_path)], timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads((tmp_path / "prefill_onelaunch_resources_onelaunch_pf_t.json").read_text())
+    assert data["seed"] == "gdn_prefill_onelaunch_pf" and data["rows"][0]["registers"] <= 255
+    assert "(`gdn_prefill_onelaunch_pf`)" in (tmp_path / "prefill_onelaunch_resources_onelaunch_pf_t.md").read_text()
+    proc = run_benchmark(SCRIPT, ["--seed", "gdn_prefill_nope", "--out", str(tmp_path)], timeout=120)
+    assert proc.returncode == 2 and "--seed" in proc.stderr, proc.stderr[-2000:]

@@ -6,8 +6,9 @@
 # 1. benchmarks/prefill_seed_points.py: eight points of the seed's space side by side in one process, interleaved in
 #    rounds, on 8 contest workloads of the band it serves (61-832 tokens, their own sequence splits; its tables
 #    rewritten after every round);
-# 2. the best of them (>= 3 % ahead) against the defaults through the harness on 8 real workloads of the band
-#    (benchmarks/contest.py --candidates);
+# 2. against the defaults through the harness on the same 8 workloads (benchmarks/contest.py --candidates): the seed
+#    gdn_prefill_onelaunch_pf (its walk loads each chunk's inputs one chunk ahead: the ~4.4 us a chunk of the longest
+#    sequence that call PA's traces show) at the defaults and at 8 warps, and the best point of (1) if >= 3 % ahead;
 # 3. Nsight Compute's sections (warp stalls) of the kernel at 61 / 134 / 401 tokens, at the defaults and at 8 warps.
 # First, only on an H200: call PA's adoption sweep resumed (4 workloads left) and the retained dispatch on 49-1,376
 # tokens beside it, as QA would have (then, here: benchmarks/adopt_retained.py, see gpu_session_qa.sh).
@@ -15,7 +16,7 @@
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results "benchmarks/results/contest_*_pa.md" "benchmarks/results/prefill_seed_points_*${CALL}*" \
   "benchmarks/results/contest_onelaunch_points_${CALL}.json"
-ONE="$PRE_SEEDS/gdn_prefill_onelaunch"
+ONE="$PRE_SEEDS/gdn_prefill_onelaunch" AHEAD="$PRE_SEEDS/gdn_prefill_onelaunch_pf"
 POINTS=(defaults num_warps=8 BV=32,num_warps=8 BV=32,BV_O=32,num_warps=8 BV_O=128,num_warps=8 C=32
         C=32,BV=32,num_warps=8 C=32,BV=32,BV_O=32,num_warps=2)
 ( gpu0_log
@@ -36,11 +37,13 @@ top = max(summary, key=lambda s: s["geomean_vs_first"], default=None)
 print(top["point"] if top and top["geomean_vs_first"] >= 1.03 else "")
 PY
 )
-  if [ -n "$best" ]; then
-    step "$(upto 200)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines --solution "$PRE=$ONE" \
-      --candidates "best=$ONE@$best" --workloads $band \
-      --budget-s 100000 --name "onelaunch_points_${CALL}" --traces "$P/contest_points_${CALL}" --resume
-  fi
+  # with the seed whose walk loads a chunk ahead (gdn_prefill_onelaunch_pf: bit-equal outputs, more registers), at
+  # the defaults and at 8 warps
+  cands=("ahead=$AHEAD" "ahead_w8=$AHEAD@num_warps=8")
+  [ -n "$best" ] && cands+=("best=$ONE@$best")
+  step "$(upto 200)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines --solution "$PRE=$ONE" \
+    --candidates "${cands[@]}" --workloads $band \
+    --budget-s 100000 --name "onelaunch_points_${CALL}" --traces "$P/contest_points_${CALL}" --resume
   for point in defaults num_warps=8; do
     sol=$ONE; [ "$point" = defaults ] || sol="$ONE@$point"
     step "$(upto 120)" python3 benchmarks/ncu_sections.py --operator "$PRE" --solution "$sol" \

@@ -1,0 +1,1 @@
+../gdn_prefill_onelaunch/kernel.py
