@@ -257,12 +257,12 @@ def spread_order(items: list[Any], key) -> list[Any]:  # type: ignore[no-untyped
 
 def workloads_by_prefix(op: Any, prefixes: Sequence[str], script: str) -> list[Any]:
     """The workloads of ``op`` whose UUIDs start with ``prefixes``, in that order; each prefix must match exactly
-    one (else ``SystemExit`` naming ``script``)."""
+    one (else :func:`usage_error`: one line naming ``script``, exit 2)."""
     out = []
     for p in prefixes:
         hits = [w for w in op.workloads if w.uuid.startswith(p)]
         if len(hits) != 1:
-            raise SystemExit(f"{script}: {p!r} matches {len(hits)} workloads of {op.name} (needs exactly one)")
+            usage_error(script, f"{p!r} matches {len(hits)} workloads of {op.name} (needs exactly one)")
         out.append(hits[0])
     return out
 

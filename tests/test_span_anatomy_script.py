@@ -34,12 +34,13 @@ def test_a_negative_host_profile_count_is_refused(capsys: pytest.CaptureFixture[
     assert exc.value.code == 2 and "--host-calls must be >= 0" in capsys.readouterr().err
 
 
-def test_workloads_by_prefix_or_spread() -> None:
+def test_workloads_by_prefix_or_spread(capsys: pytest.CaptureFixture[str]) -> None:
     op = load_operator(MOE)
     (w,) = mod.pick(op, ["6230e838"])
     assert w.uuid.startswith("6230e838")
-    with pytest.raises(SystemExit, match="matches 0 workloads"):
+    with pytest.raises(SystemExit) as stop:
         mod.pick(op, ["zzzz"])
+    assert stop.value.code == 2 and "'zzzz' matches 0 workloads" in capsys.readouterr().err
     spread = mod.pick(op, None)
     assert len(spread) == 3 and len({w.uuid for w in spread}) == 3
 
