@@ -16,17 +16,16 @@ import types
 from pathlib import Path
 
 import pytest
+from operator_helpers import load_script
 
-from kernelopt.data.loader import load_traces
-
-from kernelopt.controller.workloads import workload_size
 from kernelopt.analysis.roofline import load_roofline
+from kernelopt.controller.workloads import workload_size
 from kernelopt.data import EvalResult, HarnessSettings, load_solution
+from kernelopt.data.loader import load_traces
 from kernelopt.data.records import LatencyStats, WorkloadResult
 from kernelopt.data.trace import EvaluationStatus
 from kernelopt.generators.seeds import load_seed
 from kernelopt.operators import load_operator
-from operator_helpers import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "contest.py"
