@@ -140,6 +140,38 @@ def synthetic_inputs(lengths: list[int], dev: str, gen: Any) -> dict[str, Any]:
     return {key: t.to(dev) for key, t in vals.items()}
 
 
+def synthetic_outputs(x: dict[str, Any]) -> dict[str, Any]:
+    """Output buffers for inputs ``x`` (:func:`synthetic_inputs`): bf16 output rows and fp32 final states."""
+    import torch
+
+    n_tok, n_seq = x["q"].shape[0], x["cu"].numel() - 1
+    return {"output": torch.empty(n_tok, HV, D, dtype=torch.bfloat16, device=x["q"].device),
+            "new_state": torch.empty(n_seq, HV, D, D, dtype=torch.float32, device=x["q"].device)}
+
+
+def seed_runner(mod: Any, x: dict[str, Any], params: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    """``(run, outputs)``: ``run()`` calls a seed module's own ``run`` on inputs ``x`` into ``outputs`` (its checks and
+    launches, as the harness calls it), with its ``PARAMS`` set to ``params`` for the call (``None``: as they are)."""
+    out = synthetic_outputs(x)
+
+    def call() -> Any:
+        return mod.run(x["q"], x["k"], x["v"], x["state"], x["A_log"], x["a"], x["dt_bias"], x["b"], x["cu"],
+                       D ** -0.5, out["output"], out["new_state"])
+
+    def run() -> Any:
+        if params is None:
+            return call()
+        saved = dict(mod.PARAMS)
+        mod.PARAMS.clear()
+        mod.PARAMS.update(params)
+        try:
+            return call()
+        finally:
+            mod.PARAMS.clear()
+            mod.PARAMS.update(saved)
+    return run, out
+
+
 def _seed_module(seed: str = SEED) -> Any:
     """A seed's ``kernel`` module (a seed folder imports as a package: ``from . import wy3``)."""
     if str(SEEDS) not in sys.path:

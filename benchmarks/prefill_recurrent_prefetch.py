@@ -46,7 +46,9 @@ from benchmarks.gdn_prefill_kernel_sweep import (
     _seed_module,
     lengths_text,
     parse_lengths,
+    seed_runner,
     synthetic_inputs,
+    synthetic_outputs,
 )
 
 SEED = "gdn_prefill_recurrent"
@@ -70,36 +72,16 @@ def parse_config(text: str) -> tuple[int, int, int]:
     return depth, bv, nw
 
 
-def _outputs(x: dict[str, Any]) -> dict[str, Any]:
-    """The kernel's outputs for inputs ``x``: bf16 output rows and fp32 final states."""
-    import torch
-
-    n_tok, n_seq = x["q"].shape[0], x["cu"].numel() - 1
-    return {"output": torch.empty(n_tok, HV, D, dtype=torch.bfloat16, device=x["q"].device),
-            "new_state": torch.empty(n_seq, HV, D, D, dtype=torch.float32, device=x["q"].device)}
-
-
 def _launch(kernels: Any, x: dict[str, Any], depth: int, bv: int, nw: int) -> tuple[Any, dict[str, Any]]:
     """``(run, outputs)`` of the prefetching kernel: ``run()`` launches once more into the same outputs."""
     n_seq = x["cu"].numel() - 1
-    out = _outputs(x)
+    out = synthetic_outputs(x)
 
     def run() -> Any:
         return kernels.recurrent_prefetch_kernel[(n_seq * HV, D // bv)](
             x["q"], x["k"], x["v"], x["state"], x["A_log"], x["a"], x["dt_bias"], x["b"], x["cu"],
             out["output"], out["new_state"], D ** -0.5, HQK=HQK, HV=HV, D=D, BV=bv, HAS_STATE=True, DEPTH=depth,
             num_warps=nw)
-    run()
-    return run, out
-
-
-def _seed_launch(seed: Any, x: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """The seed's own ``run`` at its defaults (its checks and launch included, as the harness calls it)."""
-    out = _outputs(x)
-
-    def run() -> Any:
-        return seed.run(x["q"], x["k"], x["v"], x["state"], x["A_log"], x["a"], x["dt_bias"], x["b"], x["cu"],
-                        D ** -0.5, out["output"], out["new_state"])
     run()
     return run, out
 
@@ -124,7 +106,8 @@ def sweep(args: argparse.Namespace) -> dict[str, Any]:
         lengths = parse_lengths(text)
         x = synthetic_inputs(lengths, dev, torch.Generator().manual_seed(7))
         base = {"lengths": text, "tokens": sum(lengths), "seqs": len(lengths)}
-        seed_run, ref = _seed_launch(seed, x)
+        seed_run, ref = seed_runner(seed, x)  # the seed's own run at its defaults
+        seed_run()
         seed_ms = timer(seed_run, args.warmup, args.iters)
         rows.append({**base, "config": "seed", "ms": seed_ms, "identical": True, "vs_seed": 1.0, "diff": 0.0})
         print(f"{text}: seed {seed_ms:.4f} ms", file=sys.stderr)

@@ -44,13 +44,12 @@ from benchmarks._common import (
     write_sweep,
 )
 from benchmarks.gdn_prefill_kernel_sweep import (
-    HV,
     SEEDS,
-    D,
     _rel_diff,
     _seed_module,
     lengths_text,
     parse_lengths,
+    seed_runner,
     synthetic_inputs,
     workload_lengths,
 )
@@ -96,32 +95,6 @@ def checked_points(seed_name: str, points: list[dict[str, Any]], defaults: dict[
     return bad
 
 
-def _outputs(x: dict[str, Any]) -> dict[str, Any]:
-    import torch
-
-    n_tok, n_seq = x["q"].shape[0], x["cu"].numel() - 1
-    return {"output": torch.empty(n_tok, HV, D, dtype=torch.bfloat16, device=x["q"].device),
-            "new_state": torch.empty(n_seq, HV, D, D, dtype=torch.float32, device=x["q"].device)}
-
-
-def _runner(mod: Any, x: dict[str, Any], params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """``(run, outputs)``: ``run()`` calls the seed's own ``run`` (its checks and launches, as the harness calls it)
-    with ``PARAMS`` set to ``params`` for the call."""
-    out = _outputs(x)
-    saved = dict(mod.PARAMS)
-
-    def run() -> Any:
-        mod.PARAMS.clear()
-        mod.PARAMS.update(params)
-        try:
-            return mod.run(x["q"], x["k"], x["v"], x["state"], x["A_log"], x["a"], x["dt_bias"], x["b"], x["cu"],
-                           D ** -0.5, out["output"], out["new_state"])
-        finally:
-            mod.PARAMS.clear()
-            mod.PARAMS.update(saved)
-    return run, out
-
-
 def cases_of(args: argparse.Namespace) -> dict[str, list[int]]:
     """Each case's label and sequence lengths: ``TOTAL:SEQS`` (near-equal lengths), then each ``--workloads`` prefix's
     contest workload (its own split, labelled ``<uuid8> (TOTAL:SEQS)``)."""
@@ -150,7 +123,7 @@ def sweep(args: argparse.Namespace, write: Any = None) -> dict[str, Any]:
         for label, point in zip(labels, args.points):
             cell = cells[(text, label)] = {"lengths": text, "point": label, "rounds": []}
             try:
-                run, out = _runner(mod, x, {**defaults, **point})
+                run, out = seed_runner(mod, x, {**defaults, **point})
                 run()  # compile and check before any timing
                 if dev == "cuda":
                     torch.cuda.synchronize()
