@@ -144,6 +144,11 @@ def load_solution_for(path: Path, op: Operator) -> Solution:
     return sol
 
 
+def baseline_files(op: Operator) -> list[Path]:
+    """The operator's ``solutions/baselines/*.json``, sorted (a baseline's label is its file stem)."""
+    return sorted((op.path / "solutions" / "baselines").glob("*.json"))
+
+
 def load_candidates(op: Operator, override: Path | None, baselines: list[str] | None,
                     with_retained: bool = True) -> list[Candidate]:
     """The retained kernel (override first, else ``retained/``; none when not ``with_retained``) and the
@@ -153,7 +158,7 @@ def load_candidates(op: Operator, override: Path | None, baselines: list[str] | 
                             else None)
     if retained is not None and with_retained:
         out.append(Candidate(RETAINED, "retained", rel_path(retained), load_solution_for(retained, op)))
-    files = sorted((op.path / "solutions" / "baselines").glob("*.json"))
+    files = baseline_files(op)
     unknown = sorted(set(baselines or []) - {f.stem for f in files})
     if unknown:
         raise UsageError(f"{op.name}: no baseline(s) {unknown}; have {[f.stem for f in files]}")
@@ -555,8 +560,7 @@ def prepare(args: argparse.Namespace) -> tuple[dict[str, Operator], dict[str, li
         except (UnknownOperatorError, DataError) as exc:
             raise UsageError(str(exc)) from None
         cands[name] = load_candidates(ops[name], overrides.get(name), args.baselines, not args.no_retained)
-        taken = {c.label for c in cands[name]} | {f.stem for f in (ops[name].path / "solutions" / "baselines").glob(
-            "*.json")}
+        taken = {c.label for c in cands[name]} | {f.stem for f in baseline_files(ops[name])}
         for label, path in extra:
             if label in taken:
                 raise UsageError(f"--candidates: label {label!r} is taken by a baseline or the retained kernel")
