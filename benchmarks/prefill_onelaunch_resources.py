@@ -4,9 +4,11 @@ compiled for sm_90 at points of its space - on this machine, no GPU needed (``tr
 
 Why: the kernel holds three roles (chunk prep, state walk, output) in one program, so its register allocation is the
 largest role's; compiled here (2026-12-06, Triton 3.9) at its dispatched point (C 64, BV 64, BV_O 64, 4 warps) it
-takes 255 registers and spills 976 bytes a thread, most of it in the state walk's loop (the k / W tiles' addresses).
-Triton and ptxas versions differ between machines (the H200 image runs Triton 3.6): the counts are indicative, the
-device's own profile (``benchmarks/ncu_sections.py``) decides. A point is ``C,BV,BV_O,num_warps``::
+takes 255 registers and spills 976 bytes a thread, most of it in the state walk's loop (the k / W tiles' addresses);
+the device image's Triton 3.6 spills 1,768 there, most in the prep and output roles (call QA,
+``benchmarks/results/prefill_onelaunch_resources_triton360.md``). The counts follow the Triton version, not the card:
+run it with the Triton that runs the kernel. ``--seed gdn_prefill_onelaunch_pf``: the seed whose walk loads a chunk
+ahead. A point is ``C,BV,BV_O,num_warps``::
 
     python benchmarks/prefill_onelaunch_resources.py                     # the default points
     python benchmarks/prefill_onelaunch_resources.py --points 64,32,64,4 64,64,64,8
@@ -19,7 +21,6 @@ from __future__ import annotations
 import argparse
 import collections
 import os
-import platform
 import re
 import sys
 from importlib import import_module
@@ -124,9 +125,10 @@ def main(argv: list[str] | None = None) -> int:
                      "spill_lines": spill_lines(kernel)})
         print(f"C {chunk} BV {bv} BV_O {bv_o} {warps} warps: {res['registers']} registers, {res['stack_bytes']} bytes "
               f"of stack, {res['spill_stores']} STL / {res['spill_loads']} LDL", file=sys.stderr)
+    where = stamp()
     data = {"command": command_line("prefill_onelaunch_resources.py", argv), "triton": triton.__version__,
             "seed": args.seed,
-            "compiled_on": stamp().get("gpu", "a machine without a GPU") + f" ({platform.node()})", "rows": rows}
+            "compiled_on": "{} ({})".format(where.get("gpu", "a machine without a GPU"), where["host"]), "rows": rows}
     path = write_results(name, data, markdown(data), args.out)
     print(f"wrote {path} and {path.with_suffix('.md')}", file=sys.stderr)
     return 0
