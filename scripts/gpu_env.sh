@@ -94,23 +94,10 @@ profile_once() {
     "workloads=[$uuids]" output=$P/profiled_$name.jsonl profile=$P/profile_$name.json
 }
 # axis_band OP AXIS LO HI: OP's workloads of LO <= AXIS < HI, as a comma-separated uuid list
-axis_band() { python3 - "$@" <<'PY'
-import json, sys
-op, axis, lo, hi = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-ws = [json.loads(l)["workload"] for l in open(f"operators/{op}/workloads.jsonl")]
-print(",".join(w["uuid"] for w in ws if lo <= w["axes"][axis] < hi))
-PY
-}
+axis_band() { python3 scripts/pick_workloads.py band "$@"; }
 # every_nth OP AXIS N: every Nth of OP's workloads ordered by AXIS (then the other axes, then uuid), from the first:
 # a spread over the sizes, as a space-separated uuid list
-every_nth() { python3 - "$@" <<'PY'
-import json, sys
-op, axis, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-ws = [json.loads(l)["workload"] for l in open(f"operators/{op}/workloads.jsonl")]
-ws.sort(key=lambda w: (w["axes"][axis], sorted(w["axes"].items()), w["uuid"]))
-print(" ".join(w["uuid"] for w in ws[::n]))
-PY
-}
+every_nth() { python3 scripts/pick_workloads.py every-nth "$@"; }
 # prefill_band LO HI: the GDN prefill workloads of LO <= total_seq_len < HI
 prefill_band() { axis_band gdn_prefill_qk4_v8_d128_k_last total_seq_len "$1" "$2"; }
 # fastest_in_turn OP PREFIX SUFFIX FIRST NAME...: of the traces $P/<PREFIX><name><SUFFIX>, FIRST and then each NAME in
@@ -317,13 +304,7 @@ h200_sweep_first() {
   return 1
 }
 # prefill_points TOKENS:SEQS...: the GDN prefill workloads with those (total_seq_len, num_seqs), comma-separated uuids
-prefill_points() { python3 - "$@" <<'PY'
-import json, sys
-want = {tuple(int(x) for x in arg.split(":")) for arg in sys.argv[1:]}
-ws = [json.loads(l)["workload"] for l in open("operators/gdn_prefill_qk4_v8_d128_k_last/workloads.jsonl")]
-print(",".join(w["uuid"] for w in ws if (w["axes"]["total_seq_len"], w["axes"]["num_seqs"]) in want))
-PY
-}
+prefill_points() { python3 scripts/pick_workloads.py points gdn_prefill_qk4_v8_d128_k_last total_seq_len,num_seqs "$@"; }
 # session_setup: the common start of the gpu_session_*.sh scripts: END_BY (default 540 s), CALL (default: the
 # script's suffix, gpu_session_<call>.sh), P (the profiles folder, created), the MOE, PRE and DEC definition names,
 # PRE_SEEDS and PRE_DISPATCH (GDN prefill's seed and dispatch folders), PRE_RETAINED (its retained dispatch), MOE_SEEDS

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -466,3 +467,17 @@ def test_call_qb_times_the_onelaunch_points_and_sweeps_the_best_only_when_ahead(
         assert lines[len(sweep)] == "step benchmarks/prefill_seed_points.py onelaunch_qb", lines
         mid = [contest] if card == "NVIDIA H200" else want_mid
         assert lines[len(sweep) + 1:] == mid + ncu, (geomeans, lines)
+
+
+def test_pick_workloads_refuses_bad_input() -> None:
+    """``scripts/pick_workloads.py`` (behind ``axis_band`` / ``every_nth`` / ``prefill_points``): an unknown operator,
+    a malformed point or a point of the wrong length is one clear line and a non-zero exit, not a traceback."""
+    pick = [sys.executable, str(REPO / "scripts" / "pick_workloads.py")]
+    pre = "gdn_prefill_qk4_v8_d128_k_last"
+    cases = [(["band", "no_such_op", "x", "0", "1"], "no workload file for operator 'no_such_op'"),
+             (["points", pre, "total_seq_len,num_seqs", "401:x"], "colon-separated integers"),
+             (["points", pre, "total_seq_len,num_seqs", "401"], "each value needs 2 numbers"),
+             (["every-nth", pre, "total_seq_len", "0"], "N=0 must be >= 1")]
+    for args, words in cases:
+        got = subprocess.run(pick + args, check=False, capture_output=True, text=True, cwd=REPO)
+        assert got.returncode != 0 and words in got.stderr and "Traceback" not in got.stderr, (args, got.stderr)
