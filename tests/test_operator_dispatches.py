@@ -307,7 +307,8 @@ DISPATCHES = [
     # 10 up to 45 pages (0.987-0.994 of the defaults there), at BLOCKS 2 above (0.950 at 82-91 pages)
     (IDX, IDX_DIR / "hist_hb10_b2_45.json", "max_num_pages",
      [f"{IDX_SEEDS}/dsa_indexer_hist@HIST_BITS=10", f"{IDX_SEEDS}/dsa_indexer_hist@BLOCKS=2"], [45]),
-    # call DC's guess: dsa_indexer_hist at 4 warps / BN 128 (two programs per SM; no spill stack in its cubin with Triton 3.9) up to 45 pages
+    # call DC's guess: dsa_indexer_hist at 4 warps / BN 128 (two programs per SM; no spill stack in its cubin with
+    # Triton 3.9) up to 45 pages
     (IDX, IDX_DIR / "hist_w4bn128_45.json", "max_num_pages",
      [f"{IDX_SEEDS}/dsa_indexer_hist@num_warps=4,BN=128", IDX_SEEDS / "dsa_indexer_hist"], [45]),
     # the retained DSA attention since 2026-12-02 call BS: the barrier-merge seed at 64 splits up to 2 tokens
