@@ -21,7 +21,8 @@ def workloads(op: str) -> list[dict]:
     """OP's workloads in file order (each line's ``workload`` object)."""
     path = REPO / "operators" / op / "workloads.jsonl"
     if not path.is_file():
-        raise SystemExit(f"pick_workloads: no workload file for operator {op!r} ({path})")
+        print(f"pick_workloads: no workload file for operator {op!r} ({path})", file=sys.stderr)
+        raise SystemExit(2)
     return [json.loads(line)["workload"] for line in path.read_text().splitlines() if line.strip()]
 
 

@@ -458,7 +458,7 @@ def test_call_qb_times_the_walk_ahead_seed_then_the_points(tmp_path: Path) -> No
 
 def test_pick_workloads_refuses_bad_input() -> None:
     """``scripts/pick_workloads.py`` (behind ``axis_band`` / ``every_nth`` / ``prefill_points``): an unknown operator,
-    a malformed point or a point of the wrong length is one clear line and a non-zero exit, not a traceback."""
+    a malformed point or a point of the wrong length is one clear line and exit 2, not a traceback."""
     pick = [sys.executable, str(REPO / "scripts" / "pick_workloads.py")]
     pre = "gdn_prefill_qk4_v8_d128_k_last"
     cases = [(["band", "no_such_op", "x", "0", "1"], "no workload file for operator 'no_such_op'"),
@@ -467,4 +467,4 @@ def test_pick_workloads_refuses_bad_input() -> None:
              (["every-nth", pre, "total_seq_len", "0"], "N=0 must be >= 1")]
     for args, words in cases:
         got = subprocess.run(pick + args, check=False, capture_output=True, text=True, cwd=REPO)
-        assert got.returncode != 0 and words in got.stderr and "Traceback" not in got.stderr, (args, got.stderr)
+        assert got.returncode == 2 and words in got.stderr and "Traceback" not in got.stderr, (args, got.stderr)
