@@ -4,7 +4,7 @@ only: it runs on the device machine before anything is installed.
 
     python3 scripts/pick_workloads.py band OP AXIS LO HI        # LO <= AXIS < HI, comma-separated
     python3 scripts/pick_workloads.py every-nth OP AXIS N       # every Nth ordered by AXIS, space-separated
-    python3 scripts/pick_workloads.py points OP AXIS,AXIS V:V...  # the workloads with those axis values, comma-separated
+    python3 scripts/pick_workloads.py points OP AXIS,AXIS V:V...  # those axis values, comma-separated
 """
 
 from __future__ import annotations
