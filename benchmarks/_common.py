@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import os
 import platform
 import shlex
 import statistics
@@ -347,6 +348,15 @@ def operator_and_solution(script: str, operator: str, solution: str) -> tuple[An
     from kernelopt.cli.tasks import load_solution_arg
 
     return load_operator_arg(script, operator), load_solution_arg(solution, None)
+
+
+def interpreted(script: str, why: str) -> bool:
+    """True, after one line on stderr (``<script>: unset TRITON_INTERPRET (<why>)``), when the Triton interpreter is on:
+    for the scripts that compile for sm_90 or need the real compiler, where it would give nothing (they exit 2)."""
+    if os.environ.get("TRITON_INTERPRET", "0") != "1":
+        return False
+    print(f"{script}: unset TRITON_INTERPRET ({why})", file=sys.stderr)
+    return True
 
 
 def compile_sm90(fn: Any, types: list[str], constexprs: dict[str, Any], **options: Any) -> Any:

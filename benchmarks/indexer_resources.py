@@ -18,7 +18,6 @@ Writes ``benchmarks/results/indexer_resources_<name>.{json,md}`` (``--name``, de
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command_line, compile_sm90, compiled_resources, md_table, write_results
+from benchmarks._common import command_line, compile_sm90, compiled_resources, interpreted, md_table, write_results
 
 SEEDS = (Path(__file__).resolve().parents[1] / "operators" / "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
          / "solutions" / "seeds")
@@ -69,9 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default=None, help="results file suffix (default: triton<version>)")
     parser.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results/)")
     args = parser.parse_args(argv)
-    if os.environ.get("TRITON_INTERPRET", "0") == "1":
-        print("indexer_resources.py: unset TRITON_INTERPRET (interpreted kernels do not compile for sm_90)",
-              file=sys.stderr)
+    if interpreted("indexer_resources.py", "interpreted kernels do not compile for sm_90"):
         return 2
     import triton
 

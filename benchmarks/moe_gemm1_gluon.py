@@ -28,7 +28,6 @@ Writes ``benchmarks/results/moe_gemm1_gluon_<device>[_<name>].{json,md}``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -43,6 +42,7 @@ from benchmarks._common import (
     call_timer,
     compiled_resources,
     fmt,
+    interpreted,
     md_table,
     sweep_attempt,
     sweep_results,
@@ -260,8 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--compile-only", action="store_true", help="compile for sm_90 here (no GPU) and stop")
     add_sweep_options(p)
     args = p.parse_args(argv)
-    if os.environ.get("TRITON_INTERPRET", "0") == "1":
-        print("moe_gemm1_gluon.py: unset TRITON_INTERPRET (Gluon kernels have no interpreter)", file=sys.stderr)
+    if interpreted("moe_gemm1_gluon.py", "Gluon kernels have no interpreter"):
         return 2
     if args.compile_only:
         return compile_only(args)

@@ -36,7 +36,6 @@ Writes ``benchmarks/results/moe_gemm_ws_<device>[_<name>].{json,md}``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from functools import partial
 from pathlib import Path
@@ -50,6 +49,7 @@ from benchmarks._common import (
     add_sweep_options,
     call_timer,
     fmt,
+    interpreted,
     md_table,
     sweep_attempt,
     write_sweep,
@@ -346,8 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--compile-only", action="store_true", help="compile for sm_90 here (no GPU) and stop")
     add_sweep_options(p)
     args = p.parse_args(argv)
-    if os.environ.get("TRITON_INTERPRET", "0") == "1":
-        print("moe_gemm_ws.py: unset TRITON_INTERPRET (warp specialisation needs the compiler)", file=sys.stderr)
+    if interpreted("moe_gemm_ws.py", "warp specialisation needs the compiler"):
         return 2
     if args.compile_only:
         from benchmarks.moe_gemm_ws_compile import compile_only

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from _common import command_line, compile_sm90, compiled_resources, md_table, write_results
+from _common import command_line, compile_sm90, compiled_resources, interpreted, md_table, write_results
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO / "operators" / "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048" / "solutions" / "seeds"
@@ -48,8 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--name", default="sm90_resources_moe", help="results file name (benchmarks/results/)")
     args = parser.parse_args(argv)
-    if os.environ.get("TRITON_INTERPRET", "0") == "1":
-        print("sm90_resources.py: unset TRITON_INTERPRET (interpreted kernels do not compile for sm_90)", file=sys.stderr)
+    if interpreted("sm90_resources.py", "interpreted kernels do not compile for sm_90"):
         return 2
     sys.path.insert(0, str(SEEDS))
     rows = []
