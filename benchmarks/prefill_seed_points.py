@@ -80,19 +80,8 @@ def checked_points(seed_name: str, points: list[dict[str, Any]], defaults: dict[
     from kernelopt.generators.seeds import load_seed
 
     seed = load_seed(SEEDS / seed_name)
-    bad = []
-    for point in points:
-        full = {**defaults, **point}
-        unknown = sorted(set(point) - set(seed.spec.space))
-        if unknown:
-            bad.append(f"{point_label(point)}: unknown parameter(s) {unknown} (the space has {list(seed.spec.space)})")
-        elif not seed.in_space(full):
-            off = {k: v for k, v in point.items() if v not in seed.spec.space[k]}
-            bad.append(f"{point_label(point)}: {off} not among the space's values "
-                       f"{ {k: seed.spec.space[k] for k in off} }")
-        elif not seed.satisfies(full):
-            bad.append(f"{point_label(point)}: violates {seed.violations(full)}")
-    return bad
+    problems = ((point, seed.point_problem(point, defaults)) for point in points)
+    return [f"{point_label(point)}: {why}" for point, why in problems if why]
 
 
 def cases_of(args: argparse.Namespace) -> dict[str, list[int]]:

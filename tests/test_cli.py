@@ -323,7 +323,7 @@ def test_a_seed_point_is_the_seed_at_those_parameters_over_its_defaults() -> Non
     assert kernelopt_extra(sol)["params"] == {"BLOCK_H": 4096, "ROWS_PER_PROGRAM": 1, "num_warps": 4,
                                               "variant": "two_pass"}
     assert sol.hash() != load_solution_arg(str(SEED), None).hash()
-    for bad, msg in [(f"{SEED}@num_warps=3", "outside its space"), (f"{SEED}@nope=1", "no parameter"),
+    for bad, msg in [(f"{SEED}@num_warps=3", "not among the space.s values"), (f"{SEED}@nope=1", "unknown parameter"),
                      (f"{SEED}@num_warps", "is not KEY=VALUE"),
                      (f"{FIX}/rmsnorm_py_value@num_warps=4", "apply to a seed folder"),
                      (f"{SEED}_typo@num_warps=4", "seed folder not found")]:

@@ -86,10 +86,9 @@ def load_solution_arg(path: str, cfg: Any) -> Solution:
         from kernelopt.generators.seeds import load_seed
 
         seed = load_seed(p)
-        unknown = sorted(set(params) - set(seed.spec.space))
-        if unknown:
-            raise DataError(f"{p}: seed '{seed.name}' has no parameter(s) {unknown}; its space: "
-                            f"{sorted(seed.spec.space)}")
+        why = seed.point_problem(params)
+        if why:
+            raise DataError(f"{p}: seed '{seed.name}' at {params}: {why}")
         try:
             return seed.instantiate({**seed.spec.defaults, **params} if params else None)
         except ValueError as exc:

@@ -140,6 +140,18 @@ class Seed:
         """True when ``params`` sets exactly the space's parameters to listed values."""
         return set(params) == set(self.spec.space) and all(params[k] in v for k, v in self.spec.space.items())
 
+    def point_problem(self, point: dict[str, Any], base: dict[str, Any] | None = None) -> str:
+        """Why ``point`` (some of the space's parameters, over ``base``: the defaults unless given) is not a valid
+        point: unknown parameters, values not listed in the space, or violated constraints; empty when valid."""
+        unknown = sorted(set(point) - set(self.spec.space))
+        if unknown:
+            return f"unknown parameter(s) {unknown} (the space has {list(self.spec.space)})"
+        off = {k: v for k, v in point.items() if v not in self.spec.space[k]}
+        if off:
+            return f"{off} not among the space's values { {k: self.spec.space[k] for k in off} }"
+        bad = self.violations({**(self.spec.defaults if base is None else base), **point})
+        return f"violates {bad}" if bad else ""
+
     def valid(self, params: dict[str, Any]) -> bool:
         """In the space and satisfying every constraint."""
         return self.in_space(params) and self.satisfies(params)
