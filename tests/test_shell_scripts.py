@@ -456,6 +456,29 @@ def test_call_qb_times_the_walk_ahead_seed_then_the_points(tmp_path: Path) -> No
         assert res.returncode == 0 and res.stdout.splitlines() == first + later, (card, res.stdout, res.stderr)
 
 
+def test_call_qc_times_the_seed_points_over_the_whole_band(tmp_path: Path) -> None:
+    """``gpu_session_qc.sh``: on an H200 call PA's sweep first (CALL=pa for that step alone); on every card one
+    contest.py run of the one-launch seed's points and the walk-ahead seed against the defaults on the band's
+    workloads (49 <= tokens < 1,377), bounded by what is left of the call."""
+    script = (REPO / "scripts" / "sessions" / "gpu_session_qc.sh").read_text()
+    head = script[script.index('ONE="$PRE_SEEDS'):script.index("( gpu0_log")]
+    body = script[script.index("( gpu0_log"):script.index(") &\nfinish_session")] + ")"
+    env = (REPO / "scripts" / "gpu_env.sh").read_text()
+    stubs = ('gpu0_log() { :; }\nprefill_sweep_on_h200() { echo "sweep call=$CALL $*"; }\n'
+             'step() { local s=$3 n="" c=""; while [ $# -gt 0 ]; do [ "$1" = --name ] && n=$2\n'
+             '  case $1 in *=seeds/*) c="$c ${1%%=*}";; esac; shift; done; echo "step $s $n$c"; }\n'
+             'left() { echo 400; }\nprefill_band() { echo "band $1 $2" >&2; echo u1,u2; }\nPRE=pre; PRE_SEEDS=seeds\n')
+    fake = tmp_path / "bin"
+    later = ["step benchmarks/contest.py onelaunch_band_qc pre bv32w8 c32bv32w8 c32 ahead_bv32w8 ahead_c32bv32w8"]
+    for card, first in [("NVIDIA H200", ["sweep call=pa fla"]), ("NVIDIA H100 80GB HBM3", [])]:
+        _fake_nvidia_smi(fake, card)
+        res = subprocess.run(["bash", "-c", f"{_card_is(env)}\n{stubs}{head}{body}"], capture_output=True, text=True,
+                             timeout=30, check=False, cwd=tmp_path,
+                             env={"PATH": f"{fake}:/usr/bin:/bin", "OUT": str(tmp_path), "CALL": "qc"})
+        assert res.returncode == 0 and res.stdout.splitlines() == first + later, (card, res.stdout, res.stderr)
+        assert res.stderr.strip() == "band 49 1377", res.stderr
+
+
 def test_pick_workloads_refuses_bad_input() -> None:
     """``scripts/pick_workloads.py`` (behind ``axis_band`` / ``every_nth`` / ``prefill_points``): an unknown operator,
     a malformed point or a point of the wrong length is one clear line and exit 2, not a traceback."""
