@@ -367,6 +367,12 @@ DISPATCHES = [
     (DEF, WY3_FILE.with_name("recurrent_one_1376_s2bv32.json"), "total_seq_len",
      [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_onelaunch", SEQS_FILE.with_name("wy3hh_s2_seqs16_bv32.json")],
      [48, 1376]),
+    # the walk-ahead one-launch seed at two points of its space (H100 calls QC / QD of 2026-12-07: planned by
+    # benchmarks/dispatch_plan.py from 46 workloads of 49-1,376 tokens; 1.065x recurrent_one_1376_s2bv32 on 92 of 100)
+    (DEF, WY3_FILE.with_name("recurrent_ahead_461_1376_s2bv32.json"), "total_seq_len",
+     [SEEDS / "gdn_prefill_recurrent", SEEDS / "gdn_prefill_onelaunch_pf@C=32,BV=32,num_warps=8",
+      SEEDS / "gdn_prefill_onelaunch_pf@BV=32,num_warps=8", SEQS_FILE.with_name("wy3hh_s2_seqs16_bv32.json")],
+     [48, 461, 1376]),
 ]
 
 

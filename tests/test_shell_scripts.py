@@ -479,6 +479,28 @@ def test_call_qc_times_the_seed_points_over_the_whole_band(tmp_path: Path) -> No
         assert res.stderr.strip() == "band 49 1377", res.stderr
 
 
+def test_call_qe_adopts_on_an_h200_and_resumes_qd_elsewhere(tmp_path: Path) -> None:
+    """``gpu_session_qe.sh``: on an H200 call PA's sweep, then the walk-ahead dispatch's sweep with fla under the
+    fixed call name qe (resumable by any later call); on another card call QD's side by side resumed."""
+    script = (REPO / "scripts" / "sessions" / "gpu_session_qe.sh").read_text()
+    body = script[script.index("( gpu0_log"):script.index(") &\nfinish_session")] + ")"
+    env = (REPO / "scripts" / "gpu_env.sh").read_text()
+    stubs = ('gpu0_log() { :; }\nprefill_sweep_on_h200() { echo "sweep call=$CALL dispatch=${DISPATCH:-} $*"; }\n'
+             'step() { local s=$3 n="" t=""; while [ $# -gt 0 ]; do [ "$1" = --name ] && n=$2\n'
+             '  [ "$1" = --traces ] && t=$2; shift; done; echo "step $s $n $t"; }\n'
+             'left() { echo 400; }\nPRE=pre; PRE_DISPATCH=disp; P=prof\n')
+    fake = tmp_path / "bin"
+    cases = [("NVIDIA H200", ["sweep call=pa dispatch= fla",
+                              "sweep call=qe dispatch=recurrent_ahead_461_1376_s2bv32 fla"]),
+             ("NVIDIA H100 80GB HBM3", ["step benchmarks/contest.py ahead_dispatch_qd prof/contest_ahead_qd"])]
+    for card, want in cases:
+        _fake_nvidia_smi(fake, card)
+        res = subprocess.run(["bash", "-c", f"{_card_is(env)}\n{stubs}{body}"], capture_output=True, text=True,
+                             timeout=30, check=False, cwd=tmp_path,
+                             env={"PATH": f"{fake}:/usr/bin:/bin", "OUT": str(tmp_path), "CALL": "qx"})
+        assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
+
+
 def test_pick_workloads_refuses_bad_input() -> None:
     """``scripts/pick_workloads.py`` (behind ``axis_band`` / ``every_nth`` / ``prefill_points``): an unknown operator,
     a malformed point or a point of the wrong length is one clear line and exit 2, not a traceback."""
