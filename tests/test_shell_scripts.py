@@ -380,25 +380,33 @@ def test_pending_gpu_checks_run_q8gl_the_ceilings_and_the_suite_files_in_order()
         "suite k= tests/harness/test_profiling.py tests/harness/test_device_random.py tests/test_inputs.py"], res.stderr
 
 
+def _call_queue(tmp_path: Path, name: str, card: str, call: str, stubs: str, head: str = "",
+                prelude: str = "") -> subprocess.CompletedProcess[str]:
+    """Run the queue of ``scripts/sessions/<name>`` (its ``( gpu0_log ... )`` subshell, after ``stubs``, ``prelude``
+    and the script's lines from ``head`` to the queue when given) on a fake ``nvidia-smi`` naming ``card``."""
+    script = (REPO / "scripts" / "sessions" / name).read_text()
+    start = script.index("( gpu0_log")
+    body = (script[script.index(head):start] if head else "") + script[start:script.index(") &\nfinish_session")] + ")"
+    env = (REPO / "scripts" / "gpu_env.sh").read_text()
+    fake = tmp_path / "bin"
+    _fake_nvidia_smi(fake, card)
+    return subprocess.run(["bash", "-c", f"{_card_is(env)}\n{stubs}{prelude}{body}"], capture_output=True, text=True,
+                          timeout=30, check=False, cwd=tmp_path,
+                          env={"PATH": f"{fake}:/usr/bin:/bin", "OUT": str(tmp_path), "CALL": call})
+
+
 def test_call_qa_resumes_call_pas_prefill_sweep_on_an_h200_only(tmp_path: Path) -> None:
     """``gpu_session_qa.sh``: on an H200 the one-launch prefill sweep resumes in call PA's folder (CALL=pa for that
     step alone) and Nsight Compute reads the kernel; on every card its compiled resources, then the pending checks
     under the call's own name."""
-    script = (REPO / "scripts" / "sessions" / "gpu_session_qa.sh").read_text()
-    body = script[script.index("( gpu0_log"):script.index(") &\nfinish_session")] + ")"
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
-    body = _gpu_env_function("gpu0_log:", env) + body
     stubs = ('prefill_sweep_on_h200() { echo "sweep call=$CALL $*"; }\n'
              'pending_gpu_checks() { echo "checks call=$CALL"; }\nstep() { echo "step $1 $3"; }\nupto() { echo $1; }\n')
-    fake = tmp_path / "bin"
     res_step = "step 100 benchmarks/prefill_onelaunch_resources.py"
     for card, want in (("NVIDIA H200", ["sweep call=pa fla", "step 150 benchmarks/ncu_sections.py", res_step,
                                         "checks call=qa"]),
                        ("NVIDIA H100 80GB HBM3", [res_step, "checks call=qa"])):
-        _fake_nvidia_smi(fake, card)
-        res = subprocess.run(["bash", "-c", f"{_card_is(env)}\n{stubs}{body}"], capture_output=True, text=True,
-                             timeout=30, check=False,
-                             env={"PATH": f"{fake}:/usr/bin:/bin", "OUT": str(tmp_path), "CALL": "qa"})
+        res = _call_queue(tmp_path, "gpu_session_qa.sh", card, "qa", stubs, prelude=_gpu_env_function("gpu0_log:", env))
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
 
 
@@ -435,24 +443,13 @@ def test_call_qb_times_the_walk_ahead_seed_then_the_points(tmp_path: Path) -> No
     """``gpu_session_qb.sh``: on an H200 call PA's sweep first (CALL=pa for that step alone); on every card contest.py
     with the walk-ahead seed (defaults, 8 warps) and the seed at 8 warps against the defaults, then the seed's points
     side by side, then Nsight Compute at the defaults and at 8 warps."""
-    script = (REPO / "scripts" / "sessions" / "gpu_session_qb.sh").read_text()
-    head = script[script.index('ONE="$PRE_SEEDS'):script.index("( gpu0_log")]
-    body = script[script.index("( gpu0_log"):script.index(") &\nfinish_session")] + ")"
-    env = (REPO / "scripts" / "gpu_env.sh").read_text()
-    stubs = ('gpu0_log() { :; }\nprefill_sweep_on_h200() { echo "sweep call=$CALL $*"; }\n'
-             'step() { local s=$3 n="" c=""; while [ $# -gt 0 ]; do [ "$1" = --name ] && n=$2\n'
-             '  case $1 in *=seeds/*) c="$c ${1%%=*}";; esac; shift; done; echo "step $s $n$c"; }\n'
-             'upto() { echo $1; }\nprefill_points() { echo u1,u2; }\nPRE=pre; PRE_SEEDS=seeds\n')
-    fake = tmp_path / "bin"
+    stubs = SEED_STEP_STUBS + 'upto() { echo $1; }\nprefill_points() { echo u1,u2; }\n'
     later = ["step benchmarks/contest.py onelaunch_points_qb pre ahead ahead_w8 w8",
              "step benchmarks/prefill_seed_points.py onelaunch_qb",
              "step benchmarks/ncu_sections.py onelaunch_defaults_qb",
              "step benchmarks/ncu_sections.py onelaunch_num_warps_8_qb"]
     for card, first in [("NVIDIA H200", ["sweep call=pa fla"]), ("NVIDIA H100 80GB HBM3", [])]:
-        _fake_nvidia_smi(fake, card)
-        res = subprocess.run(["bash", "-c", f"{_card_is(env)}\n{stubs}{head}{body}"], capture_output=True, text=True,
-                             timeout=30, check=False, cwd=tmp_path,
-                             env={"PATH": f"{fake}:/usr/bin:/bin", "OUT": str(tmp_path), "CALL": "qb"})
+        res = _call_queue(tmp_path, "gpu_session_qb.sh", card, "qb", stubs, head='ONE="$PRE_SEEDS')
         assert res.returncode == 0 and res.stdout.splitlines() == first + later, (card, res.stdout, res.stderr)
 
 
@@ -460,21 +457,10 @@ def test_call_qc_times_the_seed_points_over_the_whole_band(tmp_path: Path) -> No
     """``gpu_session_qc.sh``: on an H200 call PA's sweep first (CALL=pa for that step alone); on every card one
     contest.py run of the one-launch seed's points and the walk-ahead seed against the defaults on the band's
     workloads (49 <= tokens < 1,377), bounded by what is left of the call."""
-    script = (REPO / "scripts" / "sessions" / "gpu_session_qc.sh").read_text()
-    head = script[script.index('ONE="$PRE_SEEDS'):script.index("( gpu0_log")]
-    body = script[script.index("( gpu0_log"):script.index(") &\nfinish_session")] + ")"
-    env = (REPO / "scripts" / "gpu_env.sh").read_text()
-    stubs = ('gpu0_log() { :; }\nprefill_sweep_on_h200() { echo "sweep call=$CALL $*"; }\n'
-             'step() { local s=$3 n="" c=""; while [ $# -gt 0 ]; do [ "$1" = --name ] && n=$2\n'
-             '  case $1 in *=seeds/*) c="$c ${1%%=*}";; esac; shift; done; echo "step $s $n$c"; }\n'
-             'left() { echo 400; }\nprefill_band() { echo "band $1 $2" >&2; echo u1,u2; }\nPRE=pre; PRE_SEEDS=seeds\n')
-    fake = tmp_path / "bin"
+    stubs = SEED_STEP_STUBS + 'left() { echo 400; }\nprefill_band() { echo "band $1 $2" >&2; echo u1,u2; }\n'
     later = ["step benchmarks/contest.py onelaunch_band_qc pre bv32w8 c32bv32w8 c32 ahead_bv32w8 ahead_c32bv32w8"]
     for card, first in [("NVIDIA H200", ["sweep call=pa fla"]), ("NVIDIA H100 80GB HBM3", [])]:
-        _fake_nvidia_smi(fake, card)
-        res = subprocess.run(["bash", "-c", f"{_card_is(env)}\n{stubs}{head}{body}"], capture_output=True, text=True,
-                             timeout=30, check=False, cwd=tmp_path,
-                             env={"PATH": f"{fake}:/usr/bin:/bin", "OUT": str(tmp_path), "CALL": "qc"})
+        res = _call_queue(tmp_path, "gpu_session_qc.sh", card, "qc", stubs, head='ONE="$PRE_SEEDS')
         assert res.returncode == 0 and res.stdout.splitlines() == first + later, (card, res.stdout, res.stderr)
         assert res.stderr.strip() == "band 49 1377", res.stderr
 
@@ -482,23 +468,24 @@ def test_call_qc_times_the_seed_points_over_the_whole_band(tmp_path: Path) -> No
 def test_call_qe_adopts_on_an_h200_and_resumes_qd_elsewhere(tmp_path: Path) -> None:
     """``gpu_session_qe.sh``: on an H200 call PA's sweep, then the walk-ahead dispatch's sweep with fla under the
     fixed call name qe (resumable by any later call); on another card call QD's side by side resumed."""
-    script = (REPO / "scripts" / "sessions" / "gpu_session_qe.sh").read_text()
-    body = script[script.index("( gpu0_log"):script.index(") &\nfinish_session")] + ")"
-    env = (REPO / "scripts" / "gpu_env.sh").read_text()
     stubs = ('gpu0_log() { :; }\nprefill_sweep_on_h200() { echo "sweep call=$CALL dispatch=${DISPATCH:-} $*"; }\n'
              'step() { local s=$3 n="" t=""; while [ $# -gt 0 ]; do [ "$1" = --name ] && n=$2\n'
              '  [ "$1" = --traces ] && t=$2; shift; done; echo "step $s $n $t"; }\n'
              'left() { echo 400; }\nPRE=pre; PRE_DISPATCH=disp; P=prof\n')
-    fake = tmp_path / "bin"
     cases = [("NVIDIA H200", ["sweep call=pa dispatch= fla",
                               "sweep call=qe dispatch=recurrent_ahead_461_1376_s2bv32 fla"]),
              ("NVIDIA H100 80GB HBM3", ["step benchmarks/contest.py ahead_dispatch_qd prof/contest_ahead_qd"])]
     for card, want in cases:
-        _fake_nvidia_smi(fake, card)
-        res = subprocess.run(["bash", "-c", f"{_card_is(env)}\n{stubs}{body}"], capture_output=True, text=True,
-                             timeout=30, check=False, cwd=tmp_path,
-                             env={"PATH": f"{fake}:/usr/bin:/bin", "OUT": str(tmp_path), "CALL": "qx"})
+        res = _call_queue(tmp_path, "gpu_session_qe.sh", card, "qx", stubs)
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
+
+
+#: stubs for the seed-point calls (QB, QC): PA's sweep echoes its call name; a step echoes its script, its --name and
+#: the labels of its seed candidates (ARG=seeds/...)
+SEED_STEP_STUBS = ('gpu0_log() { :; }\nprefill_sweep_on_h200() { echo "sweep call=$CALL $*"; }\n'
+                   'step() { local s=$3 n="" c=""; while [ $# -gt 0 ]; do [ "$1" = --name ] && n=$2\n'
+                   '  case $1 in *=seeds/*) c="$c ${1%%=*}";; esac; shift; done; echo "step $s $n$c"; }\n'
+                   'PRE=pre; PRE_SEEDS=seeds\n')
 
 
 def test_pick_workloads_refuses_bad_input() -> None:
