@@ -4,7 +4,8 @@ The campaign controller plans a band dispatch (``kernelopt/controller/specialise
 in its tracking store. This script runs the same planner on FlashInfer Trace JSONL files from anywhere
 (contest sweeps, ``kernelopt evaluate`` outputs): the operator's bands (``analyse_operator``, the campaign's
 shape discovery, over the workloads every file passed, with the best single solution's latencies), each band's
-cost per solution (sum of per-workload means), the per-band winners, the estimated gain of the dispatch over
+cost per solution (sum of per-workload means), the per-band winners (and the fastest solution on each workload: the
+bound of any split), the estimated gain of the dispatch over
 the best single solution (ratio of mean latencies, the contest's metric), and the planner's verdict against
 ``max(noise floor, min_improvement)``. With ``--compose``, ``kernelopt dispatch`` is the next step.
 
@@ -101,6 +102,7 @@ def plan(operator: str, traces: dict[str, Path], noise: float, objective: str = 
             "names": {k: r[1] for k, r in runs.items()}, "hardware": hardware,
             "common_workloads": len(common), "band_axis": analysis["bands"].get("band_axis"), "mean_ms": mean,
             "best_single": best, "bands": bands, "per_band_winners_mean_ms": totals["composite_ms"] / len(common),
+            "per_workload_best_mean_ms": statistics.fmean(min(r[0][u] for r in runs.values()) for u in uuids),
             "gain_over_best_single": totals["latency_gain"], "noise_floor": noise,
             "objective": objective, "mean_speedup_over_best_single": totals["mean_speedup"],
             "planned": ev.detail if ev is not None else None}
@@ -120,7 +122,8 @@ def markdown(res: dict[str, Any], command: str) -> str:
          f"every solution; band axis `{res['band_axis']}`."), "",
         md_table(["band", "workloads", *[f"{k} mean ms" for k in labels], "winner"], rows), "",
         ("Mean over the common workloads: " + ", ".join(f"{k} {fmt(v)} ms" for k, v in res["mean_ms"].items())
-         + f"; per-band winners {fmt(res['per_band_winners_mean_ms'])} ms — "
+         + f"; per-band winners {fmt(res['per_band_winners_mean_ms'])} ms (the fastest solution on each workload: "
+         f"{fmt(res['per_workload_best_mean_ms'])} ms, what no split of these solutions can beat) — "
          f"gain over the best single ({res['best_single']}) {res['gain_over_best_single']:.1%}; mean of the "
          f"per-workload speedups of the per-band winners over it {res['mean_speedup_over_best_single']:.3f}x. "
          f"Objective `{res['objective']}`: the gain it names must exceed {max(res['noise_floor'], 0.01):.1%}."),

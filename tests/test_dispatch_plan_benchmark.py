@@ -35,12 +35,23 @@ def _write(path: Path, name: str, latency) -> Path:  # type: ignore[no-untyped-d
 
 
 def test_a_solution_that_wins_only_small_batches_is_planned_behind_a_dispatch(tmp_path: Path) -> None:
-    small = _write(tmp_path / "s.jsonl", "small", lambda b: 0.001 if b <= 64 else 0.010 * b / 1000)
-    big = _write(tmp_path / "b.jsonl", "big", lambda b: 0.004 if b <= 64 else 0.005 * b / 1000)
+    def small_ms(b: int) -> float:
+        return 0.001 if b <= 64 else 0.010 * b / 1000
+
+    def big_ms(b: int) -> float:
+        return 0.004 if b <= 64 else 0.005 * b / 1000
+
+    small = _write(tmp_path / "s.jsonl", "small", small_ms)
+    big = _write(tmp_path / "b.jsonl", "big", big_ms)
     res = dispatch_plan.main(["--operator", OP, "--traces", f"small={small}", f"big={big}"])
     assert res["best_single"] == "big" and res["planned"] is not None
     assert res["planned"]["specialists"] == ["small", "big"] and res["gain_over_best_single"] > 0.02
     edge = res["planned"]["uppers"][0]
+    # the fastest solution on each workload bounds any split: at or below the per-band winners, below either one
+    sizes = [w.axes["batch_size"] for w in load_operator(OP).workloads]
+    bound = sum(min(small_ms(b), big_ms(b)) for b in sizes) / len(sizes)
+    assert res["per_workload_best_mean_ms"] == pytest.approx(bound)
+    assert res["per_workload_best_mean_ms"] <= res["per_band_winners_mean_ms"] < min(res["mean_ms"].values())
     assert all(b["winner"] == ("small" if int(b["band"].split()[-1].split("-")[-1]) <= edge else "big")
                for b in res["bands"])
 
