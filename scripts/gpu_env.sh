@@ -262,6 +262,15 @@ prefill_fla_sweeps() {
   prefill_sweep_on_h200 fla \
     || contest_sweep "$PRE" "$PRE_RETAINED" "prefill_retained_fla_${CALL}" "$P/contest_scratch_${CALL}" fla
 }
+# prefill_ahead_side_by_side: the GDN prefill dispatch recurrent_ahead_461_1376_s2bv32 against
+# recurrent_one_1376_s2bv32 through the harness on all workloads, interleaved per workload, resumable (call QD's name
+# and traces, whatever the call: calls QD, QE)
+prefill_ahead_side_by_side() {
+  step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines \
+    --solution "$PRE=$PRE_DISPATCH/recurrent_one_1376_s2bv32.json" \
+    --candidates "ahead=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" \
+    --budget-s 100000 --name ahead_dispatch_qd --traces "$P/contest_ahead_qd" --resume
+}
 # pending_gpu_checks (calls PA, QA): the GPU checks not run since stop 58-60: the MoE seed moe_grouped_fp8_q8gl's GPU
 # twins after its Gluon limits became refusals, the device ceilings through harness.timing.median_call_ms (never
 # run on a GPU), and the suite files not run since stop 58's guard (profiling, device random inputs, inputs)

@@ -9,9 +9,6 @@
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results
 ( gpu0_log
-  step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines \
-    --solution "$PRE=$PRE_DISPATCH/recurrent_one_1376_s2bv32.json" \
-    --candidates "ahead=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" \
-    --budget-s 100000 --name "ahead_dispatch_${CALL}" --traces "$P/contest_ahead_${CALL}" --resume
+  prefill_ahead_side_by_side
 ) &
 finish_session $!

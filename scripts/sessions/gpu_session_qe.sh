@@ -16,10 +16,7 @@ keep_call_results "benchmarks/results/contest_*_pa.md" "benchmarks/results/conte
     ( CALL=pa; prefill_sweep_on_h200 fla )
     ( CALL=qe DISPATCH=recurrent_ahead_461_1376_s2bv32; prefill_sweep_on_h200 fla )
   else
-    step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines \
-      --solution "$PRE=$PRE_DISPATCH/recurrent_one_1376_s2bv32.json" \
-      --candidates "ahead=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" \
-      --budget-s 100000 --name ahead_dispatch_qd --traces "$P/contest_ahead_qd" --resume
+    prefill_ahead_side_by_side
   fi
 ) &
 finish_session $!
