@@ -6,7 +6,8 @@ in its tracking store. This script runs the same planner on FlashInfer Trace JSO
 shape discovery, over the workloads every file passed, with the best single solution's latencies), each band's
 cost per solution (sum of per-workload means), the per-band winners (and the fastest solution on each workload: the
 bound of any split), the estimated gain of the dispatch over the best single solution (ratio of mean latencies, the
-contest's metric), and the planner's verdict against ``max(noise floor, min_improvement)``. With ``--compose``, ``kernelopt dispatch`` is the next step.
+contest's metric), and the planner's verdict against ``max(noise floor, min_improvement)``. With ``--compose``,
+``kernelopt dispatch`` is the next step.
 
 Usage:
     python benchmarks/dispatch_plan.py --operator gdn_prefill_qk4_v8_d128_k_last \\
