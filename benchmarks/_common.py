@@ -350,6 +350,19 @@ def operator_and_solution(script: str, operator: str, solution: str) -> tuple[An
     return load_operator_arg(script, operator), load_solution_arg(solution, None)
 
 
+def int_fields(text: str, fields: str) -> tuple[int, ...]:
+    """``text`` as the comma-separated integers ``fields`` names (e.g. ``"C,BV,num_warps"``), for argparse ``type=``:
+    anything else is an ``ArgumentTypeError`` naming the expected fields."""
+    n = len(fields.split(","))
+    try:
+        values = tuple(int(p) for p in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != n:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected {fields} ({n} integers)")
+    return values
+
+
 def interpreted(script: str, why: str) -> bool:
     """True, after one line on stderr (``<script>: unset TRITON_INTERPRET (<why>)``), when the Triton interpreter is on:
     for the scripts that compile for sm_90 or need the real compiler, where it would give nothing (they exit 2)."""

@@ -25,7 +25,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command_line, compile_sm90, compiled_resources, interpreted, md_table, write_results
+from benchmarks._common import (
+    command_line,
+    compile_sm90,
+    compiled_resources,
+    int_fields,
+    interpreted,
+    md_table,
+    write_results,
+)
 
 SEEDS = (Path(__file__).resolve().parents[1] / "operators" / "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64"
          / "solutions" / "seeds")
@@ -40,13 +48,7 @@ DEFAULT_POINTS = [(256, 1, 0, 10, 4096), (256, 2, 0, 12, 8192), (128, 1, 4, 12, 
 
 def parse_point(text: str) -> tuple[int, ...]:
     """``BN,BLOCKS,num_warps,HIST_BITS,NPAD`` as five integers (an argparse type)."""
-    try:
-        point = tuple(int(x) for x in text.split(","))
-    except ValueError:
-        point = ()
-    if len(point) != 5:
-        raise argparse.ArgumentTypeError(f"{text!r}: a point is BN,BLOCKS,num_warps,HIST_BITS,NPAD (five integers)")
-    return point
+    return int_fields(text, "BN,BLOCKS,num_warps,HIST_BITS,NPAD")
 
 
 def compile_point(bn: int, blocks: int, warps: int, hist_bits: int, npad: int) -> tuple[int, Any]:

@@ -34,6 +34,7 @@ from benchmarks._common import (
     compile_sm90,
     compiled_resources,
     cubin_tool,
+    int_fields,
     md_table,
     results_path,
     stamp,
@@ -80,10 +81,7 @@ def spill_lines(kernel: Any, top: int = 5) -> list[tuple[str, int]]:
 
 def parse_point(text: str) -> tuple[int, int, int, int]:
     """``C,BV,BV_O,num_warps`` within the seed's space."""
-    try:
-        chunk, bv, bv_o, warps = (int(p) for p in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected C,BV,BV_O,num_warps (integers)") from None
+    chunk, bv, bv_o, warps = int_fields(text, "C,BV,BV_O,num_warps")
     if chunk not in (32, 64) or bv not in (16, 32, 64, 128) or bv_o not in (16, 32, 64, 128) or warps not in (2, 4, 8):
         raise argparse.ArgumentTypeError(f"{text!r}: C 32 or 64, BV and BV_O 16-128 (powers of two), 2, 4 or 8 warps")
     return chunk, bv, bv_o, warps

@@ -32,6 +32,7 @@ from benchmarks._common import (
     add_sweep_options,
     call_timer,
     fmt,
+    int_fields,
     md_table,
     stamp,
     sweep_attempt,
@@ -61,10 +62,7 @@ DEFAULT_CONFIGS = [(1, 8, 4), (2, 8, 4), (3, 8, 4), (1, 8, 2), (2, 8, 2), (3, 8,
 
 def parse_config(text: str) -> tuple[int, int, int]:
     """``DEPTH,BV,num_warps`` with DEPTH 1-3, BV a divisor of 128 no smaller than num_warps."""
-    try:
-        depth, bv, nw = (int(p) for p in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected DEPTH,BV,num_warps (integers)") from None
+    depth, bv, nw = int_fields(text, "DEPTH,BV,num_warps")
     if depth not in (1, 2, 3):
         raise argparse.ArgumentTypeError(f"{text!r}: DEPTH must be 1, 2 or 3")
     if bv < 1 or D % bv or nw not in (1, 2, 4, 8) or bv < nw:
