@@ -482,9 +482,10 @@ def test_call_qe_adopts_on_an_h200_and_resumes_qd_elsewhere(tmp_path: Path) -> N
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
 
 
-#: stubs for the seed-point calls (QB, QC): PA's sweep echoes its call name; a step echoes its script, its --name and
+#: stubs for the seed-point calls (QB, QC): PA's sweep (on an H200 only, as gpu_env.sh's) echoes its call name; a step echoes its script, its --name and
 #: the labels of its seed candidates (ARG=seeds/...)
-SEED_STEP_STUBS = ('gpu0_log() { :; }\nprefill_sweep_on_h200() { echo "sweep call=$CALL $*"; }\n'
+SEED_STEP_STUBS = ('gpu0_log() { :; }\n'
+                   'prefill_sweep_on_h200() { card_is H200 || return 1; echo "sweep call=$CALL $*"; }\n'
                    'step() { local s=$3 n="" c=""; while [ $# -gt 0 ]; do [ "$1" = --name ] && n=$2\n'
                    '  case $1 in *=seeds/*) c="$c ${1%%=*}";; esac; shift; done; echo "step $s $n$c"; }\n'
                    'PRE=pre; PRE_SEEDS=seeds\n')

@@ -21,9 +21,7 @@ ONE="$PRE_SEEDS/gdn_prefill_onelaunch" AHEAD="$PRE_SEEDS/gdn_prefill_onelaunch_p
 POINTS=(defaults num_warps=8 BV=32,num_warps=8 BV=32,BV_O=32,num_warps=8 BV_O=128,num_warps=8 C=32
         C=32,BV=32,num_warps=8 C=32,BV=32,BV_O=32,num_warps=2)
 ( gpu0_log
-  if card_is H200; then
-    ( CALL=pa; prefill_sweep_on_h200 fla )
-  fi
+  ( CALL=pa; prefill_sweep_on_h200 fla ) || true  # on an H200 only (status 1 elsewhere)
   band=$(prefill_points 61:1 116:1 185:2 341:2 401:4 525:1 661:3 832:4 | tr , ' ')
   # first the harness's verdict (official timing, correctness, interleaved per workload) on real workloads of the
   # band: the seed whose walk loads a chunk ahead (gdn_prefill_onelaunch_pf: bit-equal outputs, more registers) at
