@@ -467,16 +467,19 @@ def test_call_qc_times_the_seed_points_over_the_whole_band(tmp_path: Path) -> No
 
 def test_call_qe_adopts_on_an_h200_and_resumes_qd_elsewhere(tmp_path: Path) -> None:
     """``gpu_session_qe.sh``: on an H200 call PA's sweep, then the walk-ahead dispatch's sweep with fla under the
-    fixed call name qe (resumable by any later call); on another card call QD's side by side resumed."""
+    fixed call name qe (resumable by any later call); on another card call QD's side by side resumed; on every card
+    then both one-launch seeds' compiled resources at call QC's points."""
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
     stubs = ('gpu0_log() { :; }\nprefill_sweep_on_h200() { echo "sweep call=$CALL dispatch=${DISPATCH:-} $*"; }\n'
              'step() { local s=$3 n="" t=""; while [ $# -gt 0 ]; do [ "$1" = --name ] && n=$2\n'
              '  [ "$1" = --traces ] && t=$2; shift; done; echo "step $s $n $t"; }\n'
-             'left() { echo 400; }\nPRE=pre; PRE_DISPATCH=disp; P=prof\n')
+             'left() { echo 400; }\nupto() { echo $1; }\nPRE=pre; PRE_DISPATCH=disp; P=prof\n')
+    resources = [f"step benchmarks/prefill_onelaunch_resources.py qx_points_{s} " for s in ("onelaunch", "onelaunch_pf")]
     cases = [("NVIDIA H200", ["sweep call=pa dispatch= fla",
                               "sweep call=qe dispatch=recurrent_ahead_461_1376_s2bv32 fla"]),
              ("NVIDIA H100 80GB HBM3", ["step benchmarks/contest.py ahead_dispatch_qd prof/contest_ahead_qd"])]
     for card, want in cases:
+        want = want + resources
         res = _call_queue(tmp_path, "gpu_session_qe.sh", card, "qx", stubs,
                           prelude=_gpu_env_function("prefill_ahead_side_by_side:", env))
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
