@@ -485,21 +485,30 @@ def test_call_qe_adopts_on_an_h200_and_resumes_qd_elsewhere(tmp_path: Path) -> N
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
 
 
-
-def test_call_qf_resumes_qe_then_sweeps_the_moe_beside_its_baselines_on_an_h200_only(tmp_path: Path) -> None:
-    """``gpu_session_qf.sh``: on an H200 call QE's prefill sweep resumed (CALL=qe for that step alone), then the
-    retained MoE dispatch's contest sweep with the reference and torch.compile under fixed names; elsewhere nothing."""
+def test_call_qf_adopts_and_sweeps_the_moe_on_an_h200_and_times_the_long_calls_elsewhere(tmp_path: Path) -> None:
+    """``gpu_session_qf.sh``: on an H200 call PA's and call QE's prefill sweeps resumed (each under its own call name),
+    then the retained MoE dispatch's contest sweep with the reference and torch.compile under fixed names; on another
+    card the walk-ahead seed's points against the ahead dispatch on the workloads above 1,376 tokens."""
     env = (REPO / "scripts" / "gpu_env.sh").read_text()
     stubs = ('prefill_sweep_on_h200() { echo "sweep call=$CALL dispatch=${DISPATCH:-} $*"; }\n'
-             'step() { shift 2; echo "step $*"; }\nleft() { echo 400; }\nMOE=moe; P=prof\n')
+             'step() { shift 2; echo "step $*"; }\nleft() { echo 400; }\nMOE=moe; P=prof; PRE=pre; PRE_SEEDS=seeds\n'
+             'PRE_DISPATCH=disp\nprefill_band() { echo "band $1 $2" >&2; echo u1,u2; }\n')
     moe = ("step benchmarks/contest.py --operators moe --baselines reference torch_compile --solution "
            "moe=operators/moe/retained/solution.json --budget-s 100000 --name moe_side_by_side_qf "
            "--traces prof/contest_moe_qf --resume")
-    for card, want in (("NVIDIA H200", ["sweep call=qe dispatch=recurrent_ahead_461_1376_s2bv32 fla", moe]),
-                       ("NVIDIA H100 80GB HBM3", ["=== not an H200: nothing to do"])):
-        res = _call_queue(tmp_path, "gpu_session_qf.sh", card, "qx", stubs,
+    a = "seeds/gdn_prefill_onelaunch_pf"
+    long = ("step benchmarks/contest.py --operators pre --no-baselines --solution "
+            f"pre=disp/recurrent_ahead_461_1376_s2bv32.json --candidates bv32w8={a}@BV=32,num_warps=8 "
+            f"c32bv32w8={a}@C=32,BV=32,num_warps=8 bv16w4={a}@BV=16 c32bv16w4={a}@C=32,BV=16 --workloads u1 u2 "
+            "--budget-s 100000 --name onelaunch_long_qx --traces prof/contest_long_qx --resume")
+    for card, want, err in (("NVIDIA H200", ["sweep call=pa dispatch= fla",
+                                             "sweep call=qe dispatch=recurrent_ahead_461_1376_s2bv32 fla", moe], ""),
+                            ("NVIDIA H100 80GB HBM3", [long], "band 1377 100000")):
+        res = _call_queue(tmp_path, "gpu_session_qf.sh", card, "qx", stubs, head="AHEAD=",
                           prelude=_gpu_env_function("gpu0_log:", env) + _gpu_env_function("contest_sweep OP", env))
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
+        assert res.stderr.strip() == err, res.stderr
+
 
 #: stubs for the seed-point calls (QB, QC): PA's sweep (on an H200 only, as gpu_env.sh's) echoes its call name; a step echoes its script, its --name and
 #: the labels of its seed candidates (ARG=seeds/...)
