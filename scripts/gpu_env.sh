@@ -271,6 +271,16 @@ prefill_ahead_side_by_side() {
     --candidates "ahead=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" \
     --budget-s 100000 --name ahead_dispatch_qd --traces "$P/contest_ahead_qd" --resume
 }
+# h200_sweeps_qf (on an H200; calls QF, QG): each resumable by any later call under a fixed name: call PA's adoption
+# sweep (recurrent_one_1376_s2bv32 with fla), call QE's (recurrent_ahead_461_1376_s2bv32 with fla), then the retained
+# FP8 MoE dispatch with the PyTorch reference and torch.compile interleaved per workload over all 19 workloads (table
+# contest_moe_side_by_side_qf, traces $P/contest_moe_qf)
+h200_sweeps_qf() {
+  ( CALL=pa; prefill_sweep_on_h200 fla )
+  ( CALL=qe DISPATCH=recurrent_ahead_461_1376_s2bv32; prefill_sweep_on_h200 fla )
+  contest_sweep "$MOE" "operators/$MOE/retained/solution.json" moe_side_by_side_qf "$P/contest_moe_qf" \
+    reference torch_compile
+}
 # pending_gpu_checks (calls PA, QA): the GPU checks not run since stop 58-60: the MoE seed moe_grouped_fp8_q8gl's GPU
 # twins after its Gluon limits became refusals, the device ceilings through harness.timing.median_call_ms (never
 # run on a GPU), and the suite files not run since stop 58's guard (profiling, device random inputs, inputs)

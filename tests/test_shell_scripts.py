@@ -485,27 +485,45 @@ def test_call_qe_adopts_on_an_h200_and_resumes_qd_elsewhere(tmp_path: Path) -> N
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
 
 
+#: calls QF / QG: stubbed steps echo their commands; the real gpu0_log, contest_sweep and h200_sweeps_qf
+QF_STUBS = ('prefill_sweep_on_h200() { echo "sweep call=$CALL dispatch=${DISPATCH:-} $*"; }\n'
+            'step() { shift 2; echo "step $*"; }\nleft() { echo 400; }\nMOE=moe; P=prof; PRE=pre; PRE_SEEDS=seeds\n'
+            'PRE_DISPATCH=disp\nprefill_band() { echo "band $1 $2" >&2; echo u1,u2; }\n')
+_ENV = (REPO / "scripts" / "gpu_env.sh").read_text()
+QF_PRELUDE = "".join(_gpu_env_function(name, _ENV) for name in ("gpu0_log:", "contest_sweep OP", "h200_sweeps_qf"))
+#: what call QF's H200 sweeps run, in order
+QF_H200 = ["sweep call=pa dispatch= fla", "sweep call=qe dispatch=recurrent_ahead_461_1376_s2bv32 fla",
+           "step benchmarks/contest.py --operators moe --baselines reference torch_compile --solution "
+           "moe=operators/moe/retained/solution.json --budget-s 100000 --name moe_side_by_side_qf "
+           "--traces prof/contest_moe_qf --resume"]
+
+
 def test_call_qf_adopts_and_sweeps_the_moe_on_an_h200_and_times_the_long_calls_elsewhere(tmp_path: Path) -> None:
     """``gpu_session_qf.sh``: on an H200 call PA's and call QE's prefill sweeps resumed (each under its own call name),
     then the retained MoE dispatch's contest sweep with the reference and torch.compile under fixed names; on another
     card the walk-ahead seed's points against the ahead dispatch on the workloads above 1,376 tokens."""
-    env = (REPO / "scripts" / "gpu_env.sh").read_text()
-    stubs = ('prefill_sweep_on_h200() { echo "sweep call=$CALL dispatch=${DISPATCH:-} $*"; }\n'
-             'step() { shift 2; echo "step $*"; }\nleft() { echo 400; }\nMOE=moe; P=prof; PRE=pre; PRE_SEEDS=seeds\n'
-             'PRE_DISPATCH=disp\nprefill_band() { echo "band $1 $2" >&2; echo u1,u2; }\n')
-    moe = ("step benchmarks/contest.py --operators moe --baselines reference torch_compile --solution "
-           "moe=operators/moe/retained/solution.json --budget-s 100000 --name moe_side_by_side_qf "
-           "--traces prof/contest_moe_qf --resume")
+    stubs = QF_STUBS
     a = "seeds/gdn_prefill_onelaunch_pf"
     long = ("step benchmarks/contest.py --operators pre --no-baselines --solution "
             f"pre=disp/recurrent_ahead_461_1376_s2bv32.json --candidates bv32w8={a}@BV=32,num_warps=8 "
             f"c32bv32w8={a}@C=32,BV=32,num_warps=8 bv16w4={a}@BV=16 c32bv16w4={a}@C=32,BV=16 --workloads u1 u2 "
             "--budget-s 100000 --name onelaunch_long_qx --traces prof/contest_long_qx --resume")
-    for card, want, err in (("NVIDIA H200", ["sweep call=pa dispatch= fla",
-                                             "sweep call=qe dispatch=recurrent_ahead_461_1376_s2bv32 fla", moe], ""),
-                            ("NVIDIA H100 80GB HBM3", [long], "band 1377 100000")):
-        res = _call_queue(tmp_path, "gpu_session_qf.sh", card, "qx", stubs, head="AHEAD=",
-                          prelude=_gpu_env_function("gpu0_log:", env) + _gpu_env_function("contest_sweep OP", env))
+    for card, want, err in (("NVIDIA H200", QF_H200, ""), ("NVIDIA H100 80GB HBM3", [long], "band 1377 100000")):
+        res = _call_queue(tmp_path, "gpu_session_qf.sh", card, "qx", stubs, head="AHEAD=", prelude=QF_PRELUDE)
+        assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
+        assert res.stderr.strip() == err, res.stderr
+
+
+def test_call_qg_runs_qfs_h200_sweeps_and_times_wy3h_at_narrower_tiles_elsewhere(tmp_path: Path) -> None:
+    """``gpu_session_qg.sh``: on an H200 call QF's sweeps; on another card wy3h at BV 16 against the ahead dispatch on
+    the workloads above 1,376 tokens."""
+    w = "seeds/gdn_prefill_chunked_wy3h"
+    long = ("step benchmarks/contest.py --operators pre --no-baselines --solution "
+            f"pre=disp/recurrent_ahead_461_1376_s2bv32.json --candidates bv16s2={w}@BV=16,num_stages=2 "
+            f"bv16s2h2={w}@BV=16,num_stages=2,num_warps_h=2 c32bv16s2={w}@C=32,BV=16,num_stages=2 "
+            "--workloads u1 u2 --budget-s 100000 --name wy3h_long_qx --traces prof/contest_long_qx --resume")
+    for card, want, err in (("NVIDIA H200", QF_H200, ""), ("NVIDIA H100 80GB HBM3", [long], "band 1377 100000")):
+        res = _call_queue(tmp_path, "gpu_session_qg.sh", card, "qx", QF_STUBS, head="WY=", prelude=QF_PRELUDE)
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
         assert res.stderr.strip() == err, res.stderr
 

@@ -17,10 +17,7 @@ keep_call_results "benchmarks/results/contest_*_pa.md" "benchmarks/results/conte
 AHEAD="$PRE_SEEDS/gdn_prefill_onelaunch_pf"
 ( gpu0_log
   if card_is H200; then
-    ( CALL=pa; prefill_sweep_on_h200 fla )
-    ( CALL=qe DISPATCH=recurrent_ahead_461_1376_s2bv32; prefill_sweep_on_h200 fla )
-    contest_sweep "$MOE" "operators/$MOE/retained/solution.json" moe_side_by_side_qf "$P/contest_moe_qf" \
-      reference torch_compile
+    h200_sweeps_qf
   else
     long=$(prefill_band 1377 100000 | tr , ' ')
     # shellcheck disable=SC2086  # $long: space-separated uuids
