@@ -528,6 +528,20 @@ def test_call_qg_runs_qfs_h200_sweeps_and_times_wy3h_at_narrower_tiles_elsewhere
         assert res.stderr.strip() == err, res.stderr
 
 
+
+def test_call_qh_runs_qfs_h200_sweeps_then_reads_the_long_prefill_calls_on_every_card(tmp_path: Path) -> None:
+    """``gpu_session_qh.sh``: on an H200 call QF's sweeps first; on every card then the span anatomy of the ahead
+    dispatch on four long workloads and Nsight Compute at 57 sequences, each bounded."""
+    stubs = QF_STUBS + 'upto() { echo $1; }\n'
+    later = ["step benchmarks/span_anatomy.py --operator pre --solution disp/recurrent_ahead_461_1376_s2bv32.json "
+             "--workloads 546aba8e ced41396 f21736ff d68188c3 --warmup 3 --iterations 20 --host-calls 3 --host-top 25 "
+             "--name prefill_long_qx",
+             "step benchmarks/ncu_sections.py --operator pre --solution disp/recurrent_ahead_461_1376_s2bv32.json "
+             "--workloads f21736ff --name prefill_long_57seqs_qx"]
+    for card, first in (("NVIDIA H200", QF_H200), ("NVIDIA H100 80GB HBM3", [])):
+        res = _call_queue(tmp_path, "gpu_session_qh.sh", card, "qx", stubs, head="AHEAD_DISPATCH=", prelude=QF_PRELUDE)
+        assert res.returncode == 0 and res.stdout.splitlines() == first + later, (card, res.stdout, res.stderr)
+
 #: stubs for the seed-point calls (QB, QC): PA's sweep (on an H200 only, as gpu_env.sh's) echoes its call name; a step echoes its script, its --name and
 #: the labels of its seed candidates (ARG=seeds/...)
 SEED_STEP_STUBS = ('gpu0_log() { :; }\n'
