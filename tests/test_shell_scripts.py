@@ -551,6 +551,17 @@ SEED_STEP_STUBS = ('gpu0_log() { :; }\n'
                    'PRE=pre; PRE_SEEDS=seeds\n')
 
 
+def test_call_qi_times_the_recurrent_seed_on_the_long_calls(tmp_path: Path) -> None:
+    """``gpu_session_qi.sh``: on an H200 call PA's sweep first; on every card one contest.py run of the recurrent
+    seed's points against the ahead dispatch on the workloads above 1,376 tokens."""
+    stubs = SEED_STEP_STUBS + 'left() { echo 400; }\nprefill_band() { echo "band $1 $2" >&2; echo u1,u2; }\n'
+    later = ["step benchmarks/contest.py recurrent_long_qi rec rec_bv16 rec_w1"]
+    for card, first in [("NVIDIA H200", ["sweep call=pa fla"]), ("NVIDIA H100 80GB HBM3", [])]:
+        res = _call_queue(tmp_path, "gpu_session_qi.sh", card, "qi", stubs, head='REC="$PRE_SEEDS')
+        assert res.returncode == 0 and res.stdout.splitlines() == first + later, (card, res.stdout, res.stderr)
+        assert res.stderr.strip() == "band 1377 100000", res.stderr
+
+
 def test_pick_workloads_refuses_bad_input() -> None:
     """``scripts/pick_workloads.py`` (behind ``axis_band`` / ``every_nth`` / ``prefill_points``): an unknown operator,
     a malformed point or a point of the wrong length is one clear line and exit 2, not a traceback."""
