@@ -542,6 +542,25 @@ def test_call_qh_runs_qfs_h200_sweeps_then_reads_the_long_prefill_calls_on_every
         res = _call_queue(tmp_path, "gpu_session_qh.sh", card, "qx", stubs, head="AHEAD_DISPATCH=", prelude=QF_PRELUDE)
         assert res.returncode == 0 and res.stdout.splitlines() == first + later, (card, res.stdout, res.stderr)
 
+
+def test_call_qj_tests_wy3o_on_the_gpu_then_times_it_on_the_long_calls(tmp_path: Path) -> None:
+    """``gpu_session_qj.sh``: on an H200 call QF's sweeps first; on every card wy3o's GPU tests, then (only if they
+    passed) its four points against the ahead dispatch above 1,376 tokens, then the compiled resources."""
+    w = "seeds/gdn_prefill_chunked_wy3o"
+    tests = "step -m pytest -q -m gpu tests/test_gdn_prefill_wy3o.py tests/test_seeds.py -k wy3o"
+    contest = ("step benchmarks/contest.py --operators pre --no-baselines --solution "
+               f"pre=disp/recurrent_ahead_461_1376_s2bv32.json --candidates o_c64={w}@BV=32,num_stages=2 "
+               f"o_c32={w}@C=32,BV_O=128,num_stages=2 o_c64w8={w}@BV=32,num_stages=2,num_warps_h=8 "
+               f"o_c32w8={w}@C=32,BV_O=128,num_stages=2,num_warps_h=8 --workloads u1 u2 --budget-s 100000 "
+               "--name wy3o_long_qx --traces prof/contest_long_qx --resume")
+    resources = "step benchmarks/prefill_walk_resources.py --name qx --out " + str(tmp_path)
+    for card, first in (("NVIDIA H200", QF_H200), ("NVIDIA H100 80GB HBM3", [])):
+        for passed, middle in ((True, [contest]), (False, [])):
+            stubs = QF_STUBS + "upto() { echo $1; }\nlast_step_passed() { %s; }\n" % ("true" if passed else "false")
+            res = _call_queue(tmp_path, "gpu_session_qj.sh", card, "qx", stubs, head="WO=", prelude=QF_PRELUDE)
+            want = first + [tests, *middle, resources]
+            assert res.returncode == 0 and res.stdout.splitlines() == want, (card, passed, res.stdout, res.stderr)
+
 #: stubs for the seed-point calls (QB, QC): PA's sweep (on an H200 only, as gpu_env.sh's) echoes its call name; a step echoes its script, its --name and
 #: the labels of its seed candidates (ARG=seeds/...)
 SEED_STEP_STUBS = ('gpu0_log() { :; }\n'
