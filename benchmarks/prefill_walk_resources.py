@@ -95,15 +95,16 @@ def measure(points: list[tuple[int, ...]], tokens: int, seqs: int) -> list[dict[
 
 
 def markdown(data: dict[str, Any]) -> str:
-    rows = [[r["point"], r["design"], r["walk"]["registers"], r["walk"]["stack_bytes"], r["walk"]["spill_stores"],
-             r["output"]["registers"], r["output"]["stack_bytes"], r["output"]["spill_stores"], f"{r['scratch_mb']:.1f}"]
+    rows = [[r["point"], r["design"], *(r[role][k] for role in ("walk", "output")
+                                         for k in ("registers", "stack_bytes", "spill_stores")), f"{r['scratch_mb']:.1f}"]
             for r in data["rows"]]
+    intro = (f"Command: `{data['command']}`. Compiled by Triton {data['triton']} on {data['compiled_on']} (the counts "
+             "follow Triton's version, not the card). bf16 scratch and states, tf32, an initial state. Scratch: what "
+             f"the walk writes for the output kernel besides V_new at {data['tokens']:,} tokens in {data['seqs']} "
+             "sequences (wy3h: the per-chunk states h; wy3o: O_inter).")
     return "\n".join([
         f"# GDN prefill state walk and output kernels compiled for sm_90: wy3h against wy3o (Triton {data['triton']})",
-        "", f"Command: `{data['command']}`. Compiled by Triton {data['triton']} on {data['compiled_on']} (the counts "
-            "follow Triton's version, not the card). bf16 scratch and states, tf32, an initial state. Scratch: what the walk writes "
-            f"for the output kernel besides V_new at {data['tokens']:,} tokens in {data['seqs']} sequences (wy3h: "
-            "the per-chunk states h; wy3o: O_inter).", "",
+        "", intro, "",
         md_table(["C,BV,BV_O,warps_h,warps_o,stages", "design", "walk registers", "walk stack bytes", "walk STL",
                   "output registers", "output stack bytes", "output STL", "scratch MB"], rows)]) + "\n"
 

@@ -271,6 +271,18 @@ prefill_ahead_side_by_side() {
     --candidates "ahead=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" \
     --budget-s 100000 --name ahead_dispatch_qd --traces "$P/contest_ahead_qd" --resume
 }
+# prefill_long_side_by_side NAME LABEL=SOLUTION...: those candidates against the GDN prefill dispatch
+# recurrent_ahead_461_1376_s2bv32 on the workloads above 1,376 tokens (30), through the harness, interleaved per
+# workload; table contest_NAME_<call>, traces $P/contest_long_<call>, resumable (calls QF, QG, QI, QJ)
+prefill_long_side_by_side() {
+  local name=$1 long
+  shift
+  long=$(prefill_band 1377 100000 | tr , ' ')
+  # shellcheck disable=SC2086  # $long: space-separated uuids
+  step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines \
+    --solution "$PRE=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" --candidates "$@" --workloads $long \
+    --budget-s 100000 --name "${name}_${CALL}" --traces "$P/contest_long_${CALL}" --resume
+}
 # h200_sweeps_qf (on an H200; calls QF, QG): each resumable by any later call under a fixed name: call PA's adoption
 # sweep (recurrent_one_1376_s2bv32 with fla), call QE's (recurrent_ahead_461_1376_s2bv32 with fla), then the retained
 # FP8 MoE dispatch with the PyTorch reference and torch.compile interleaved per workload over all 19 workloads (table

@@ -119,6 +119,20 @@ def gdn_prefill_inputs(cu: Any, opts: dict[str, Any], gen: Any) -> list:
     return [q, k, v, state, a_log, a, dt_bias, b, cu, float(opts.get("scale", 0.0))]
 
 
+def gdn_prefill_cases(cases: list[tuple[str, dict[str, Any], list[int], dict[str, Any]]], seed: int,
+                      device: str) -> Any:
+    """For each ``(label, params, sequence lengths, options)`` case in turn, seeded ``seed + i``: the case, its
+    :func:`gdn_prefill_inputs` on ``device`` and the GDN prefill reference's ``(output, new_state)`` on the CPU."""
+    import torch
+
+    reference = reference_run("gdn_prefill_qk4_v8_d128_k_last")
+    for i, (label, params, lens, opts) in enumerate(cases):
+        gen = torch.Generator().manual_seed(seed + i)
+        inputs = gdn_prefill_inputs(torch.cumsum(torch.tensor([0, *lens], dtype=torch.int64), 0), opts, gen)
+        ref_out, ref_state = reference(*inputs)
+        yield label, params, lens, [x.to(device) if hasattr(x, "to") else x for x in inputs], ref_out, ref_state
+
+
 def reference_run(def_name: str) -> Any:
     """The ``run`` of a definition's PyTorch reference code."""
     from kernelopt.data import load_definition

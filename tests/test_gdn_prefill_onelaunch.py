@@ -27,8 +27,7 @@ from typing import Any
 import pytest
 from operator_helpers import (
     fib_close,
-    gdn_prefill_inputs,
-    reference_run,
+    gdn_prefill_cases,
     run_kernel_script,
     run_on_gpu,
     seed_entry,
@@ -109,13 +108,8 @@ def _counters_zero(entry: Any, device: str) -> bool:
 def _check(device: str) -> list[dict[str, Any]]:
     import torch
 
-    reference = reference_run(PREFILL)
     results = []
-    for i, (label, params, lens, opts) in enumerate(CASES):
-        gen = torch.Generator().manual_seed(2468 + i)
-        inputs = gdn_prefill_inputs(torch.cumsum(torch.tensor([0, *lens], dtype=torch.int64), 0), opts, gen)
-        ref_out, ref_state = reference(*inputs)
-        dev_inputs = [x.to(device) if hasattr(x, "to") else x for x in inputs]
+    for label, params, lens, dev_inputs, ref_out, ref_state in gdn_prefill_cases(CASES, 2468, device):
         entry = seed_entry(SEEDS / ONE, params)
         out, state = _call(entry, dev_inputs, lens, device)
         checks: dict[str, Any] = {"counters_zero": {"ok": sum(lens) == 0 or _counters_zero(entry, device)}}

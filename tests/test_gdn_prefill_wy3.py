@@ -24,8 +24,7 @@ from typing import Any
 import pytest
 from operator_helpers import (
     fib_close,
-    gdn_prefill_inputs,
-    reference_run,
+    gdn_prefill_cases,
     run_kernel_script,
     run_on_gpu,
     seed_entry,
@@ -75,13 +74,8 @@ def _entry(seed_name: str, params: dict[str, Any]):
 def _check(device: str) -> list[dict[str, Any]]:
     import torch
 
-    reference = reference_run(PREFILL)
     results = []
-    for i, (label, params, lens, opts) in enumerate(CASES):
-        gen = torch.Generator().manual_seed(4321 + i)
-        inputs = gdn_prefill_inputs(torch.cumsum(torch.tensor([0, *lens], dtype=torch.int64), 0), opts, gen)
-        ref_out, ref_state = reference(*inputs)
-        dev_inputs = [x.to(device) if hasattr(x, "to") else x for x in inputs]
+    for label, params, lens, dev_inputs, ref_out, ref_state in gdn_prefill_cases(CASES, 4321, device):
         got = {}
         # on a GPU, wy3f twice: its second call goes through the compiled launchers (the interpreter always takes
         # the JIT path, so there it would only repeat wy3; its interpreter points are in tests/test_seeds.py)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import fib_close, gdn_prefill_inputs, reference_run, run_kernel_script, run_on_gpu, seed_entry
+from operator_helpers import fib_close, gdn_prefill_cases, run_kernel_script, run_on_gpu, seed_entry
 
 REPO = Path(__file__).resolve().parents[1]
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
@@ -69,13 +69,8 @@ def _call(entry: Any, inputs: list[Any], lens: list[int], device: str) -> tuple[
 def _check(device: str) -> list[dict[str, Any]]:
     import torch
 
-    reference = reference_run(PREFILL)
     results = []
-    for i, (label, params, lens, opts) in enumerate(CASES):
-        gen = torch.Generator().manual_seed(1357 + i)
-        inputs = gdn_prefill_inputs(torch.cumsum(torch.tensor([0, *lens], dtype=torch.int64), 0), opts, gen)
-        ref_out, ref_state = reference(*inputs)
-        dev_inputs = [x.to(device) if hasattr(x, "to") else x for x in inputs]
+    for label, params, lens, dev_inputs, ref_out, ref_state in gdn_prefill_cases(CASES, 1357, device):
         out, state = _call(seed_entry(SEEDS / WY3O, params), dev_inputs, lens, device)
         wy3h = _call(seed_entry(SEEDS / WY3H, params), dev_inputs, lens, device)
         checks: dict[str, Any] = {"out_vs_reference": fib_close(out, ref_out, 1e-2, 1e-2),

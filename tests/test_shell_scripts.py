@@ -474,7 +474,8 @@ def test_call_qe_adopts_on_an_h200_and_resumes_qd_elsewhere(tmp_path: Path) -> N
              'step() { local s=$3 n="" t=""; while [ $# -gt 0 ]; do [ "$1" = --name ] && n=$2\n'
              '  [ "$1" = --traces ] && t=$2; shift; done; echo "step $s $n $t"; }\n'
              'left() { echo 400; }\nupto() { echo $1; }\nPRE=pre; PRE_DISPATCH=disp; P=prof\n')
-    resources = [f"step benchmarks/prefill_onelaunch_resources.py qx_points_{s} " for s in ("onelaunch", "onelaunch_pf")]
+    resources = [f"step benchmarks/prefill_onelaunch_resources.py qx_points_{seed} "
+                 for seed in ("onelaunch", "onelaunch_pf")]
     cases = [("NVIDIA H200", ["sweep call=pa dispatch= fla",
                               "sweep call=qe dispatch=recurrent_ahead_461_1376_s2bv32 fla"]),
              ("NVIDIA H100 80GB HBM3", ["step benchmarks/contest.py ahead_dispatch_qd prof/contest_ahead_qd"])]
@@ -490,54 +491,58 @@ QF_STUBS = ('prefill_sweep_on_h200() { echo "sweep call=$CALL dispatch=${DISPATC
             'step() { shift 2; echo "step $*"; }\nleft() { echo 400; }\nMOE=moe; P=prof; PRE=pre; PRE_SEEDS=seeds\n'
             'PRE_DISPATCH=disp\nprefill_band() { echo "band $1 $2" >&2; echo u1,u2; }\n')
 _ENV = (REPO / "scripts" / "gpu_env.sh").read_text()
-QF_PRELUDE = "".join(_gpu_env_function(name, _ENV) for name in ("gpu0_log:", "contest_sweep OP", "h200_sweeps_qf"))
+QF_PRELUDE = "".join(_gpu_env_function(name, _ENV) for name in ("gpu0_log:", "contest_sweep OP", "h200_sweeps_qf",
+                                                                "prefill_long_side_by_side"))
 #: what call QF's H200 sweeps run, in order
 QF_H200 = ["sweep call=pa dispatch= fla", "sweep call=qe dispatch=recurrent_ahead_461_1376_s2bv32 fla",
-           "step benchmarks/contest.py --operators moe --baselines reference torch_compile --solution "
+           ("step benchmarks/contest.py --operators moe --baselines reference torch_compile --solution "
            "moe=operators/moe/retained/solution.json --budget-s 100000 --name moe_side_by_side_qf "
-           "--traces prof/contest_moe_qf --resume"]
+           "--traces prof/contest_moe_qf --resume")]
+
+
+def _long_step(name: str, candidates: str) -> str:
+    """The contest run ``prefill_long_side_by_side NAME CANDIDATES`` makes in call qx (``QF_STUBS``' step)."""
+    return ("step benchmarks/contest.py --operators pre --no-baselines --solution "
+            f"pre=disp/recurrent_ahead_461_1376_s2bv32.json --candidates {candidates} --workloads u1 u2 "
+            f"--budget-s 100000 --name {name}_qx --traces prof/contest_long_qx --resume")
+
+
+def _h200_sweeps_else_long(tmp_path: Path, script: str, head: str, long: str) -> None:
+    """``script`` runs QF's H200 sweeps on an H200 and only the ``long`` contest run on another card."""
+    for card, want, err in (("NVIDIA H200", QF_H200, ""), ("NVIDIA H100 80GB HBM3", [long], "band 1377 100000")):
+        res = _call_queue(tmp_path, script, card, "qx", QF_STUBS, head=head, prelude=QF_PRELUDE)
+        assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
+        assert res.stderr.strip() == err, res.stderr
 
 
 def test_call_qf_adopts_and_sweeps_the_moe_on_an_h200_and_times_the_long_calls_elsewhere(tmp_path: Path) -> None:
     """``gpu_session_qf.sh``: on an H200 call PA's and call QE's prefill sweeps resumed (each under its own call name),
     then the retained MoE dispatch's contest sweep with the reference and torch.compile under fixed names; on another
     card the walk-ahead seed's points against the ahead dispatch on the workloads above 1,376 tokens."""
-    stubs = QF_STUBS
     a = "seeds/gdn_prefill_onelaunch_pf"
-    long = ("step benchmarks/contest.py --operators pre --no-baselines --solution "
-            f"pre=disp/recurrent_ahead_461_1376_s2bv32.json --candidates bv32w8={a}@BV=32,num_warps=8 "
-            f"c32bv32w8={a}@C=32,BV=32,num_warps=8 bv16w4={a}@BV=16 c32bv16w4={a}@C=32,BV=16 --workloads u1 u2 "
-            "--budget-s 100000 --name onelaunch_long_qx --traces prof/contest_long_qx --resume")
-    for card, want, err in (("NVIDIA H200", QF_H200, ""), ("NVIDIA H100 80GB HBM3", [long], "band 1377 100000")):
-        res = _call_queue(tmp_path, "gpu_session_qf.sh", card, "qx", stubs, head="AHEAD=", prelude=QF_PRELUDE)
-        assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
-        assert res.stderr.strip() == err, res.stderr
+    _h200_sweeps_else_long(tmp_path, "gpu_session_qf.sh", "AHEAD=", _long_step(
+        "onelaunch_long", f"bv32w8={a}@BV=32,num_warps=8 c32bv32w8={a}@C=32,BV=32,num_warps=8 bv16w4={a}@BV=16 "
+        f"c32bv16w4={a}@C=32,BV=16"))
 
 
 def test_call_qg_runs_qfs_h200_sweeps_and_times_wy3h_at_narrower_tiles_elsewhere(tmp_path: Path) -> None:
     """``gpu_session_qg.sh``: on an H200 call QF's sweeps; on another card wy3h at BV 16 against the ahead dispatch on
     the workloads above 1,376 tokens."""
     w = "seeds/gdn_prefill_chunked_wy3h"
-    long = ("step benchmarks/contest.py --operators pre --no-baselines --solution "
-            f"pre=disp/recurrent_ahead_461_1376_s2bv32.json --candidates bv16s2={w}@BV=16,num_stages=2 "
-            f"bv16s2h2={w}@BV=16,num_stages=2,num_warps_h=2 c32bv16s2={w}@C=32,BV=16,num_stages=2 "
-            "--workloads u1 u2 --budget-s 100000 --name wy3h_long_qx --traces prof/contest_long_qx --resume")
-    for card, want, err in (("NVIDIA H200", QF_H200, ""), ("NVIDIA H100 80GB HBM3", [long], "band 1377 100000")):
-        res = _call_queue(tmp_path, "gpu_session_qg.sh", card, "qx", QF_STUBS, head="WY=", prelude=QF_PRELUDE)
-        assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
-        assert res.stderr.strip() == err, res.stderr
-
+    _h200_sweeps_else_long(tmp_path, "gpu_session_qg.sh", "WY=", _long_step(
+        "wy3h_long", f"bv16s2={w}@BV=16,num_stages=2 bv16s2h2={w}@BV=16,num_stages=2,num_warps_h=2 "
+        f"c32bv16s2={w}@C=32,BV=16,num_stages=2"))
 
 
 def test_call_qh_runs_qfs_h200_sweeps_then_reads_the_long_prefill_calls_on_every_card(tmp_path: Path) -> None:
     """``gpu_session_qh.sh``: on an H200 call QF's sweeps first; on every card then the span anatomy of the ahead
     dispatch on four long workloads and Nsight Compute at 57 sequences, each bounded."""
     stubs = QF_STUBS + 'upto() { echo $1; }\n'
-    later = ["step benchmarks/span_anatomy.py --operator pre --solution disp/recurrent_ahead_461_1376_s2bv32.json "
+    later = [("step benchmarks/span_anatomy.py --operator pre --solution disp/recurrent_ahead_461_1376_s2bv32.json "
              "--workloads 546aba8e ced41396 f21736ff d68188c3 --warmup 3 --iterations 20 --host-calls 3 --host-top 25 "
-             "--name prefill_long_qx",
-             "step benchmarks/ncu_sections.py --operator pre --solution disp/recurrent_ahead_461_1376_s2bv32.json "
-             "--workloads f21736ff --name prefill_long_57seqs_qx"]
+             "--name prefill_long_qx"),
+             ("step benchmarks/ncu_sections.py --operator pre --solution disp/recurrent_ahead_461_1376_s2bv32.json "
+             "--workloads f21736ff --name prefill_long_57seqs_qx")]
     for card, first in (("NVIDIA H200", QF_H200), ("NVIDIA H100 80GB HBM3", [])):
         res = _call_queue(tmp_path, "gpu_session_qh.sh", card, "qx", stubs, head="AHEAD_DISPATCH=", prelude=QF_PRELUDE)
         assert res.returncode == 0 and res.stdout.splitlines() == first + later, (card, res.stdout, res.stderr)
@@ -548,11 +553,9 @@ def test_call_qj_tests_wy3o_on_the_gpu_then_times_it_on_the_long_calls(tmp_path:
     passed) its four points against the ahead dispatch above 1,376 tokens, then the compiled resources."""
     w = "seeds/gdn_prefill_chunked_wy3o"
     tests = "step -m pytest -q -m gpu tests/test_gdn_prefill_wy3o.py tests/test_seeds.py -k wy3o"
-    contest = ("step benchmarks/contest.py --operators pre --no-baselines --solution "
-               f"pre=disp/recurrent_ahead_461_1376_s2bv32.json --candidates o_c64={w}@BV=32,num_stages=2 "
-               f"o_c32={w}@C=32,BV_O=128,num_stages=2 o_c64w8={w}@BV=32,num_stages=2,num_warps_h=8 "
-               f"o_c32w8={w}@C=32,BV_O=128,num_stages=2,num_warps_h=8 --workloads u1 u2 --budget-s 100000 "
-               "--name wy3o_long_qx --traces prof/contest_long_qx --resume")
+    contest = _long_step("wy3o_long", f"o_c64={w}@BV=32,num_stages=2 o_c32={w}@C=32,BV_O=128,num_stages=2 "
+                         f"o_c64w8={w}@BV=32,num_stages=2,num_warps_h=8 "
+                         f"o_c32w8={w}@C=32,BV_O=128,num_stages=2,num_warps_h=8")
     resources = "step benchmarks/prefill_walk_resources.py --name qx --out " + str(tmp_path)
     for card, first in (("NVIDIA H200", QF_H200), ("NVIDIA H100 80GB HBM3", [])):
         for passed, middle in ((True, [contest]), (False, [])):
@@ -576,7 +579,8 @@ def test_call_qi_times_the_recurrent_seed_on_the_long_calls(tmp_path: Path) -> N
     stubs = SEED_STEP_STUBS + 'left() { echo 400; }\nprefill_band() { echo "band $1 $2" >&2; echo u1,u2; }\n'
     later = ["step benchmarks/contest.py recurrent_long_qi rec rec_bv16 rec_w1"]
     for card, first in [("NVIDIA H200", ["sweep call=pa fla"]), ("NVIDIA H100 80GB HBM3", [])]:
-        res = _call_queue(tmp_path, "gpu_session_qi.sh", card, "qi", stubs, head='REC="$PRE_SEEDS')
+        res = _call_queue(tmp_path, "gpu_session_qi.sh", card, "qi", stubs, head='REC="$PRE_SEEDS',
+                          prelude=_gpu_env_function("prefill_long_side_by_side", _ENV))
         assert res.returncode == 0 and res.stdout.splitlines() == first + later, (card, res.stdout, res.stderr)
         assert res.stderr.strip() == "band 1377 100000", res.stderr
 

@@ -19,13 +19,8 @@ AHEAD="$PRE_SEEDS/gdn_prefill_onelaunch_pf"
   if card_is H200; then
     h200_sweeps_qf
   else
-    long=$(prefill_band 1377 100000 | tr , ' ')
-    # shellcheck disable=SC2086  # $long: space-separated uuids
-    step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines \
-      --solution "$PRE=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" \
-      --candidates "bv32w8=$AHEAD@BV=32,num_warps=8" "c32bv32w8=$AHEAD@C=32,BV=32,num_warps=8" \
-      "bv16w4=$AHEAD@BV=16" "c32bv16w4=$AHEAD@C=32,BV=16" --workloads $long \
-      --budget-s 100000 --name "onelaunch_long_${CALL}" --traces "$P/contest_long_${CALL}" --resume
+    prefill_long_side_by_side onelaunch_long "bv32w8=$AHEAD@BV=32,num_warps=8" \
+      "c32bv32w8=$AHEAD@C=32,BV=32,num_warps=8" "bv16w4=$AHEAD@BV=16" "c32bv16w4=$AHEAD@C=32,BV=16"
   fi
 ) &
 finish_session $!

@@ -15,13 +15,8 @@ WY="$PRE_SEEDS/gdn_prefill_chunked_wy3h"
   if card_is H200; then
     h200_sweeps_qf
   else
-    long=$(prefill_band 1377 100000 | tr , ' ')
-    # shellcheck disable=SC2086  # $long: space-separated uuids
-    step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines \
-      --solution "$PRE=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" \
-      --candidates "bv16s2=$WY@BV=16,num_stages=2" "bv16s2h2=$WY@BV=16,num_stages=2,num_warps_h=2" \
-      "c32bv16s2=$WY@C=32,BV=16,num_stages=2" --workloads $long \
-      --budget-s 100000 --name "wy3h_long_${CALL}" --traces "$P/contest_long_${CALL}" --resume
+    prefill_long_side_by_side wy3h_long "bv16s2=$WY@BV=16,num_stages=2" \
+      "bv16s2h2=$WY@BV=16,num_stages=2,num_warps_h=2" "c32bv16s2=$WY@C=32,BV=16,num_stages=2"
   fi
 ) &
 finish_session $!

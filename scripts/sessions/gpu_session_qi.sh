@@ -13,11 +13,6 @@ keep_call_results "benchmarks/results/contest_*_pa.md"
 REC="$PRE_SEEDS/gdn_prefill_recurrent"
 ( gpu0_log
   ( CALL=pa; prefill_sweep_on_h200 fla ) || true  # on an H200 only (status 1 elsewhere)
-  long=$(prefill_band 1377 100000 | tr , ' ')
-  # shellcheck disable=SC2086  # $long: space-separated uuids
-  step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines \
-    --solution "$PRE=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" \
-    --candidates "rec=$REC" "rec_bv16=$REC@BV=16" "rec_w1=$REC@num_warps=1" --workloads $long \
-    --budget-s 100000 --name "recurrent_long_${CALL}" --traces "$P/contest_long_${CALL}" --resume
+  prefill_long_side_by_side recurrent_long "rec=$REC" "rec_bv16=$REC@BV=16" "rec_w1=$REC@num_warps=1"
 ) &
 finish_session $!

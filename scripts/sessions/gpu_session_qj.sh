@@ -21,13 +21,8 @@ WO="$PRE_SEEDS/gdn_prefill_chunked_wy3o"
   fi
   step "$(upto 240)" python3 -m pytest -q -m gpu tests/test_gdn_prefill_wy3o.py tests/test_seeds.py -k wy3o
   if last_step_passed; then
-    long=$(prefill_band 1377 100000 | tr , ' ')
-    # shellcheck disable=SC2086  # $long: space-separated uuids
-    step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines \
-      --solution "$PRE=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" \
-      --candidates "o_c64=$WO@BV=32,num_stages=2" "o_c32=$WO@C=32,BV_O=128,num_stages=2" \
-      "o_c64w8=$WO@BV=32,num_stages=2,num_warps_h=8" "o_c32w8=$WO@C=32,BV_O=128,num_stages=2,num_warps_h=8" \
-      --workloads $long --budget-s 100000 --name "wy3o_long_${CALL}" --traces "$P/contest_long_${CALL}" --resume
+    prefill_long_side_by_side wy3o_long "o_c64=$WO@BV=32,num_stages=2" "o_c32=$WO@C=32,BV_O=128,num_stages=2" \
+      "o_c64w8=$WO@BV=32,num_stages=2,num_warps_h=8" "o_c32w8=$WO@C=32,BV_O=128,num_stages=2,num_warps_h=8"
   fi
   step "$(upto 60)" python3 benchmarks/prefill_walk_resources.py --name "$CALL" --out "$OUT"
 ) &
