@@ -550,12 +550,13 @@ def test_call_qh_runs_qfs_h200_sweeps_then_reads_the_long_prefill_calls_on_every
 
 def test_call_qj_tests_wy3o_on_the_gpu_then_times_it_on_the_long_calls(tmp_path: Path) -> None:
     """``gpu_session_qj.sh``: on an H200 call QF's sweeps first; on every card wy3o's GPU tests, then (only if they
-    passed) its four points against the ahead dispatch above 1,376 tokens, then the compiled resources."""
+    passed) its four points against the ahead dispatch above 1,376 tokens under call QJ's name (resumable by any
+    later call), then the compiled resources."""
     w = "seeds/gdn_prefill_chunked_wy3o"
     tests = "step -m pytest -q -m gpu tests/test_gdn_prefill_wy3o.py tests/test_seeds.py -k wy3o"
     contest = _long_step("wy3o_long", f"o_c64={w}@BV=32,num_stages=2 o_c32={w}@C=32,BV_O=128,num_stages=2 "
                          f"o_c64w8={w}@BV=32,num_stages=2,num_warps_h=8 "
-                         f"o_c32w8={w}@C=32,BV_O=128,num_stages=2,num_warps_h=8")
+                         f"o_c32w8={w}@C=32,BV_O=128,num_stages=2,num_warps_h=8").replace("_qx", "_qj")
     resources = "step benchmarks/prefill_walk_resources.py --name qx --out " + str(tmp_path)
     for card, first in (("NVIDIA H200", QF_H200), ("NVIDIA H100 80GB HBM3", [])):
         for passed, middle in ((True, [contest]), (False, [])):

@@ -13,7 +13,7 @@
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=<device time left - 150> bash scripts/sessions/gpu_session_qj.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 keep_call_results "benchmarks/results/contest_*_pa.md" "benchmarks/results/contest_*_qe.md" \
-  "benchmarks/results/contest_*_qf.md"
+  "benchmarks/results/contest_*_qf.md" "benchmarks/results/contest_*_qj.md"
 WO="$PRE_SEEDS/gdn_prefill_chunked_wy3o"
 ( gpu0_log
   if card_is H200; then
@@ -21,8 +21,10 @@ WO="$PRE_SEEDS/gdn_prefill_chunked_wy3o"
   fi
   step "$(upto 240)" python3 -m pytest -q -m gpu tests/test_gdn_prefill_wy3o.py tests/test_seeds.py -k wy3o
   if last_step_passed; then
-    prefill_long_side_by_side wy3o_long "o_c64=$WO@BV=32,num_stages=2" "o_c32=$WO@C=32,BV_O=128,num_stages=2" \
-      "o_c64w8=$WO@BV=32,num_stages=2,num_warps_h=8" "o_c32w8=$WO@C=32,BV_O=128,num_stages=2,num_warps_h=8"
+    # under call QJ's name whatever the call: a later call resumes it (table contest_wy3o_long_qj)
+    ( CALL=qj; prefill_long_side_by_side wy3o_long "o_c64=$WO@BV=32,num_stages=2" \
+      "o_c32=$WO@C=32,BV_O=128,num_stages=2" "o_c64w8=$WO@BV=32,num_stages=2,num_warps_h=8" \
+      "o_c32w8=$WO@C=32,BV_O=128,num_stages=2,num_warps_h=8" )
   fi
   step "$(upto 60)" python3 benchmarks/prefill_walk_resources.py --name "$CALL" --out "$OUT"
 ) &
