@@ -73,16 +73,19 @@ evaluate_once() {
     harness.time_reference=false output=$f.part resume=true; mv $f.part $f"
 }
 # contest_sweep OP SOLUTION NAME FOLDER [BASELINE...]: the resumable contest sweep of SOLUTION (with those baselines
-# side by side, none by default) over all of OP's workloads (or only the uuids in $ONLY, space-separated), traces
-# under FOLDER, table benchmarks/results/contest_NAME.md; a later call resumes it as it stands.
+# side by side, none by default, and the solutions in $CANDIDATES, space-separated LABEL=PATH words, as more rows)
+# over all of OP's workloads (or only the uuids in $ONLY, space-separated), traces under FOLDER, table
+# benchmarks/results/contest_NAME.md; a later call resumes it as it stands.
 contest_sweep() {
-  local op=$1 sol=$2 name=$3 traces=$4 base=(--no-baselines) only=()
+  local op=$1 sol=$2 name=$3 traces=$4 base=(--no-baselines) only=() more=()
   shift 4
   [ $# -gt 0 ] && base=(--baselines "$@")
-  # shellcheck disable=SC2206  # ONLY is a space-separated uuid list
+  # shellcheck disable=SC2206  # ONLY is a space-separated uuid list, CANDIDATES space-separated LABEL=PATH words
   [ -n "${ONLY:-}" ] && only=(--workloads $ONLY)
+  # shellcheck disable=SC2206
+  [ -n "${CANDIDATES:-}" ] && more=(--candidates $CANDIDATES)
   step "$(left)" python3 benchmarks/contest.py --operators "$op" "${base[@]}" "${only[@]}" --solution "$op=$sol" \
-    --budget-s 100000 --name "$name" --traces "$traces" --resume
+    "${more[@]}" --budget-s 100000 --name "$name" --traces "$traces" --resume
 }
 # profile_once NAME OPERATOR SOLUTION UUID,...: `kernelopt evaluate` of SOLUTION on those workloads with the
 # torch.profiler / Nsight Compute profile kept -> $P/profile_NAME.json (traces $P/profiled_NAME.jsonl), bounded
@@ -266,10 +269,8 @@ prefill_fla_sweeps() {
 # recurrent_one_1376_s2bv32 through the harness on all workloads, interleaved per workload, resumable (call QD's name
 # and traces, whatever the call: calls QD, QE)
 prefill_ahead_side_by_side() {
-  step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines \
-    --solution "$PRE=$PRE_DISPATCH/recurrent_one_1376_s2bv32.json" \
-    --candidates "ahead=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" \
-    --budget-s 100000 --name ahead_dispatch_qd --traces "$P/contest_ahead_qd" --resume
+  CANDIDATES="ahead=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" contest_sweep "$PRE" \
+    "$PRE_DISPATCH/recurrent_one_1376_s2bv32.json" ahead_dispatch_qd "$P/contest_ahead_qd"
 }
 # prefill_long_side_by_side NAME LABEL=SOLUTION...: those candidates against the GDN prefill dispatch
 # recurrent_ahead_461_1376_s2bv32 on the workloads above 1,376 tokens (30), through the harness, interleaved per
@@ -278,10 +279,8 @@ prefill_long_side_by_side() {
   local name=$1 long
   shift
   long=$(prefill_band 1377 100000 | tr , ' ')
-  # shellcheck disable=SC2086  # $long: space-separated uuids
-  step "$(left)" python3 benchmarks/contest.py --operators "$PRE" --no-baselines \
-    --solution "$PRE=$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" --candidates "$@" --workloads $long \
-    --budget-s 100000 --name "${name}_${CALL}" --traces "$P/contest_long_${CALL}" --resume
+  ONLY=$long CANDIDATES="$*" contest_sweep "$PRE" "$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" \
+    "${name}_${CALL}" "$P/contest_long_${CALL}"
 }
 # h200_sweeps_qf (on an H200; calls QF, QG): each resumable by any later call under a fixed name: call PA's adoption
 # sweep (recurrent_one_1376_s2bv32 with fla), call QE's (recurrent_ahead_461_1376_s2bv32 with fla), then the retained

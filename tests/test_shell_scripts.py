@@ -482,7 +482,8 @@ def test_call_qe_adopts_on_an_h200_and_resumes_qd_elsewhere(tmp_path: Path) -> N
     for card, want in cases:
         want = want + resources
         res = _call_queue(tmp_path, "gpu_session_qe.sh", card, "qx", stubs,
-                          prelude=_gpu_env_function("prefill_ahead_side_by_side:", env))
+                          prelude=_gpu_env_function("prefill_ahead_side_by_side:", env)
+                          + _gpu_env_function("contest_sweep OP", env))
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
 
 
@@ -502,8 +503,8 @@ QF_H200 = ["sweep call=pa dispatch= fla", "sweep call=qe dispatch=recurrent_ahea
 
 def _long_step(name: str, candidates: str) -> str:
     """The contest run ``prefill_long_side_by_side NAME CANDIDATES`` makes in call qx (``QF_STUBS``' step)."""
-    return ("step benchmarks/contest.py --operators pre --no-baselines --solution "
-            f"pre=disp/recurrent_ahead_461_1376_s2bv32.json --candidates {candidates} --workloads u1 u2 "
+    return ("step benchmarks/contest.py --operators pre --no-baselines --workloads u1 u2 --solution "
+            f"pre=disp/recurrent_ahead_461_1376_s2bv32.json --candidates {candidates} "
             f"--budget-s 100000 --name {name}_qx --traces prof/contest_long_qx --resume")
 
 
@@ -581,7 +582,8 @@ def test_call_qi_times_the_recurrent_seed_on_the_long_calls(tmp_path: Path) -> N
     later = ["step benchmarks/contest.py recurrent_long_qi rec rec_bv16 rec_w1"]
     for card, first in [("NVIDIA H200", ["sweep call=pa fla"]), ("NVIDIA H100 80GB HBM3", [])]:
         res = _call_queue(tmp_path, "gpu_session_qi.sh", card, "qi", stubs, head='REC="$PRE_SEEDS',
-                          prelude=_gpu_env_function("prefill_long_side_by_side", _ENV))
+                          prelude=_gpu_env_function("prefill_long_side_by_side", _ENV)
+                          + _gpu_env_function("contest_sweep OP", _ENV))
         assert res.returncode == 0 and res.stdout.splitlines() == first + later, (card, res.stdout, res.stderr)
         assert res.stderr.strip() == "band 1377 100000", res.stderr
 
