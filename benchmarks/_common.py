@@ -350,6 +350,16 @@ def operator_and_solution(script: str, operator: str, solution: str) -> tuple[An
     return load_operator_arg(script, operator), load_solution_arg(solution, None)
 
 
+def seed_module(seeds: Path, seed: str, name: str = "kernel") -> Any:
+    """Module ``name`` of the seed folder ``seeds/seed``, imported as a package (a seed's files import each other
+    relatively: ``from .wy3b import ...``), with ``seeds`` put on ``sys.path`` once."""
+    import importlib
+
+    if str(seeds) not in sys.path:
+        sys.path.insert(0, str(seeds))
+    return importlib.import_module(f"{seed}.{name}")
+
+
 def int_fields(text: str, fields: str) -> tuple[int, ...]:
     """``text`` as the comma-separated integers ``fields`` names (e.g. ``"C,BV,num_warps"``), for argparse ``type=``:
     anything else is an ``ArgumentTypeError`` naming the expected fields."""

@@ -34,7 +34,6 @@ walk's serial chain, e.g. 1,422 of 8,192 tokens in ``546aba8e``, against 410 for
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from pathlib import Path
@@ -48,6 +47,7 @@ from benchmarks._common import (
     call_timer,
     fmt,
     md_table,
+    seed_module,
     sweep_attempt,
     sweep_results,
     workloads_by_prefix,
@@ -174,9 +174,7 @@ def seed_runner(mod: Any, x: dict[str, Any], params: dict[str, Any] | None = Non
 
 def _seed_module(seed: str = SEED) -> Any:
     """A seed's ``kernel`` module (a seed folder imports as a package: ``from . import wy3``)."""
-    if str(SEEDS) not in sys.path:
-        sys.path.insert(0, str(SEEDS))
-    return importlib.import_module(f"{seed}.kernel")
+    return seed_module(SEEDS, seed)
 
 
 class _Stages:

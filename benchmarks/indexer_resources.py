@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from benchmarks._common import (
     int_fields,
     interpreted,
     md_table,
+    seed_module,
     write_results,
 )
 
@@ -54,9 +54,7 @@ def parse_point(text: str) -> tuple[int, ...]:
 def compile_point(bn: int, blocks: int, warps: int, hist_bits: int, npad: int) -> tuple[int, Any]:
     """The seed's ``_indexer_hist_kernel`` compiled for sm_90 at a point (ACC 32, 2 stages): its warps (the seed's
     own count for ``npad`` when 0) and the compiled kernel."""
-    if str(SEEDS) not in sys.path:
-        sys.path.insert(0, str(SEEDS))
-    mod = import_module("dsa_indexer_hist.kernel")
+    mod = seed_module(SEEDS, "dsa_indexer_hist")
     warps = warps or mod.select_warps(npad)
     consts = {"H": 64, "D": 128, "PAGE": 64, "BN": bn, "BLOCKS": blocks, "ACC": 32, "NPAD": npad, "TOPK_C": 2048,
               "HB": hist_bits}

@@ -29,7 +29,6 @@ A configuration is ``BLOCK_M,BLOCK_N,num_warps,num_stages,maxnreg`` (``-``: no c
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from pathlib import Path
@@ -47,6 +46,7 @@ from benchmarks._common import (
     sweep_results,
     write_sweep,
 )
+from benchmarks._common import seed_module as _common_seed_module
 
 MOE = "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048"
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / MOE / "solutions" / "seeds"
@@ -93,9 +93,7 @@ def synthetic_inputs(t: int, h: int, i: int, dev: str, gen: Any) -> list:
 
 def seed_module(seed: str, name: str) -> Any:
     """Module ``name`` of the MoE seed ``seed`` (a seed folder imports as a package: ``from .base``)."""
-    if str(SEEDS) not in sys.path:
-        sys.path.insert(0, str(SEEDS))
-    return importlib.import_module(f"{seed}.{name}")
+    return _common_seed_module(SEEDS, seed, name)
 
 
 def _seed_modules() -> tuple[Any, Any]:

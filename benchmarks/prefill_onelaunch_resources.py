@@ -23,7 +23,6 @@ import collections
 import os
 import re
 import sys
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from benchmarks._common import (
     int_fields,
     md_table,
     results_path,
+    seed_module,
     stamp,
     write_results,
 )
@@ -58,9 +58,7 @@ def compile_point(chunk: int, bv: int, bv_o: int, warps: int, sleep_ns: int = 0,
                   seed: str = SEED) -> Any:
     """A one-launch seed's kernel (:data:`KERNELS`) compiled for sm_90 (bf16 scratch and states, tf32, an initial
     state)."""
-    if str(SEEDS) not in sys.path:
-        sys.path.insert(0, str(SEEDS))
-    fn = getattr(import_module(f"{seed}.kernel"), KERNELS[seed])
+    fn = getattr(seed_module(SEEDS, seed), KERNELS[seed])
     constexprs = {"HQK": 4, "HV": 8, "D": 128, "C": chunk, "LOG2C": chunk.bit_length() - 1, "BV": bv, "BV_O": bv_o,
                   "PRECISION": "tf32", "HAS_STATE": True, "LOW": True, "UPCAST": False, "LOW_H": True,
                   "SLEEP_NS": sleep_ns, **({"WALK_FIRST": walk_first} if seed == SEED else {})}

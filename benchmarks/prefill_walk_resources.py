@@ -17,15 +17,23 @@ Writes ``benchmarks/results/prefill_walk_resources_<name>.{json,md}`` (``--name`
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import command_line, compile_sm90, compiled_resources, int_fields, md_table, stamp, write_results
+from _common import (
+    command_line,
+    compile_sm90,
+    compiled_resources,
+    int_fields,
+    interpreted,
+    md_table,
+    seed_module,
+    stamp,
+    write_results,
+)
 
 SEEDS = Path(__file__).resolve().parents[1] / "operators" / "gdn_prefill_qk4_v8_d128_k_last" / "solutions" / "seeds"
 #: the dispatch's leaves above 1,376 tokens (dispatch/wy3hh_s2_seqs16_bv32.json: up to 16 sequences, then more), and
@@ -56,10 +64,8 @@ def parse_point(text: str) -> tuple[int, ...]:
 def compile_kernels(design: str, point: tuple[int, ...]) -> dict[str, Any]:
     """The design's walk and output kernels compiled for sm_90 at ``point`` (bf16 scratch and states, tf32, an
     initial state)."""
-    if str(SEEDS) not in sys.path:
-        sys.path.insert(0, str(SEEDS))
     seed, walk, walk_types, out, out_types = DESIGNS[design]
-    module = import_module(f"{seed}.kernel")
+    module = seed_module(SEEDS, seed)
     chunk, bv, bv_o, wh, wo, stages = point
     common = {"HQK": 4, "HV": 8, "D": 128, "C": chunk, "PRECISION": "tf32", "LOW": True, "UPCAST": False}
     return {
@@ -118,8 +124,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--name", default=None, help="results file suffix (default: the Triton version)")
     ap.add_argument("--out", type=Path, default=None, help="results folder (default benchmarks/results)")
     args = ap.parse_args(argv)
-    if os.environ.get("TRITON_INTERPRET", "0") == "1":
-        ap.error("unset TRITON_INTERPRET (interpreted kernels do not compile for sm_90)")
+    if interpreted("prefill_walk_resources.py", "interpreted kernels do not compile for sm_90"):
+        raise SystemExit(2)
     if args.tokens < 1 or args.seqs < 1 or args.seqs > args.tokens:
         ap.error(f"--tokens {args.tokens} --seqs {args.seqs}: expected 1 <= seqs <= tokens")
     import triton

@@ -11,12 +11,18 @@ device's (the H200 image runs 3.6): the counts are indicative, the device's own 
 from __future__ import annotations
 
 import argparse
-import importlib
-import sys
 from pathlib import Path
 from typing import Any
 
-from _common import command_line, compile_sm90, compiled_resources, interpreted, md_table, write_results
+from _common import (
+    command_line,
+    compile_sm90,
+    compiled_resources,
+    interpreted,
+    md_table,
+    seed_module,
+    write_results,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO / "operators" / "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048" / "solutions" / "seeds"
@@ -49,10 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if interpreted("sm90_resources.py", "interpreted kernels do not compile for sm_90"):
         return 2
-    sys.path.insert(0, str(SEEDS))
     rows = []
     for seed, name, gemm, extra_types, extra in KERNELS:
-        fn = getattr(importlib.import_module(f"{seed}.kernel"), name)
+        fn = getattr(seed_module(SEEDS, seed), name)
         for bm, bn, warps, stages, bk2 in SHAPES:
             if gemm == 1 and bk2 != 128:
                 continue
