@@ -133,6 +133,23 @@ def gdn_prefill_cases(cases: list[tuple[str, dict[str, Any], list[int], dict[str
         yield label, params, lens, [x.to(device) if hasattr(x, "to") else x for x in inputs], ref_out, ref_state
 
 
+def gdn_prefill_buffers(lens: list[int], device: str) -> tuple[Any, Any]:
+    """The GDN prefill output and new-state buffers of a call on sequences ``lens``, NaN-filled: every element must
+    be written."""
+    import torch
+
+    return (torch.full((sum(lens), 8, 128), float("nan"), dtype=torch.bfloat16, device=device),
+            torch.full((len(lens), 8, 128, 128), float("nan"), dtype=torch.float32, device=device))
+
+
+def gdn_prefill_call(entry: Any, inputs: list[Any], lens: list[int], device: str) -> tuple[Any, Any]:
+    """A DPS GDN prefill ``entry`` called on ``inputs`` into :func:`gdn_prefill_buffers`; its output and new state on
+    the CPU."""
+    out, new_state = gdn_prefill_buffers(lens, device)
+    entry(*inputs, out, new_state)
+    return out.cpu(), new_state.cpu()
+
+
 def reference_run(def_name: str) -> Any:
     """The ``run`` of a definition's PyTorch reference code."""
     from kernelopt.data import load_definition

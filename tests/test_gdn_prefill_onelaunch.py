@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 from operator_helpers import (
     fib_close,
+    gdn_prefill_buffers,
+    gdn_prefill_call,
     gdn_prefill_cases,
     run_kernel_script,
     run_on_gpu,
@@ -82,18 +84,6 @@ def test_onelaunch_matches_wy3h_and_reference_on_gpu() -> None:
 
 
 # --------------------------------------------------------------------------- subprocess side
-def _call_buffers(lens: list[int], device: str) -> tuple[Any, Any]:
-    """The output and new-state buffers of a call on sequences ``lens``, NaN-filled: every element must be written."""
-    import torch
-
-    return (torch.full((sum(lens), 8, 128), float("nan"), dtype=torch.bfloat16, device=device),
-            torch.full((len(lens), 8, 128, 128), float("nan"), dtype=torch.float32, device=device))
-
-
-def _call(entry: Any, inputs: list[Any], lens: list[int], device: str) -> tuple[Any, Any]:
-    out, new_state = _call_buffers(lens, device)
-    entry(*inputs, out, new_state)
-    return out.cpu(), new_state.cpu()
 
 
 def _counters_zero(entry: Any, device: str) -> bool:
@@ -111,18 +101,18 @@ def _check(device: str) -> list[dict[str, Any]]:
     results = []
     for label, params, lens, dev_inputs, ref_out, ref_state in gdn_prefill_cases(CASES, 2468, device):
         entry = seed_entry(SEEDS / ONE, params)
-        out, state = _call(entry, dev_inputs, lens, device)
+        out, state = gdn_prefill_call(entry, dev_inputs, lens, device)
         checks: dict[str, Any] = {"counters_zero": {"ok": sum(lens) == 0 or _counters_zero(entry, device)}}
         repeats = REPEATS_GPU if device != "cpu" else 1
         same = all(torch.equal(a, b) for _ in range(repeats)
-                   for a, b in zip(_call(entry, dev_inputs, lens, device), (out, state)))
+                   for a, b in zip(gdn_prefill_call(entry, dev_inputs, lens, device), (out, state)))
         checks["next_epochs_same_bits"] = {"ok": bool(same), "calls": repeats}
         checks["counters_zero_after"] = {"ok": sum(lens) == 0 or _counters_zero(entry, device)}
         checks["out_vs_reference"] = fib_close(out, ref_out, 1e-2, 1e-2)
         checks["state_vs_reference"] = fib_close(state, ref_state, 5e-3, 5e-3)
-        wy3h = _call(seed_entry(SEEDS / WY3H, {"num_warps_h": params.get("num_warps", 4),
-                                               "num_warps_o": params.get("num_warps", 4), **params}),
-                     dev_inputs, lens, device)
+        warps = params.get("num_warps", 4)
+        wy3h = gdn_prefill_call(seed_entry(SEEDS / WY3H, {"num_warps_h": warps, "num_warps_o": warps, **params}),
+                                dev_inputs, lens, device)
         # the same code, role by role: equal bits in the interpreter and, as measured on the H200 (2026-12-05 call
         # JA's first try: all five cases 0.0 apart), in one compiled kernel against wy3h's three
         checks["equals_wy3h"] = {"ok": bool(torch.equal(out, wy3h[0]) and torch.equal(state, wy3h[1])),
@@ -130,7 +120,7 @@ def _check(device: str) -> list[dict[str, Any]]:
         if "WALK_FIRST" not in params:
             # the walk loading one chunk ahead (gdn_prefill_onelaunch_pf): the same values, only loaded earlier
             ahead_entry = seed_entry(SEEDS / AHEAD, params)
-            ahead = _call(ahead_entry, dev_inputs, lens, device)
+            ahead = gdn_prefill_call(ahead_entry, dev_inputs, lens, device)
             checks["ahead_equals_onelaunch"] = {
                 "ok": bool(torch.equal(ahead[0], out) and torch.equal(ahead[1], state)
                            and (sum(lens) == 0 or _counters_zero(ahead_entry, device))),
@@ -139,7 +129,7 @@ def _check(device: str) -> list[dict[str, Any]]:
     entry = seed_entry(SEEDS / ONE, {})
     sys.modules[entry.__module__].PARAMS["C"] = 16  # outside the space (the seed refuses it there): run's own check
     try:
-        entry(*dev_inputs, *_call_buffers(lens, device))
+        entry(*dev_inputs, *gdn_prefill_buffers(lens, device))
         results.append({"label": "bad_chunk", "ok": False, "error": "C=16 was accepted"})
     except ValueError as exc:
         results.append({"label": "bad_chunk", "ok": "C=16 must be 32 or 64" in str(exc), "error": str(exc)})

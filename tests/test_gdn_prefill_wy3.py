@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from operator_helpers import (
     fib_close,
+    gdn_prefill_call,
     gdn_prefill_cases,
     run_kernel_script,
     run_on_gpu,
@@ -83,10 +84,7 @@ def _check(device: str) -> list[dict[str, Any]]:
         runs += [("low_fp32", LOW, {"INTER": "fp32", "STATES": "fp32"}), ("low_bf16", LOW, {"STATES": "fp32"}),
                  ("low_bf16_states", LOW, {})]
         for key, name, extra in runs:
-            out = torch.full((sum(lens), 8, 128), float("nan"), dtype=torch.bfloat16, device=device)
-            new_state = torch.full((len(lens), 8, 128, 128), float("nan"), dtype=torch.float32, device=device)
-            _entry(name, {**params, **extra})(*dev_inputs, out, new_state)
-            got[key] = (out.cpu(), new_state.cpu())
+            got[key] = gdn_prefill_call(_entry(name, {**params, **extra}), dev_inputs, lens, device)
         out, state = got[NEW]
         checks = {
             # the chunked seeds' tensor-core dots round fp32 operands to tf32 on a GPU (~1e-3 relative)

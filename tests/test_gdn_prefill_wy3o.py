@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import fib_close, gdn_prefill_cases, run_kernel_script, run_on_gpu, seed_entry
+from operator_helpers import (
+    fib_close,
+    gdn_prefill_buffers,
+    gdn_prefill_call,
+    gdn_prefill_cases,
+    run_kernel_script,
+    run_on_gpu,
+    seed_entry,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
@@ -57,22 +65,13 @@ def test_wy3o_matches_reference_and_wy3h_on_gpu() -> None:
 
 
 # --------------------------------------------------------------------------- subprocess side
-def _call(entry: Any, inputs: list[Any], lens: list[int], device: str) -> tuple[Any, Any]:
-    import torch
-
-    out = torch.full((sum(lens), 8, 128), float("nan"), dtype=torch.bfloat16, device=device)
-    new_state = torch.full((len(lens), 8, 128, 128), float("nan"), dtype=torch.float32, device=device)
-    entry(*inputs, out, new_state)
-    return out.cpu(), new_state.cpu()
-
-
 def _check(device: str) -> list[dict[str, Any]]:
     import torch
 
     results = []
     for label, params, lens, dev_inputs, ref_out, ref_state in gdn_prefill_cases(CASES, 1357, device):
-        out, state = _call(seed_entry(SEEDS / WY3O, params), dev_inputs, lens, device)
-        wy3h = _call(seed_entry(SEEDS / WY3H, params), dev_inputs, lens, device)
+        out, state = gdn_prefill_call(seed_entry(SEEDS / WY3O, params), dev_inputs, lens, device)
+        wy3h = gdn_prefill_call(seed_entry(SEEDS / WY3H, params), dev_inputs, lens, device)
         checks: dict[str, Any] = {"out_vs_reference": fib_close(out, ref_out, 1e-2, 1e-2),
                                   "state_vs_reference": fib_close(state, ref_state, 5e-3, 5e-3)}
         equal = bool(torch.equal(out, wy3h[0]) and torch.equal(state, wy3h[1]))
@@ -84,18 +83,11 @@ def _check(device: str) -> list[dict[str, Any]]:
     entry = seed_entry(SEEDS / WY3O, {})
     sys.modules[entry.__module__].PARAMS["C"] = 16  # outside the space (the seed refuses it there): run's own check
     try:
-        entry(*dev_inputs, *_call_buffers_for(lens, device))  # the last case's inputs
+        entry(*dev_inputs, *gdn_prefill_buffers(lens, device))  # the last case's inputs
         results.append({"label": "bad_chunk", "ok": False, "error": "C=16 was accepted"})
     except ValueError as exc:
         results.append({"label": "bad_chunk", "ok": "PREP='halves' needs C >= 32" in str(exc), "error": str(exc)})
     return results
-
-
-def _call_buffers_for(lens: list[int], device: str) -> tuple[Any, Any]:
-    import torch
-
-    return (torch.empty((sum(lens), 8, 128), dtype=torch.bfloat16, device=device),
-            torch.empty((len(lens), 8, 128, 128), dtype=torch.float32, device=device))
 
 
 if __name__ == "__main__":
