@@ -566,6 +566,22 @@ def test_call_qj_tests_wy3o_on_the_gpu_then_times_it_on_the_long_calls(tmp_path:
             want = first + [tests, *middle, resources]
             assert res.returncode == 0 and res.stdout.splitlines() == want, (card, passed, res.stdout, res.stderr)
 
+def test_call_qk_runs_qfs_h200_sweeps_else_the_moe_and_prefill_side_by_side_on_the_card_it_gets(tmp_path: Path) -> None:
+    """``gpu_session_qk.sh``: on an H200 call QF's sweeps only; on another card the retained MoE with the reference and
+    torch.compile over all its workloads, then the walk-ahead prefill dispatch with fla over all 100, each under a
+    fixed name of its own (not QF's H200 names: a later H200 call must not resume an H100 table)."""
+    other = [("step benchmarks/contest.py --operators moe --baselines reference torch_compile --solution "
+              "moe=operators/moe/retained/solution.json --budget-s 100000 --name moe_side_by_side_h100_qk "
+              "--traces prof/contest_moe_h100_qk --resume"),
+             ("step benchmarks/contest.py --operators pre --baselines fla --solution "
+              "pre=disp/recurrent_ahead_461_1376_s2bv32.json --budget-s 100000 --name prefill_ahead_fla_h100_qk "
+              "--traces prof/contest_prefill_ahead_h100_qk --resume")]
+    for card, want in (("NVIDIA H200", QF_H200), ("NVIDIA H100 80GB HBM3", other)):
+        res = _call_queue(tmp_path, "gpu_session_qk.sh", card, "qx", QF_STUBS, prelude=QF_PRELUDE)
+        assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
+        assert res.stderr == "", res.stderr
+
+
 #: stubs for the seed-point calls (QB, QC): PA's sweep (on an H200 only, as gpu_env.sh's) echoes its call name; a step echoes its script, its --name and
 #: the labels of its seed candidates (ARG=seeds/...)
 SEED_STEP_STUBS = ('gpu0_log() { :; }\n'
