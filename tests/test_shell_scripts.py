@@ -582,6 +582,15 @@ def test_call_qk_runs_qfs_h200_sweeps_else_the_moe_and_prefill_side_by_side_on_t
         assert res.stderr == "", res.stderr
 
 
+def test_call_ql_puts_the_moe_first_on_an_h200_and_does_nothing_elsewhere(tmp_path: Path) -> None:
+    """``gpu_session_ql.sh``: on an H200 QF's three sweeps with the MoE first (the one that fits a short call), then QE's
+    and PA's prefill sweeps under their own call names; on another card one line saying so and no step."""
+    for card, want in (("NVIDIA H200", [QF_H200[2], *QF_H200[:2][::-1]]),
+                       ("NVIDIA H100 80GB HBM3", ["not an H200 (NVIDIA H100 80GB HBM3): nothing to do"])):
+        res = _call_queue(tmp_path, "gpu_session_ql.sh", card, "qx", QF_STUBS, prelude=QF_PRELUDE)
+        assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
+
+
 #: stubs for the seed-point calls (QB, QC): PA's sweep (on an H200 only, as gpu_env.sh's) echoes its call name; a step echoes its script, its --name and
 #: the labels of its seed candidates (ARG=seeds/...)
 SEED_STEP_STUBS = ('gpu0_log() { :; }\n'

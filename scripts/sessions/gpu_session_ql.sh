@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Device call QL (prepared 2026-12-07, stop 66): one more try for an H200 with little device time left (~560 s). On an
+# H200 call QF's sweeps in the order that fits such a call: the MoE side by side with its baselines first (~270 s on an
+# H100 in call QK), then call QE's sweep of the walk-ahead prefill dispatch with fla (the kernel to adopt; ~420 s),
+# then call PA's (4 workloads left), each resumable under its fixed name. On another card nothing: call QK measured
+# both side by side on an H100.
+# Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=<device time left - 150> bash scripts/sessions/gpu_session_ql.sh
+source "$(dirname "$0")/../gpu_env.sh" session
+keep_call_results "benchmarks/results/contest_*_pa.md" "benchmarks/results/contest_*_qe.md" \
+  "benchmarks/results/contest_*_qf.md"
+( gpu0_log
+  if card_is H200; then
+    contest_sweep "$MOE" "operators/$MOE/retained/solution.json" moe_side_by_side_qf "$P/contest_moe_qf" \
+      reference torch_compile
+    ( CALL=qe DISPATCH=recurrent_ahead_461_1376_s2bv32; prefill_sweep_on_h200 fla )
+    ( CALL=pa; prefill_sweep_on_h200 fla )
+  else
+    echo "not an H200 ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)): nothing to do" | tee -a "$L"
+  fi
+) &
+finish_session $!
