@@ -16,6 +16,7 @@ ratios, bands, roofline fraction per band). Exit code 2 on bad input, before any
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -242,6 +243,9 @@ def merge_summary(existing: str | None, generated: str, name: str, status: str) 
     if existing is None:
         title = f"# {name} — retained kernel (status: {status}, H200)"
         return f"{title}\n\n{generated}\n\n{HISTORY_STUB}\n"
+    # the title's status follows the block's (a file made provisional and rerun with --status final)
+    existing = re.sub(r"^(# .*\(status: )(provisional|final)(, )", rf"\g<1>{status}\g<3>", existing, count=1,
+                      flags=re.M)
     begin, end = existing.find(BEGIN), existing.find(END)
     if begin >= 0 and end > begin:
         return existing[:begin] + generated + existing[end + len(END):]

@@ -92,6 +92,10 @@ def test_rerun_keeps_hand_written_text_and_refreshes_the_block(rr: types.ModuleT
     assert "Hand-written: tried BLOCKS=4." in md and "STALE LINE" not in md
     assert md.count(rr.BEGIN) == 1 and "263.02x" in md
     assert len(_lines(out / "traces.jsonl")) == 128
+    assert _run(rr, out, "--status", "final") == 0  # the title's status follows the block's
+    md = summary.read_text()
+    assert f"# {INDEXER} — retained kernel (status: final, H200)\n" in md and "- Status: final" in md
+    assert "(status: provisional" not in md and "Hand-written: tried BLOCKS=4." in md
 
 
 def test_block_goes_after_the_first_heading_of_a_file_without_markers(rr: types.ModuleType,
