@@ -591,6 +591,19 @@ def test_call_ql_puts_the_moe_first_on_an_h200_and_does_nothing_elsewhere(tmp_pa
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
 
 
+def test_call_qm_times_wy3k_on_the_long_calls_after_the_moe_on_an_h200(tmp_path: Path) -> None:
+    """``gpu_session_qm.sh``: on an H200 the MoE side by side first (QF's name); on every card wy3k's three points
+    against the ahead dispatch above 1,376 tokens under call QM's name (resumable by any later call)."""
+    w = "seeds/gdn_prefill_chunked_wy3k"
+    contest = _long_step("wy3k_long", f"k_c64w8={w}@BV=32,num_stages=2,num_warps=8 "
+                         f"k_c32w8={w}@C=32,BV=64,BV_O=128,num_stages=2,num_warps=8 "
+                         f"k_c32w4={w}@C=32,BV=64,BV_O=128,num_stages=2").replace("_qx", "_qm")
+    for card, first in (("NVIDIA H200", QF_H200[2:]), ("NVIDIA H100 80GB HBM3", [])):
+        res = _call_queue(tmp_path, "gpu_session_qm.sh", card, "qx", QF_STUBS, head="WK=", prelude=QF_PRELUDE)
+        assert res.returncode == 0 and res.stdout.splitlines() == first + [contest], (card, res.stdout, res.stderr)
+        assert res.stderr.strip() == "band 1377 100000", res.stderr
+
+
 #: stubs for the seed-point calls (QB, QC): PA's sweep (on an H200 only, as gpu_env.sh's) echoes its call name; a step echoes its script, its --name and
 #: the labels of its seed candidates (ARG=seeds/...)
 SEED_STEP_STUBS = ('gpu0_log() { :; }\n'

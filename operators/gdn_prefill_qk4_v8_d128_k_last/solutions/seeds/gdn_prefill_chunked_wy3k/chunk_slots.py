@@ -1,0 +1,1 @@
+../../../../_solution_lib/chunk_slots.py

@@ -1,0 +1,1 @@
+../../../../_solution_lib/gdn_prefill_args.py

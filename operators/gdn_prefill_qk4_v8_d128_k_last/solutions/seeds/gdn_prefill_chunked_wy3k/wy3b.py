@@ -1,0 +1,1 @@
+../gdn_prefill_chunked_wy3b/kernel.py

@@ -1,0 +1,93 @@
+"""The GDN prefill seed ``gdn_prefill_chunked_wy3k`` (wy3h with one prep program per chunk and q/k head running
+both of its v-heads, the key products formed once) against wy3h at the same point, bit for bit, and against the
+operator's fp32 reference.
+
+Cases: empty sequences first, in the middle and alone, ragged tail chunks, several chunks per sequence, with and
+without an initial state, a non-default scale, output tiles wider and narrower than the walk's, fp32 scratch and
+states, 8 prep warps. Outputs are pre-filled with NaN: every element must be written. The seed runs the same
+operations on the same values in the same order per v-head as wy3h (the key products it shares are the same dots
+of the same tiles), so in the interpreter the results must be equal; on a GPU the compiler may schedule or contract
+differently, so there the check is the reference's tolerance and the largest difference is reported.
+
+The kernels run in a subprocess with ``TRITON_INTERPRET=1`` set before triton is imported (as in
+tests/test_seeds.py); this file is also that subprocess's script: ``python tests/test_gdn_prefill_wy3k.py
+[cpu|cuda]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from operator_helpers import (
+    fib_close,
+    gdn_prefill_buffers,
+    gdn_prefill_call,
+    gdn_prefill_cases,
+    run_kernel_script,
+    run_on_gpu,
+    seed_entry,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
+SEEDS = REPO / "operators" / PREFILL / "solutions" / "seeds"
+WY3K, WY3H = "gdn_prefill_chunked_wy3k", "gdn_prefill_chunked_wy3h"
+
+# (label, params (both seeds), sequence lengths, options)
+CASES: list[tuple[str, dict[str, Any], list[int], dict[str, Any]]] = [
+    ("defaults_ragged", {}, [0, 5, 70], {}),
+    ("c32_narrow_walk_wide_out", {"C": 32, "BV": 32, "BV_O": 128, "num_stages": 2}, [33, 0, 17, 1],
+     {"no_state": True, "scale": 0.05}),
+    ("wide_walk_narrow_out_fp32", {"BV": 128, "BV_O": 32, "INTER": "fp32", "STATES": "fp32"}, [130], {}),
+    ("c32_eight_prep_warps_fp32_states", {"C": 32, "num_warps": 8, "STATES": "fp32"}, [97, 64], {}),
+    ("only_empty", {}, [0, 0], {}),
+]
+
+
+def test_wy3k_equals_wy3h_and_matches_reference_in_interpreter() -> None:
+    res = run_kernel_script(Path(__file__), ["cpu"], "cpu", 900)
+    assert [r["label"] for r in res] == [c[0] for c in CASES] + ["bad_chunk"]
+    bad = [r for r in res if not r["ok"]]
+    assert not bad, json.dumps(bad, indent=1)[:6000]
+
+
+@pytest.mark.gpu
+def test_wy3k_matches_reference_and_wy3h_on_gpu() -> None:
+    res = run_on_gpu(Path(__file__), timeout=600)
+    bad = [r for r in res if not r["ok"]]
+    assert not bad, json.dumps(bad, indent=1)[:6000]
+
+
+# --------------------------------------------------------------------------- subprocess side
+def _check(device: str) -> list[dict[str, Any]]:
+    import torch
+
+    results = []
+    for label, params, lens, dev_inputs, ref_out, ref_state in gdn_prefill_cases(CASES, 1357, device):
+        out, state = gdn_prefill_call(seed_entry(SEEDS / WY3K, params), dev_inputs, lens, device)
+        wy3h = gdn_prefill_call(seed_entry(SEEDS / WY3H, params), dev_inputs, lens, device)
+        checks: dict[str, Any] = {"out_vs_reference": fib_close(out, ref_out, 1e-2, 1e-2),
+                                  "state_vs_reference": fib_close(state, ref_state, 5e-3, 5e-3)}
+        equal = bool(torch.equal(out, wy3h[0]) and torch.equal(state, wy3h[1]))
+        diff = float((out.float() - wy3h[0].float()).abs().max()) if sum(lens) else 0.0
+        checks["equals_wy3h"] = {"ok": equal or device != "cpu", "equal": equal, "out_max_abs": diff}
+        results.append({"label": label, "ok": all(c["ok"] for c in checks.values()), **checks})
+    entry = seed_entry(SEEDS / WY3K, {})
+    sys.modules[entry.__module__].PARAMS["C"] = 16  # outside the space (the seed refuses it there): run's own check
+    try:
+        entry(*dev_inputs, *gdn_prefill_buffers(lens, device))  # the last case's inputs
+        results.append({"label": "bad_chunk", "ok": False, "error": "C=16 was accepted"})
+    except ValueError as exc:
+        results.append({"label": "bad_chunk", "ok": "the halves prep needs C >= 32" in str(exc), "error": str(exc)})
+    return results
+
+
+if __name__ == "__main__":
+    _device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
+    assert (_device == "cpu") == (os.environ.get("TRITON_INTERPRET") == "1"), "cpu runs need TRITON_INTERPRET=1"
+    print(json.dumps(_check(_device)))
