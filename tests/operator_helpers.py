@@ -150,6 +150,38 @@ def gdn_prefill_call(entry: Any, inputs: list[Any], lens: list[int], device: str
     return out.cpu(), new_state.cpu()
 
 
+def gdn_prefill_equal_to_seed(seed_dir: Path, base_dir: Path, cases: list[tuple[str, dict[str, Any], list[int],
+                              dict[str, Any]]], seed: int, device: str, bad_chunk_words: str) -> list[dict[str, Any]]:
+    """A GDN prefill seed against the seed it rewrites (``base_dir``, same params) and the reference, case by case:
+    within the reference's tolerances, and equal to the base bit for bit on the CPU (the interpreter; on a GPU the
+    compiler may schedule or contract differently, so there the largest difference is reported); then ``C=16``
+    (outside the space) must be refused by the seed's ``run`` with ``bad_chunk_words`` in the message."""
+    import sys
+
+    import torch
+
+    results = []
+    for label, params, lens, dev_inputs, ref_out, ref_state in gdn_prefill_cases(cases, seed, device):
+        out, state = gdn_prefill_call(seed_entry(seed_dir, params), dev_inputs, lens, device)
+        base = gdn_prefill_call(seed_entry(base_dir, params), dev_inputs, lens, device)
+        checks: dict[str, Any] = {"out_vs_reference": fib_close(out, ref_out, 1e-2, 1e-2),
+                                  "state_vs_reference": fib_close(state, ref_state, 5e-3, 5e-3)}
+        diff = float((out.float() - base[0].float()).abs().max()) if sum(lens) else 0.0
+        same_out, same_state = bool(torch.equal(out, base[0])), bool(torch.equal(state, base[1]))
+        checks["state_equals_base"] = {"ok": same_state or device != "cpu", "equal": same_state}
+        checks["equals_base"] = {"ok": (same_out and same_state) or device != "cpu", "equal": same_out and same_state,
+                                 "out_max_abs": diff}
+        results.append({"label": label, "ok": all(c["ok"] for c in checks.values()), **checks})
+    entry = seed_entry(seed_dir, {})
+    sys.modules[entry.__module__].PARAMS["C"] = 16  # outside the space (the seed refuses it there): run's own check
+    try:
+        entry(*dev_inputs, *gdn_prefill_buffers(lens, device))  # the last case's inputs
+        results.append({"label": "bad_chunk", "ok": False, "error": "C=16 was accepted"})
+    except ValueError as exc:
+        results.append({"label": "bad_chunk", "ok": bad_chunk_words in str(exc), "error": str(exc)})
+    return results
+
+
 def reference_run(def_name: str) -> Any:
     """The ``run`` of a definition's PyTorch reference code."""
     from kernelopt.data import load_definition

@@ -23,15 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import (
-    fib_close,
-    gdn_prefill_buffers,
-    gdn_prefill_call,
-    gdn_prefill_cases,
-    run_kernel_script,
-    run_on_gpu,
-    seed_entry,
-)
+from operator_helpers import gdn_prefill_equal_to_seed, run_kernel_script, run_on_gpu
 
 REPO = Path(__file__).resolve().parents[1]
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
@@ -65,26 +57,7 @@ def test_wy3k_matches_reference_and_wy3h_on_gpu() -> None:
 
 # --------------------------------------------------------------------------- subprocess side
 def _check(device: str) -> list[dict[str, Any]]:
-    import torch
-
-    results = []
-    for label, params, lens, dev_inputs, ref_out, ref_state in gdn_prefill_cases(CASES, 1357, device):
-        out, state = gdn_prefill_call(seed_entry(SEEDS / WY3K, params), dev_inputs, lens, device)
-        wy3h = gdn_prefill_call(seed_entry(SEEDS / WY3H, params), dev_inputs, lens, device)
-        checks: dict[str, Any] = {"out_vs_reference": fib_close(out, ref_out, 1e-2, 1e-2),
-                                  "state_vs_reference": fib_close(state, ref_state, 5e-3, 5e-3)}
-        equal = bool(torch.equal(out, wy3h[0]) and torch.equal(state, wy3h[1]))
-        diff = float((out.float() - wy3h[0].float()).abs().max()) if sum(lens) else 0.0
-        checks["equals_wy3h"] = {"ok": equal or device != "cpu", "equal": equal, "out_max_abs": diff}
-        results.append({"label": label, "ok": all(c["ok"] for c in checks.values()), **checks})
-    entry = seed_entry(SEEDS / WY3K, {})
-    sys.modules[entry.__module__].PARAMS["C"] = 16  # outside the space (the seed refuses it there): run's own check
-    try:
-        entry(*dev_inputs, *gdn_prefill_buffers(lens, device))  # the last case's inputs
-        results.append({"label": "bad_chunk", "ok": False, "error": "C=16 was accepted"})
-    except ValueError as exc:
-        results.append({"label": "bad_chunk", "ok": "the halves prep needs C >= 32" in str(exc), "error": str(exc)})
-    return results
+    return gdn_prefill_equal_to_seed(SEEDS / WY3K, SEEDS / WY3H, CASES, 1357, device, "the halves prep needs C >= 32")
 
 
 if __name__ == "__main__":
