@@ -554,7 +554,7 @@ def test_call_qj_tests_wy3o_on_the_gpu_then_times_it_on_the_long_calls(tmp_path:
     passed) its four points against the ahead dispatch above 1,376 tokens under call QJ's name (resumable by any
     later call), then the compiled resources."""
     w = "seeds/gdn_prefill_chunked_wy3o"
-    tests = "step -m pytest -q -m gpu tests/test_gdn_prefill_wy3o.py tests/test_seeds.py -k wy3o"
+    tests = "step -m pytest -q -m gpu tests/test_gdn_prefill_wy3h_rewrites.py tests/test_seeds.py -k wy3o"
     contest = _long_step("wy3o_long", f"o_c64={w}@BV=32,num_stages=2 o_c32={w}@C=32,BV_O=128,num_stages=2 "
                          f"o_c64w8={w}@BV=32,num_stages=2,num_warps_h=8 "
                          f"o_c32w8={w}@C=32,BV_O=128,num_stages=2,num_warps_h=8").replace("_qx", "_qj")

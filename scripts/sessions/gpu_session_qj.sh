@@ -19,7 +19,7 @@ WO="$PRE_SEEDS/gdn_prefill_chunked_wy3o"
   if card_is H200; then
     h200_sweeps_qf
   fi
-  step "$(upto 240)" python3 -m pytest -q -m gpu tests/test_gdn_prefill_wy3o.py tests/test_seeds.py -k wy3o
+  step "$(upto 240)" python3 -m pytest -q -m gpu tests/test_gdn_prefill_wy3h_rewrites.py tests/test_seeds.py -k wy3o
   if last_step_passed; then
     # under call QJ's name whatever the call: a later call resumes it (table contest_wy3o_long_qj)
     ( CALL=qj; prefill_long_side_by_side wy3o_long "o_c64=$WO@BV=32,num_stages=2" \
