@@ -287,9 +287,24 @@ prefill_long_side_by_side() {
 # FP8 MoE dispatch with the PyTorch reference and torch.compile interleaved per workload over all 19 workloads (table
 # contest_moe_side_by_side_qf, traces $P/contest_moe_qf)
 h200_sweeps_qf() {
+  pa_sweep_on_h200
+  qe_sweep_on_h200
+  moe_side_by_side qf
+}
+# pa_sweep_on_h200: call PA's adoption sweep (recurrent_one_1376_s2bv32 with fla) resumed under PA's name, on an H200
+pa_sweep_on_h200() {
   ( CALL=pa; prefill_sweep_on_h200 fla )
+}
+# qe_sweep_on_h200: call QE's adoption sweep (recurrent_ahead_461_1376_s2bv32 with fla) resumed under QE's name, on an
+# H200
+qe_sweep_on_h200() {
   ( CALL=qe DISPATCH=recurrent_ahead_461_1376_s2bv32; prefill_sweep_on_h200 fla )
-  contest_sweep "$MOE" "operators/$MOE/retained/solution.json" moe_side_by_side_qf "$P/contest_moe_qf" \
+}
+# moe_side_by_side NAME: the retained FP8 MoE dispatch with the PyTorch reference and torch.compile interleaved per
+# workload over all 19 workloads (table contest_moe_side_by_side_NAME, traces $P/contest_moe_NAME), resumable under
+# that fixed name: qf on an H200 (calls QF-QM), h100_qk on an H100 (call QK)
+moe_side_by_side() {
+  contest_sweep "$MOE" "operators/$MOE/retained/solution.json" "moe_side_by_side_$1" "$P/contest_moe_$1" \
     reference torch_compile
 }
 # pending_gpu_checks (calls PA, QA): the GPU checks not run since stop 58-60: the MoE seed moe_grouped_fp8_q8gl's GPU

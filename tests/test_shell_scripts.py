@@ -493,7 +493,8 @@ QF_STUBS = ('prefill_sweep_on_h200() { echo "sweep call=$CALL dispatch=${DISPATC
             'PRE_DISPATCH=disp\nprefill_band() { echo "band $1 $2" >&2; echo u1,u2; }\n')
 _ENV = (REPO / "scripts" / "gpu_env.sh").read_text()
 QF_PRELUDE = "".join(_gpu_env_function(name, _ENV) for name in ("gpu0_log:", "contest_sweep OP", "h200_sweeps_qf",
-                                                                "prefill_long_side_by_side"))
+                                                                "pa_sweep_on_h200", "qe_sweep_on_h200",
+                                                                "moe_side_by_side", "prefill_long_side_by_side"))
 #: what call QF's H200 sweeps run, in order
 QF_H200 = ["sweep call=pa dispatch= fla", "sweep call=qe dispatch=recurrent_ahead_461_1376_s2bv32 fla",
            ("step benchmarks/contest.py --operators moe --baselines reference torch_compile --solution "

@@ -15,8 +15,7 @@ keep_call_results "benchmarks/results/contest_*_pa.md" "benchmarks/results/conte
   if card_is H200; then
     h200_sweeps_qf
   else
-    contest_sweep "$MOE" "operators/$MOE/retained/solution.json" moe_side_by_side_h100_qk "$P/contest_moe_h100_qk" \
-      reference torch_compile
+    moe_side_by_side h100_qk
     contest_sweep "$PRE" "$PRE_DISPATCH/recurrent_ahead_461_1376_s2bv32.json" prefill_ahead_fla_h100_qk \
       "$P/contest_prefill_ahead_h100_qk" fla
   fi

@@ -10,10 +10,9 @@ keep_call_results "benchmarks/results/contest_*_pa.md" "benchmarks/results/conte
   "benchmarks/results/contest_*_qf.md"
 ( gpu0_log
   if card_is H200; then
-    contest_sweep "$MOE" "operators/$MOE/retained/solution.json" moe_side_by_side_qf "$P/contest_moe_qf" \
-      reference torch_compile
-    ( CALL=qe DISPATCH=recurrent_ahead_461_1376_s2bv32; prefill_sweep_on_h200 fla )
-    ( CALL=pa; prefill_sweep_on_h200 fla )
+    moe_side_by_side qf
+    qe_sweep_on_h200
+    pa_sweep_on_h200
   else
     echo "not an H200 ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)): nothing to do" | tee -a "$L"
   fi

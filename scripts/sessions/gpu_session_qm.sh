@@ -14,8 +14,7 @@ keep_call_results "benchmarks/results/contest_*_qf.md" "benchmarks/results/conte
 WK="$PRE_SEEDS/gdn_prefill_chunked_wy3k"
 ( gpu0_log
   if card_is H200; then
-    contest_sweep "$MOE" "operators/$MOE/retained/solution.json" moe_side_by_side_qf "$P/contest_moe_qf" \
-      reference torch_compile
+    moe_side_by_side qf
   fi
   ( CALL=qm; prefill_long_side_by_side wy3k_long "k_c64w8=$WK@BV=32,num_stages=2,num_warps=8" \
     "k_c32w8=$WK@C=32,BV=64,BV_O=128,num_stages=2,num_warps=8" "k_c32w4=$WK@C=32,BV=64,BV_O=128,num_stages=2" )
