@@ -17,11 +17,9 @@ import triton
 import triton.language as tl
 
 from . import wy3b as _wy3b
-from . import wy3h as _wy3h  # noqa: F401 - imported first: it sets wy3b's PARAMS and prep, replaced below
 from .chunk_slots import chunk_of_slot
 from .fastlaunch import fast
 from .gdn_prefill_args import NUM_QK_HEADS
-from .wy3b import _h_kernel, _o_kernel, low_flags, scratch_dtype  # noqa: F401 - the kernel sweep times them
 from .wy3h import _half_gates, _unit_lower_inverse
 
 PARAMS = {"C": 64, "BV": 64, "BV_O": 64, "num_warps": 4, "num_warps_h": 4, "num_warps_o": 4, "num_stages": 1, "MAXNREG": 0, "INTER": "bf16", "STATES": "bf16", "PRECISION": "tf32"}  # kernelopt:params
@@ -98,7 +96,8 @@ class _PerQKHead:
         return self.kernel[(grid[0], NUM_QK_HEADS)]
 
 
-# this package's own copy of wy3b runs at these PARAMS with the paired prep
+# this package's own copy of wy3b runs at these PARAMS with the paired prep (importing wy3h above set its own; these
+# replace them)
 _wy3b.PARAMS = PARAMS
 _wy3b._PREP = _PerQKHead(fast(_prep_pair_kernel))
 
