@@ -592,6 +592,15 @@ def test_call_ql_puts_the_moe_first_on_an_h200_and_does_nothing_elsewhere(tmp_pa
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
 
 
+def test_call_qn_puts_the_prefill_sweep_first_on_an_h200_and_does_nothing_elsewhere(tmp_path: Path) -> None:
+    """``gpu_session_qn.sh``: on an H200 QE's prefill sweep first (the one issue 7 waits for), then the MoE side by side
+    and PA's sweep under their own call names; on another card one line saying so and no step."""
+    for card, want in (("NVIDIA H200", [QF_H200[1], QF_H200[2], QF_H200[0]]),
+                       ("NVIDIA H100 80GB HBM3", ["not an H200 (NVIDIA H100 80GB HBM3): nothing to do"])):
+        res = _call_queue(tmp_path, "gpu_session_qn.sh", card, "qx", QF_STUBS, prelude=QF_PRELUDE)
+        assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
+
+
 def test_call_qm_times_wy3k_on_the_long_calls_after_the_moe_on_an_h200(tmp_path: Path) -> None:
     """``gpu_session_qm.sh``: on an H200 the MoE side by side first (QF's name); on every card wy3k's three points
     against the ahead dispatch above 1,376 tokens under call QM's name (resumable by any later call)."""
