@@ -13,7 +13,9 @@ table's best point (1 candidate if the start already reaches random's final best
 there can do better on any seed, so where the floor's median ratio is above 1/3 the target is out of reach by the
 metric's construction: random's own count is about uniform on 1..budget, which puts the floor near 4 / (budget + 1).
 
-Kernels (points as level positions scaled to [0, 1] per parameter):
+The GP is :mod:`kernelopt.generators.surrogate`'s, the one the controller's ``surrogate`` rule asks the offline
+generator to fit (there on the campaign's gate measurements; here on the table's full means). Kernels (points as
+level positions scaled to [0, 1] per parameter):
 
 * ``rbf``: ``exp(-|x - x'|^2 / (2 ls^2))``: nearby points alike (parameter interactions allowed);
 * ``additive``: the share of parameters at the same level (a one-hot linear kernel: the main-effects model, each
@@ -50,39 +52,10 @@ from _common import (
 )
 from controller_efficiency import TableEval, censored_ratio, needed, random_search, space_seed, start_point
 
+from kernelopt.generators.surrogate import lcb_order, positions  # the controller's surrogate, same GP
+
 LENGTH_SCALES = (0.3, 0.5, 0.8)
 KAPPAS = (0.5, 1.0, 2.0)
-JITTER = 1e-3
-
-
-def positions(space: dict[str, list[Any]], points: list[dict[str, Any]]) -> np.ndarray:
-    """Each point's level positions, scaled to [0, 1] per parameter (one column per parameter)."""
-    return np.array([[space[k].index(p[k]) / max(1, len(space[k]) - 1) for k in space] for p in points])
-
-
-def kernel(a: np.ndarray, b: np.ndarray, name: str, ls: float) -> np.ndarray:
-    """The kernel matrix between rows of ``a`` and ``b`` (see the module docstring)."""
-    if name == "additive":
-        return (np.abs(a[:, None, :] - b[None, :, :]) < 1e-12).mean(-1)
-    return np.exp(-((a[:, None, :] - b[None, :, :]) ** 2).sum(-1) / (2 * ls * ls))
-
-
-def gp_order(x: np.ndarray, lat: np.ndarray, start: int, budget: int, name: str, ls: float,
-             kappa: float) -> list[int]:
-    """Indices of the points a GP-LCB search measures, in order, from ``start``."""
-    chosen = [start]
-    while len(chosen) < min(budget, len(lat)):
-        y = np.log(lat[chosen])
-        yn = (y - y.mean()) / (y.std() or 1.0)
-        k = kernel(x[chosen], x[chosen], name, ls) + JITTER * np.eye(len(chosen))
-        ks = kernel(x, x[chosen], name, ls)
-        solve = np.linalg.solve(k, ks.T).T
-        mu = solve @ yn
-        var = np.clip(np.diag(kernel(x[:1], x[:1], name, ls))[0] - (solve * ks).sum(1), 1e-12, None)
-        acq = mu - kappa * np.sqrt(var)
-        acq[chosen] = np.inf
-        chosen.append(int(np.argmin(acq)))
-    return chosen
 
 
 def reaches(ms: float, target: float) -> bool:
@@ -199,7 +172,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         row: dict[str, Any] = {"seed": s, "random_needed": rn, "target_ms": target,
                                "floor_needed": floor_needed(lat, start, target)}
         for (n, ls, kp), label in zip(arms, ratios, strict=True):
-            order = gp_order(x, lat, start, args.budget, n, ls, kp)
+            order = lcb_order(x, lat, start, args.budget, n, ls, kp)
             got = next((i for i, j in enumerate(order, 1) if reaches(lat[j], target)), None)
             row[label] = got
             ratios[label].append(censored_ratio(got, rn, args.budget))  # type: ignore[arg-type]

@@ -419,3 +419,28 @@ def test_a_campaign_whose_baseline_fails_repairs_from_it_instead_of_stopping(tmp
     assert out.gated >= 2 and out.champion is not None
     champion = next(c for c in state.candidates if c.run_id == out.champion.run_id)
     assert champion.solution_hash != base.hash() and champion.status == "ALL_PASSED"
+
+
+@pytest.mark.slow
+def test_surrogate_rounds_run_through_the_real_campaign_and_are_tracked(tmp_path):
+    """``rules.surrogate``: after the evidence's first round, the controller hands rounds to the offline generator's GP
+    (direction ``model_guided``); each is one new point of the seed's space, gated like any candidate, and its
+    decision's ``surrogate`` evidence row is in the tracking store."""
+    rules = Rules(gate_size=1, repeats=1, probe_candidates=1, surrogate="rbf", surrogate_turns="always")
+    cfg = CampaignConfig(operator=OP, harness=HARNESS, rules=rules, workload_limit=2,
+                         budget=Budget(max_candidates=5, max_rounds=6, patience=6, candidates_per_round=2,
+                                       wall_clock_s=900))
+    store = store_at(tmp_path)
+    with make_executor("cpu") as ex:
+        out = run_campaign(cfg, store=store, executor=ex, generator=OfflineGenerator(seed=0))
+    state = store.load_state(out.campaign_run_id)
+    guided = [d for d in state.decisions if d.action == "generate" and d.direction == "model_guided"]
+    assert guided, [(d.action, d.direction, d.reason) for d in state.decisions]
+    row = next(e for e in guided[0].evidence if e.kind == "surrogate")
+    assert row.detail["name"] == "rbf" and row.detail["turns"] == "always" and row.detail["measured_solutions"] >= 2
+    mine = [c for c in state.candidates if c.direction == "model_guided" and c.stage == "gate"]
+    assert mine and all(c.all_passed for c in mine)
+    earlier = {c.solution_hash for c in state.candidates if c.start_time < min(m.start_time for m in mine)}
+    assert not {c.solution_hash for c in mine} & earlier  # a point not measured before
+    (seed,) = load_seeds(OP)
+    assert {c.solution_hash for c in mine} <= {seed.instantiate(p).hash() for p in seed.valid_points()}

@@ -218,6 +218,8 @@ def test_optimize_typo_fails_before_any_work(tmp_path: Path) -> None:
     # Hydra's '+' adds a key no code reads: it composed and was silently ignored
     ("optimize", "+controller.max_candidtes=3", "has no key 'controller.max_candidtes', so nothing would read it"),
     ("evaluate", "++limits=2", "kernelopt evaluate has no key 'limits'"),
+    ("optimize", "controller.surrogate=matern", "controller.surrogate: Input should be 'rbf' or 'additive'"),
+    ("optimize", "controller.surrogate_turns=often", "controller.surrogate_turns: Input should be 'alternate'"),
 ])
 def test_bad_overrides_are_one_line_and_exit_code_2(capsys, command, override, says) -> None:
     """Hydra's multi-line report of its internals (and exit code 1, what `evaluate` returns for a failed
@@ -494,6 +496,16 @@ def test_a_generator_that_cannot_run_here_is_refused_before_any_work(tmp_path: P
     assert "campaign" not in r.stdout
     r = _cli(["optimize", "generator=claude_code", "generator.command=no-such-agent-xyz"], tmp_path)
     assert r.returncode == 2 and "executable 'no-such-agent-xyz' not found" in r.stderr, r.stdout + r.stderr
+
+
+def test_the_surrogate_rule_needs_the_offline_generator(capsys, monkeypatch) -> None:
+    """``controller.surrogate`` asks for 'model_guided' rounds, which only the offline generator's GP answers: with
+    an LLM generator it is refused in one line before any work (the key is set: not the missing-key refusal)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert main(["optimize", "generator=openai", "controller.surrogate=rbf"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kernelopt optimize: controller.surrogate=rbf: the surrogate's rounds") and "generator=openai" \
+        in err and err.count("\n") == 1, err
 
 
 def test_the_campaign_display_says_why_a_generator_gave_no_candidate() -> None:

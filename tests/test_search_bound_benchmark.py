@@ -18,27 +18,6 @@ def _module():
     return load_script("search_bound", REPO / "benchmarks" / "search_bound.py")
 
 
-def test_additive_kernel_is_the_share_of_equal_levels() -> None:
-    mod = _module()
-    a = np.array([[0.0, 0.5, 1.0]])
-    b = np.array([[0.0, 0.5, 0.0], [1.0, 1.0, 0.0], [0.0, 0.5, 1.0]])
-    assert np.allclose(mod.kernel(a, b, "additive", 0.0), [[2 / 3, 0.0, 1.0]])
-    assert np.allclose(mod.kernel(a, a, "rbf", 0.5), [[1.0]])
-    assert mod.kernel(a, b, "rbf", 0.5)[0, 1] < mod.kernel(a, b, "rbf", 0.5)[0, 0] < 1.0
-
-
-def test_additive_search_finds_a_separable_optimum_in_few_points() -> None:
-    """Four parameters of five levels (625 points), latency a product of per-parameter factors: the additive model's
-    search reaches the optimum long before a scan of the space would."""
-    mod = _module()
-    levels = [0.0, 0.25, 0.5, 0.75, 1.0]
-    x = np.array([[a, b, c, d] for a in levels for b in levels for c in levels for d in levels])
-    lat = np.exp(((x - np.array([0.25, 0.75, 0.0, 0.5])) ** 2).sum(1))
-    order = mod.gp_order(x, lat, start=len(lat) - 1, budget=40, name="additive", ls=0.0, kappa=0.5)
-    assert len(set(order)) == len(order) == 40 and order[0] == len(lat) - 1
-    assert int(np.argmin(lat)) in order[:25]
-
-
 def test_table_run_and_summary(tmp_path: Path) -> None:
     """Over rmsnorm's committed H200 table: every seed row names each searcher's count (or None), the ratios are
     censored at budget + 1, and the summary pairs the run with no controller file in another folder."""

@@ -38,7 +38,8 @@ def campaign_config(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-def]
                         p95_tolerance=c.p95_tolerance, probe_candidates=c.probe_candidates,
                         defer_lost_after=c.defer_lost_after, dispatch_objective=c.dispatch_objective,
                         band_gate_with_representatives=c.band_gate_with_representatives,
-                        repair_directions=load_failure_table())
+                        surrogate=c.surrogate, surrogate_ls=c.surrogate_ls, surrogate_kappa=c.surrogate_kappa,
+                        surrogate_turns=c.surrogate_turns, repair_directions=load_failure_table())
     mode = cfg.agent.mode.value if hasattr(cfg.agent.mode, "value") else str(cfg.agent.mode)
     limit = None if on_gpu else cfg.operator.cpu_workload_limit
     record = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
@@ -213,6 +214,10 @@ def _campaign_and_generator(cfg: Any, on_gpu: bool):  # type: ignore[no-untyped-
     from kernelopt.generators.llm_base import generator_options
     from kernelopt.generators.registry import make_generator
 
+    if cfg.controller.surrogate is not None and cfg.generator.name != "offline":
+        raise ValueError(f"controller.surrogate={cfg.controller.surrogate}: the surrogate's rounds (direction "
+                         "'model_guided') are the offline generator's GP over a seed space; generator="
+                         f"{cfg.generator.name} has none (use generator=offline, or controller.surrogate=null)")
     generator = make_generator(cfg.generator.name, **generator_options(
         cfg.generator.name, cfg.generator, cfg.campaign.seed, list(cfg.agent.skills or []),
         hardware=None if on_gpu else "CPU-interpreter"))

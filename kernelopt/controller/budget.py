@@ -72,6 +72,13 @@ class Rules(BaseModel):
         repair_directions: Failure-line substring -> directions to try first when nothing has passed yet
             (the repair step of :func:`kernelopt.controller.decide`); campaigns load it from
             ``skills/failures.md`` (:func:`kernelopt.analysis.failures.load_failure_table`).
+        surrogate: When set (``"rbf"`` or ``"additive"``), the evidence-driven controller gives some of its rounds
+            to the generator's surrogate model of the seed space (direction ``model_guided``,
+            :mod:`kernelopt.controller.surrogate_turn`); ``None`` (default): never. Needs a generator that knows
+            the direction (the offline generator); an LLM generator gets it as a direction name only.
+        surrogate_ls: The rbf kernel's length scale over parameter levels scaled to [0, 1].
+        surrogate_kappa: The lower confidence bound's weight on the model's uncertainty (``mu - kappa * sd``).
+        surrogate_turns: Which rounds go to the surrogate: ``"alternate"`` (default), ``"always"`` or ``"on_loss"``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -89,6 +96,10 @@ class Rules(BaseModel):
     dispatch_objective: Literal["mean_latency", "mean_speedup"] = "mean_latency"
     band_gate_with_representatives: bool = True
     repair_directions: dict[str, list[str]] = Field(default_factory=dict)
+    surrogate: Literal["rbf", "additive"] | None = None
+    surrogate_ls: float = Field(0.5, gt=0)
+    surrogate_kappa: float = Field(1.0, ge=0)
+    surrogate_turns: Literal["alternate", "always", "on_loss"] = "alternate"
 
     @model_validator(mode="after")
     def _unique_directions(self) -> Rules:

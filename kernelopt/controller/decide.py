@@ -67,8 +67,9 @@ from kernelopt.controller.selection import (
     rank_key,
 )
 from kernelopt.controller.specialise import DISPATCH, describe_nested, plan_dispatch
+from kernelopt.controller.surrogate_turn import surrogate_evidence, surrogate_turn
 from kernelopt.controller.timing import admit
-from kernelopt.data.records import CampaignState, ChampionInfo, Decision, Evidence
+from kernelopt.data.records import MODEL_GUIDED, CampaignState, ChampionInfo, Decision, Evidence
 
 BASELINE = "baseline"
 
@@ -339,6 +340,12 @@ def _decide(state: CampaignState, budget: Budget, rules: Rules, b: _Basics) -> D
     else:
         direction, dir_ev = choose_direction(parent, rules.directions, state.decisions, state.candidates)
         dir_evs = [dir_ev]
+    why = surrogate_turn(rules, state.decisions, groups) if state.analysis else None
+    if why is not None:  # this round is the surrogate's (rules.surrogate): one point from the best solution's seed space
+        best_tunable = best_full(tunable) or best_gate(tunable)
+        assert best_tunable is not None
+        parent, direction, band, count = best_tunable, MODEL_GUIDED, None, 1
+        dir_evs = [surrogate_evidence(rules, why, len(groups))]
     stage = "full" if parent.full_passed else "gate"
     focus = f" for band {band!r}" if band else ""
     workloads = band_gate(state.analysis, band, list(state.all_workloads), rules.gate_size) if band else []

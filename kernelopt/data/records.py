@@ -229,6 +229,11 @@ class Decision(Record):
     evidence: list[Evidence] = Field(default_factory=list)
 
 
+#: The direction of a controller decision that asks the generator for the points its surrogate model of the parent's
+#: seed space rates best (the controller's ``surrogate`` rule; the offline generator's GP-LCB,
+#: :mod:`kernelopt.generators.surrogate`)
+MODEL_GUIDED = "model_guided"
+
 #: Run metric: wall seconds a candidate's evaluation took (logged by the campaign, read back into
 #: ``CandidateRecord.eval_wall_s``; the controller prices evaluations with it).
 EVAL_WALL_S = "eval_wall_s"

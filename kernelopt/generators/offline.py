@@ -10,6 +10,10 @@
   for attempt ``i`` comes from ``random.Random(sha256(seed, parent hash, direction, i))``, so
   proposals depend only on the generator seed, the parent, the direction and the campaign history.
   After every 16 fruitless attempts the walk takes one more step, widening the neighbourhood.
+* Parent + direction ``model_guided`` (:data:`~kernelopt.generators.surrogate.MODEL_GUIDED`, asked for by the
+  controller's ``surrogate`` rule): the unmeasured points of the parent's seed space with the lowest GP lower
+  confidence bound fitted to the campaign's measurements of that seed's points (:mod:`kernelopt.generators.surrogate`;
+  kernel, length scale and kappa from the decision's ``surrogate`` evidence row, else rbf / 0.5 / 1).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from kernelopt.data.loader import DataError
 from kernelopt.data.solution import Solution
 from kernelopt.generators.base import GenerationContext, kernelopt_extra
 from kernelopt.generators.seeds import Seed, load_seeds, read_params_line
+from kernelopt.generators.surrogate import MODEL_GUIDED, measured_latencies, propose_points, relative_log_latency
 
 ATTEMPTS_PER_CANDIDATE = 64
 ATTEMPTS_PER_RADIUS = 16
@@ -65,6 +70,7 @@ class OfflineGenerator:
         self.root = Path(root) if root is not None else None
         self.hardware = hardware
         self._seeds: dict[str, list[Seed]] = {}
+        self._points: dict[int, tuple[list[dict[str, Any]], dict[str, int]]] = {}
 
     def seeds(self, operator: str) -> list[Seed]:
         """The operator's seeds that run on ``hardware`` (loaded once).
@@ -134,6 +140,8 @@ class OfflineGenerator:
                 seen.add(sol.hash())
                 out.append(sol)
 
+        if ctx.direction == MODEL_GUIDED:
+            return self._model_guided(ctx, seed, seen)
         d = seed.spec.directions.get(ctx.direction) if ctx.direction else None
         moved = seed.move_points(parent_params, d.moves) if d is not None else []
         base = moved[0] if moved else dict(parent_params)
@@ -150,3 +158,41 @@ class OfflineGenerator:
                 point = random_step(seed, point, rng)
             offer(point)
         return out
+
+    def space_index(self, seed: Seed) -> tuple[list[dict[str, Any]], dict[str, int]]:
+        """The seed's valid points and each one's solution hash -> its index (computed once per seed)."""
+        key = id(seed)
+        if key not in self._points:
+            points = seed.valid_points()
+            self._points[key] = (points, {seed.instantiate(p).hash(): i for i, p in enumerate(points)})
+        return self._points[key]
+
+    def _model_guided(self, ctx: GenerationContext, seed: Seed, seen: set[str]) -> list[Solution]:
+        """The ``model_guided`` round (module docstring): GP-LCB over the seed's points measured so far."""
+        points, index = self.space_index(seed)
+        mine = [r for r in ctx.history if r.solution_hash in index]
+        if ctx.parent is not None and ctx.parent.hash() not in {r.solution_hash for r in mine}:
+            return []  # the parent's own measurement is not in the history: nothing to fit on
+        target = relative_log_latency(measured_latencies(mine))
+        measured = {index[h]: y for h, y in target.items()}
+        opts = _surrogate_options(ctx)
+        order = propose_points(seed.spec.space, points, measured, ctx.count + len(seen), **opts)
+        out = []
+        for i in order:
+            sol = seed.instantiate(points[i])
+            if sol.hash() not in seen:
+                seen.add(sol.hash())
+                out.append(sol)
+            if len(out) >= ctx.count:
+                break
+        return out
+
+
+def _surrogate_options(ctx: GenerationContext) -> dict[str, Any]:
+    """Kernel, length scale and kappa of a ``model_guided`` round: the decision's ``surrogate`` evidence row's detail
+    when it has one, else the defaults of :func:`~kernelopt.generators.surrogate.propose_points`."""
+    rows = [e for e in (ctx.decision.evidence if ctx.decision is not None else []) if e.kind == "surrogate"]
+    if not rows:
+        return {}
+    d = rows[-1].detail
+    return {k: d[k] for k in ("name", "ls", "kappa") if k in d}

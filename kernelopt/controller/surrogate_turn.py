@@ -1,0 +1,63 @@
+"""When the evidence-driven controller hands a round to the generator's surrogate model (pure).
+
+With ``rules.surrogate`` set (``"rbf"`` or ``"additive"``), step 10 of :func:`kernelopt.controller.decide.decide`
+asks, on the turns :func:`surrogate_turn` names, for one ``model_guided`` candidate from the best solution instead of
+the evidence-chosen direction: the generator proposes the unmeasured point of that solution's seed space with the
+lowest GP lower confidence bound fitted to every measurement of the campaign so far
+(:mod:`kernelopt.generators.surrogate`). The direction walk's moves are single steps from one parent; the surrogate
+reads every point measured so far at once - the two together reach a space's best region in fewer candidates than
+either alone on the measured H200 tables (``benchmarks/results/controller_efficiency_*_surrogate*``).
+
+Turns (``rules.surrogate_turns``):
+
+* ``"alternate"`` (default): the surrogate when the last generation from a tunable parent was not its own - evidence
+  direction and surrogate by turns;
+* ``"always"``: every step-10 generation (the bands, sweeps, repeats, promotions and dispatches stay the
+  controller's);
+* ``"on_loss"``: the surrogate after an evidence-chosen round none of whose candidates beat its parent on the gate.
+"""
+
+from __future__ import annotations
+
+from kernelopt.controller.budget import Rules
+from kernelopt.controller.selection import SolutionRuns
+from kernelopt.data.records import MODEL_GUIDED, Decision, Evidence
+
+#: directions of rounds that are not the evidence walk's nor the surrogate's (never count as a turn)
+NOT_A_TURN = ("baseline", "dispatch")
+
+
+def surrogate_turn(rules: Rules, decisions: list[Decision], groups: list[SolutionRuns]) -> str | None:
+    """Why this step-10 round goes to the surrogate, or ``None`` when it stays the evidence walk's."""
+    if rules.surrogate is None:
+        return None
+    walk = [d for d in decisions if d.action == "generate" and d.direction not in NOT_A_TURN]
+    if not walk:
+        return None  # the first round after the baseline is the evidence's: one measurement is nothing to fit
+    last = walk[-1]
+    if rules.surrogate_turns == "always":
+        return "every round after the first (surrogate_turns=always)"
+    if last.direction == MODEL_GUIDED:
+        return None
+    if rules.surrogate_turns == "alternate":
+        return f"the last round ({last.direction!r}) was the evidence walk's (surrogate_turns=alternate)"
+    by_run = {g.run_id: g for g in groups}
+    parent = by_run.get(last.parent_run_id) if last.parent_run_id else None
+    mine = [g for g in groups if g.parent_run_id == last.parent_run_id and g.direction == last.direction]
+    if parent is None or not mine:
+        return None
+    wins = [g for g in mine if g.gate_passed and g.gate is not None
+            and (ref := parent.latency_on(set(g.gate.per_workload_ms))) is not None
+            and g.latency_on(set(g.gate.per_workload_ms)) is not None
+            and g.latency_on(set(g.gate.per_workload_ms)) < ref]  # type: ignore[operator]
+    if wins:
+        return None
+    return f"the last round ({last.direction!r} from {parent.name}) lost to its parent (surrogate_turns=on_loss)"
+
+
+def surrogate_evidence(rules: Rules, why: str, measured: int) -> Evidence:
+    """The ``surrogate`` evidence row of a ``model_guided`` decision: the model the generator fits (kernel, length
+    scale, kappa: the offline generator reads them from this row) and why this round is its turn."""
+    return Evidence(kind="surrogate", subject=MODEL_GUIDED, value=rules.surrogate,
+                    detail={"name": rules.surrogate, "ls": rules.surrogate_ls, "kappa": rules.surrogate_kappa,
+                            "turns": rules.surrogate_turns, "why": why, "measured_solutions": measured})
