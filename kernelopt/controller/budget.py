@@ -78,7 +78,8 @@ class Rules(BaseModel):
             the direction (the offline generator); an LLM generator gets it as a direction name only.
         surrogate_ls: The rbf kernel's length scale over parameter levels scaled to [0, 1].
         surrogate_kappa: The lower confidence bound's weight on the model's uncertainty (``mu - kappa * sd``).
-        surrogate_turns: Which rounds go to the surrogate: ``"alternate"`` (default), ``"always"`` or ``"on_loss"``.
+        surrogate_turns: Which rounds go to the surrogate: ``"alternate"`` (default), ``"always"``, ``"on_loss"``, or
+            ``"neighbours"`` (none: it picks the evidence rounds' candidates beyond the direction's own move).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -99,7 +100,7 @@ class Rules(BaseModel):
     surrogate: Literal["rbf", "additive"] | None = None
     surrogate_ls: float = Field(0.5, gt=0)
     surrogate_kappa: float = Field(1.0, ge=0)
-    surrogate_turns: Literal["alternate", "always", "on_loss"] = "alternate"
+    surrogate_turns: Literal["alternate", "always", "on_loss", "neighbours"] = "alternate"
 
     @model_validator(mode="after")
     def _unique_directions(self) -> Rules:

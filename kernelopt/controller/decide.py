@@ -346,6 +346,9 @@ def _decide(state: CampaignState, budget: Budget, rules: Rules, b: _Basics) -> D
         assert best_tunable is not None
         parent, direction, band, count = best_tunable, MODEL_GUIDED, None, 1
         dir_evs = [surrogate_evidence(rules, why, len(groups))]
+    elif state.analysis and rules.surrogate is not None and rules.surrogate_turns == "neighbours":
+        dir_evs = [*dir_evs, surrogate_evidence(rules, "the round's candidates beyond the direction's own move, "
+                                                "nearest first, ranked by the surrogate", len(groups))]
     stage = "full" if parent.full_passed else "gate"
     focus = f" for band {band!r}" if band else ""
     workloads = band_gate(state.analysis, band, list(state.all_workloads), rules.gate_size) if band else []

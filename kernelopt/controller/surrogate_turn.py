@@ -14,7 +14,10 @@ Turns (``rules.surrogate_turns``):
   direction and surrogate by turns;
 * ``"always"``: every step-10 generation (the bands, sweeps, repeats, promotions and dispatches stay the
   controller's);
-* ``"on_loss"``: the surrogate after an evidence-chosen round none of whose candidates beat its parent on the gate.
+* ``"on_loss"``: the surrogate after an evidence-chosen round none of whose candidates beat its parent on the gate;
+* ``"neighbours"``: no round of its own - every evidence round keeps its parent and direction, and the candidates
+  beyond the direction's own move (a move already measured or invalid, a widening round) are the nearest unmeasured
+  points the surrogate rates best instead of random neighbours.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ NOT_A_TURN = ("baseline", "dispatch")
 
 def surrogate_turn(rules: Rules, decisions: list[Decision], groups: list[SolutionRuns]) -> str | None:
     """Why this step-10 round goes to the surrogate, or ``None`` when it stays the evidence walk's."""
-    if rules.surrogate is None:
+    if rules.surrogate is None or rules.surrogate_turns == "neighbours":
         return None
     walk = [d for d in decisions if d.action == "generate" and d.direction not in NOT_A_TURN]
     if not walk:
@@ -56,8 +59,10 @@ def surrogate_turn(rules: Rules, decisions: list[Decision], groups: list[Solutio
 
 
 def surrogate_evidence(rules: Rules, why: str, measured: int) -> Evidence:
-    """The ``surrogate`` evidence row of a ``model_guided`` decision: the model the generator fits (kernel, length
-    scale, kappa: the offline generator reads them from this row) and why this round is its turn."""
+    """The ``surrogate`` evidence row of a decision the surrogate acts on: the model the generator fits (kernel,
+    length scale, kappa: the offline generator reads them from this row), why, and whether it only ranks the round's
+    neighbours (``"neighbours"`` turns)."""
     return Evidence(kind="surrogate", subject=MODEL_GUIDED, value=rules.surrogate,
                     detail={"name": rules.surrogate, "ls": rules.surrogate_ls, "kappa": rules.surrogate_kappa,
-                            "turns": rules.surrogate_turns, "why": why, "measured_solutions": measured})
+                            "turns": rules.surrogate_turns, "why": why, "measured_solutions": measured,
+                            "neighbours": rules.surrogate_turns == "neighbours"})

@@ -149,6 +149,8 @@ class OfflineGenerator:
             if len(out) >= ctx.count:
                 break
             offer(point)
+        if len(out) < ctx.count and _surrogate_row(ctx).get("neighbours"):
+            out += self._ranked_neighbours(ctx, seed, base, seen, ctx.count - len(out))
         for i in range(ATTEMPTS_PER_CANDIDATE * ctx.count):
             if len(out) >= ctx.count:
                 break
@@ -169,14 +171,10 @@ class OfflineGenerator:
 
     def _model_guided(self, ctx: GenerationContext, seed: Seed, seen: set[str]) -> list[Solution]:
         """The ``model_guided`` round (module docstring): GP-LCB over the seed's points measured so far."""
-        points, index = self.space_index(seed)
-        mine = [r for r in ctx.history if r.solution_hash in index]
-        if ctx.parent is not None and ctx.parent.hash() not in {r.solution_hash for r in mine}:
+        points, measured = self._fit(ctx, seed)
+        if ctx.parent is not None and self.space_index(seed)[1].get(ctx.parent.hash()) not in measured:
             return []  # the parent's own measurement is not in the history: nothing to fit on
-        target = relative_log_latency(measured_latencies(mine))
-        measured = {index[h]: y for h, y in target.items()}
-        opts = _surrogate_options(ctx)
-        order = propose_points(seed.spec.space, points, measured, ctx.count + len(seen), **opts)
+        order = propose_points(seed.spec.space, points, measured, ctx.count + len(seen), **_surrogate_options(ctx))
         out = []
         for i in order:
             sol = seed.instantiate(points[i])
@@ -187,12 +185,46 @@ class OfflineGenerator:
                 break
         return out
 
+    def _fit(self, ctx: GenerationContext, seed: Seed) -> tuple[list[dict[str, Any]], dict[int, float]]:
+        """The seed's valid points and the campaign's measured targets on them (point index -> log latency)."""
+        points, index = self.space_index(seed)
+        mine = [r for r in ctx.history if r.solution_hash in index]
+        return points, {index[h]: y for h, y in relative_log_latency(measured_latencies(mine)).items()}
+
+    def _ranked_neighbours(self, ctx: GenerationContext, seed: Seed, base: dict[str, Any], seen: set[str],
+                           count: int) -> list[Solution]:
+        """Up to ``count`` unseen points nearest ``base`` (fewest level steps; the radius grows until it holds
+        ``count`` of them), the surrogate's best first: the round's neighbours chosen by the model, not at random."""
+        points, measured = self._fit(ctx, seed)
+        if not measured:
+            return []
+        space = seed.spec.space
+        rank = {i: r for r, i in enumerate(propose_points(space, points, measured, len(points),
+                                                          **_surrogate_options(ctx)))}
+
+        def steps(p: dict[str, Any]) -> int:
+            return sum(abs(list(space[k]).index(p[k]) - list(space[k]).index(base[k])) for k in space)
+        free = [i for i in rank if seed.instantiate(points[i]).hash() not in seen]
+        free.sort(key=lambda i: (steps(points[i]), rank[i]))
+        if len(free) > count:  # the radius holding `count` points, then the model's order inside it
+            radius = steps(points[free[count - 1]])
+            free = sorted((i for i in free if steps(points[i]) <= radius), key=rank.__getitem__)
+        out = []
+        for i in free[:count]:
+            sol = seed.instantiate(points[i])
+            seen.add(sol.hash())
+            out.append(sol)
+        return out
+
+
+def _surrogate_row(ctx: GenerationContext) -> dict[str, Any]:
+    """The detail of the decision's ``surrogate`` evidence row (``{}`` when it has none)."""
+    rows = [e for e in (ctx.decision.evidence if ctx.decision is not None else []) if e.kind == "surrogate"]
+    return dict(rows[-1].detail) if rows else {}
+
 
 def _surrogate_options(ctx: GenerationContext) -> dict[str, Any]:
-    """Kernel, length scale and kappa of a ``model_guided`` round: the decision's ``surrogate`` evidence row's detail
-    when it has one, else the defaults of :func:`~kernelopt.generators.surrogate.propose_points`."""
-    rows = [e for e in (ctx.decision.evidence if ctx.decision is not None else []) if e.kind == "surrogate"]
-    if not rows:
-        return {}
-    d = rows[-1].detail
+    """Kernel, length scale and kappa of the surrogate: the decision's ``surrogate`` evidence row's, else the
+    defaults of :func:`~kernelopt.generators.surrogate.propose_points`."""
+    d = _surrogate_row(ctx)
     return {k: d[k] for k in ("name", "ls", "kappa") if k in d}

@@ -65,3 +65,14 @@ def test_bad_rule_values_are_refused():
         Rules(surrogate_ls=0)
     with pytest.raises(ValueError):
         Rules(surrogate_turns="sometimes")
+
+
+def test_neighbours_turns_keep_the_evidence_direction_and_add_the_row():
+    s = _state(*LOST, decisions=[gen_from("g1", "wide")])
+    d = decide(s, BUDGET, _rules(surrogate_turns="neighbours"))
+    plain = decide(s, BUDGET, RULES)
+    assert d.direction == plain.direction != MODEL_GUIDED and d.parent_run_id == plain.parent_run_id
+    row = _ev(d, "surrogate")
+    assert row.detail["neighbours"] is True and row.detail["name"] == "rbf"
+    assert all(e.kind != "surrogate" for e in plain.evidence)
+    assert _ev(decide(s, BUDGET, _rules(surrogate_turns="always")), "surrogate").detail["neighbours"] is False

@@ -117,3 +117,31 @@ def test_offline_generator_model_guided_proposes_the_surrogates_best_unmeasured_
     # without its own measurement in the history the parent's seed has nothing to fit on: no proposal
     assert gen.propose(ctx(parent=parent, direction=MODEL_GUIDED, count=2,
                            history=[r for r in hist if r.solution_hash != parent.hash()])) == []
+
+
+def test_neighbours_row_picks_the_rounds_extra_candidates_nearest_first_by_the_model(gen):  # noqa: F811
+    """A decision whose ``surrogate`` row says ``neighbours``: the direction's own move first, then the unseen points
+    nearest the move (fewest level steps), the model's best first - not the random walk's picks."""
+    seed = load_seeds("rmsnorm_h4096", ROOT)[0]
+    space = seed.spec.space
+    parent = seed.instantiate(seed.valid_points()[0])
+    moved = seed.move_points(params(parent), seed.spec.directions["more_rows"].moves)[0]
+    hist = [r for r in _history(seed, lambda p: 1.0 + space["num_warps"].index(p["num_warps"]))  # fewer warps: faster
+            if r.solution_hash not in (seed.instantiate(moved).hash(), parent.hash())]
+    hist.append(CandidateRecord(run_id="p", name=parent.name, solution_hash=parent.hash(), stage="gate",
+                                per_workload_ms={"g1": 9.0, "g2": 18.0}, pass_count=2, workload_count=2))
+    row = Evidence(kind="surrogate", subject=MODEL_GUIDED, value="rbf",
+                   detail={"name": "rbf", "ls": 0.5, "kappa": 0.0, "neighbours": True})
+    dec = Decision(action="generate", reason="r", direction="more_rows", evidence=[row])
+    sols = gen.propose(ctx(parent=parent, direction="more_rows", count=3, history=hist, decision=dec))
+    plain = gen.propose(ctx(parent=parent, direction="more_rows", count=3, history=hist))
+    measured = {r.solution_hash for r in hist}
+    assert len(sols) == 3 and not {s.hash() for s in sols} & measured
+    assert params(sols[0]) == params(plain[0]) == moved  # the move itself, as without the row
+
+    def steps(p):
+        return sum(abs(space[k].index(p[k]) - space[k].index(moved[k])) for k in space)
+    free = [p for p in seed.valid_points() if seed.instantiate(p).hash() not in measured | {sols[0].hash()}]
+    radius = sorted(steps(p) for p in free)[1]
+    assert all(steps(params(s)) <= radius for s in sols[1:])
+    assert [params(s)["num_warps"] for s in sols[1:]] == sorted(params(s)["num_warps"] for s in sols[1:])
