@@ -140,13 +140,15 @@ class ControllerConf:
     # gate a band's round on the band's gate joined to the campaign's representative gate (false: the band's gate
     # alone, as before 2026-12-04; kernelopt/controller/budget.py Rules.band_gate_with_representatives)
     band_gate_with_representatives: bool = True
-    # give some rounds to the offline generator's GP surrogate of the seed space (direction model_guided): rbf or
-    # additive; null (default) never. Only the offline generator knows the direction (another is refused).
-    # kernelopt/controller/surrogate_turn.py; benchmarks/results/controller_efficiency_*_surrogate*.md
+    # let the offline generator's GP surrogate of the seed space pick candidates: rbf or additive; null (default)
+    # never - replayed over every H200 table it lost to the evidence walk alone more often than it won
+    # (benchmarks/results/surrogate_ablation.md). Turns: neighbours (default: the evidence rounds' extra
+    # candidates), alternate, always, on_loss (rounds of its own, direction model_guided). Offline generator only.
+    # kernelopt/controller/surrogate_turn.py
     surrogate: str | None = None
     surrogate_ls: float = 0.5
     surrogate_kappa: float = 1.0
-    surrogate_turns: str = "alternate"
+    surrogate_turns: str = "neighbours"
     # on a GPU with device ceilings: profile the baseline on one workload per band (torch.profiler, plus
     # Nsight Compute where ncu exists) and take the bands' bottleneck classes from the profiles
     profile_bands: bool = True

@@ -72,14 +72,15 @@ class Rules(BaseModel):
         repair_directions: Failure-line substring -> directions to try first when nothing has passed yet
             (the repair step of :func:`kernelopt.controller.decide`); campaigns load it from
             ``skills/failures.md`` (:func:`kernelopt.analysis.failures.load_failure_table`).
-        surrogate: When set (``"rbf"`` or ``"additive"``), the evidence-driven controller gives some of its rounds
-            to the generator's surrogate model of the seed space (direction ``model_guided``,
-            :mod:`kernelopt.controller.surrogate_turn`); ``None`` (default): never. Needs a generator that knows
-            the direction (the offline generator); an LLM generator gets it as a direction name only.
+        surrogate: When set (``"rbf"`` or ``"additive"``), the evidence-driven controller lets the generator's
+            surrogate model of the seed space pick candidates (:mod:`kernelopt.controller.surrogate_turn`); ``None``
+            (default): never - replayed over the 38 H200 table x budget configurations it beat the evidence walk
+            alone on fewer configurations than it lost (``benchmarks/results/surrogate_ablation.md``). Needs the
+            offline generator (campaigns refuse it with another).
         surrogate_ls: The rbf kernel's length scale over parameter levels scaled to [0, 1].
         surrogate_kappa: The lower confidence bound's weight on the model's uncertainty (``mu - kappa * sd``).
-        surrogate_turns: Which rounds go to the surrogate: ``"alternate"`` (default), ``"always"``, ``"on_loss"``, or
-            ``"neighbours"`` (none: it picks the evidence rounds' candidates beyond the direction's own move).
+        surrogate_turns: Which rounds go to the surrogate: ``"neighbours"`` (default; none: it picks the evidence
+            rounds' candidates beyond the direction's own move), ``"alternate"``, ``"always"`` or ``"on_loss"``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -100,7 +101,7 @@ class Rules(BaseModel):
     surrogate: Literal["rbf", "additive"] | None = None
     surrogate_ls: float = Field(0.5, gt=0)
     surrogate_kappa: float = Field(1.0, ge=0)
-    surrogate_turns: Literal["alternate", "always", "on_loss", "neighbours"] = "alternate"
+    surrogate_turns: Literal["alternate", "always", "on_loss", "neighbours"] = "neighbours"
 
     @model_validator(mode="after")
     def _unique_directions(self) -> Rules:

@@ -5,17 +5,24 @@ asks, on the turns :func:`surrogate_turn` names, for one ``model_guided`` candid
 the evidence-chosen direction: the generator proposes the unmeasured point of that solution's seed space with the
 lowest GP lower confidence bound fitted to every measurement of the campaign so far
 (:mod:`kernelopt.generators.surrogate`). The direction walk's moves are single steps from one parent; the surrogate
-reads every point measured so far at once - the two together reach a space's best region in fewer candidates than
-either alone on the measured H200 tables (``benchmarks/results/controller_efficiency_*_surrogate*``).
+reads every point measured so far at once.
+
+**Off by default, for a measured reason**: replayed over the 38 H200 table x budget configurations, 20 seeds each
+(``benchmarks/surrogate_ablation.py`` -> ``benchmarks/results/surrogate_ablation.md``, 2026-12-07), no variant beats
+the evidence walk alone - each is worse than it on more configurations than it is better (``always``: better on 11,
+worse on 22; ``neighbours``: 8 / 7, median 0.885 vs 0.881). It helps where a smooth model fits the space (the
+60-point persistent GDN decode space 0.55 -> 0.32-0.46 at budget 48, the 48-point CUDA decode space with the additive
+kernel 0.61 -> 0.46 at 16) and hurts where the gate's three workloads mislead it or the space is lumpy (the lean decode
+space 1.00 -> 2.01 at 12, rmsnorm 0.245 -> 0.420 at 48). ``neighbours`` is the default turn, the least harmful.
 
 Turns (``rules.surrogate_turns``):
 
-* ``"alternate"`` (default): the surrogate when the last generation from a tunable parent was not its own - evidence
+* ``"alternate"``: the surrogate when the last generation from a tunable parent was not its own - evidence
   direction and surrogate by turns;
 * ``"always"``: every step-10 generation (the bands, sweeps, repeats, promotions and dispatches stay the
   controller's);
 * ``"on_loss"``: the surrogate after an evidence-chosen round none of whose candidates beat its parent on the gate;
-* ``"neighbours"``: no round of its own - every evidence round keeps its parent and direction, and the candidates
+* ``"neighbours"`` (default): no round of its own - every evidence round keeps its parent and direction, and the candidates
   beyond the direction's own move (a move already measured or invalid, a widening round) are the nearest unmeasured
   points the surrogate rates best instead of random neighbours.
 """
