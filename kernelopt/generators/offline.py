@@ -14,6 +14,8 @@
   controller's ``surrogate`` rule): the unmeasured points of the parent's seed space with the lowest GP lower
   confidence bound fitted to the campaign's measurements of that seed's points (:mod:`kernelopt.generators.surrogate`;
   kernel, length scale and kappa from the decision's ``surrogate`` evidence row, else rbf / 0.5 / 1).
+* A decision whose ``surrogate`` row says ``neighbours``: after the direction's moves, the unseen points nearest the
+  move (fewest level steps) ranked by that GP take the random walk's place.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ class OfflineGenerator:
         self.root = Path(root) if root is not None else None
         self.hardware = hardware
         self._seeds: dict[str, list[Seed]] = {}
-        self._points: dict[int, tuple[list[dict[str, Any]], dict[str, int]]] = {}
+        self._points: dict[int, tuple[Seed, list[dict[str, Any]], dict[str, int]]] = {}
 
     def seeds(self, operator: str) -> list[Seed]:
         """The operator's seeds that run on ``hardware`` (loaded once).
@@ -163,11 +165,12 @@ class OfflineGenerator:
 
     def space_index(self, seed: Seed) -> tuple[list[dict[str, Any]], dict[str, int]]:
         """The seed's valid points and each one's solution hash -> its index (computed once per seed)."""
-        key = id(seed)
+        key = id(seed)  # the entry holds the seed itself, so its id is not reused while the entry lives
         if key not in self._points:
             points = seed.valid_points()
-            self._points[key] = (points, {seed.instantiate(p).hash(): i for i, p in enumerate(points)})
-        return self._points[key]
+            self._points[key] = (seed, points, {seed.instantiate(p).hash(): i for i, p in enumerate(points)})
+        _, points, index = self._points[key]
+        return points, index
 
     def _model_guided(self, ctx: GenerationContext, seed: Seed, seen: set[str]) -> list[Solution]:
         """The ``model_guided`` round (module docstring): GP-LCB over the seed's points measured so far."""
