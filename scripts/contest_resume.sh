@@ -17,7 +17,7 @@ for NAME in "$@"; do
     dsa_attention) D=dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64; S=$D=operators/$D/solutions/dispatch/heads_s64_s16_2.json;;
     dsa_indexer) D=dsa_topk_indexer_fp8_h64_d128_topk2048_ps64; S=$D=operators/$D/solutions/dispatch/hist_hb10_b2_45.json;;
     gdn_decode) D=gdn_decode_qk4_v8_d128_k_last; S=$D=operators/$D/solutions/dispatch/picked_dr.json;;
-    gdn_prefill) D=gdn_prefill_qk4_v8_d128_k_last; S=$D=operators/$D/solutions/dispatch/recurrent_wy3hh_1376_s2bv32.json;;
+    gdn_prefill) D=gdn_prefill_qk4_v8_d128_k_last; S=$D=operators/$D/solutions/dispatch/recurrent_ahead_461_1376_s2bv32.json;;
     *) echo "contest_resume.sh: unknown operator '$NAME' (moe dsa_attention dsa_indexer gdn_decode gdn_prefill)"; exit 2;;
   esac
   echo "=== $(date +%T) contest $NAME"
