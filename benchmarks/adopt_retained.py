@@ -18,8 +18,10 @@ of the definition has a trace and the last trace of each is ``PASSED``, and the 
    replaced by the new one: every ``benchmarks/results/*.json`` whose ``command`` runs ``contest.py
    --from-traces TRACES`` with ``--solution <definition>=...`` (``contest_<op>_h200_resumed``,
    ``contest_all_h200``), every ``benchmarks/results/headroom_*.md`` whose ``Command:`` line reads this
-   definition's retained traces, and ``benchmarks/retained_report.py --operator <definition> --replace``
-   (``operators/<definition>/retained/``; hand-written history outside its markers is kept).
+   definition's retained traces, ``benchmarks/paper_comparison.py`` as recorded in ``paper_comparison*.json`` when it
+   reads ``TRACES`` (every definition's retained traces against the paper's Table 3; added 2026-12-07, when the
+   prefill adoption left it at the old kernel's figure), and ``benchmarks/retained_report.py --operator <definition>
+   --replace`` (``operators/<definition>/retained/``; hand-written history outside its markers is kept).
 
 ``--with-baseline fla`` (repeatable) also replaces that baseline's traces by its sweep in ``--from`` (the same
 Solution as the one in place, all PASSED), the old ones moved to ``superseded/fla_<tag>.*`` with a paragraph, so
@@ -144,6 +146,18 @@ def rebuild_commands(definition: str, traces_root: Path, new: str) -> list[str]:
         m = re.search(r"^Command: `(.+)`$", f.read_text(), re.MULTILINE)
         if m and "headroom.py" in m.group(1) and ours in m.group(1):
             out.append(m.group(1))
+    for f in sorted(RESULTS.glob("paper_comparison*.json")):  # the paper's table: every definition's retained traces
+        try:
+            data = json.loads(f.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            continue
+        command = data.get("command") if isinstance(data, dict) else None
+        rows = data.get("rows") if isinstance(data, dict) else None
+        read = (f"--traces {root}" in command if isinstance(command, str) and "--traces" in command
+                else Path(traces_root).resolve() == TRACES.resolve())  # no --traces: the script's default, ours
+        if (isinstance(command, str) and "paper_comparison.py" in command and read and isinstance(rows, list)
+                and any(isinstance(r, dict) and r.get("definition") == definition for r in rows)):
+            out.append(command)
     out.append(f"python benchmarks/retained_report.py --operator {definition} --traces {root} --replace")
     return out
 

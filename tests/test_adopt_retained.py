@@ -126,6 +126,8 @@ def test_rebuild_commands_are_the_recorded_ones_with_the_new_path():
     assert any("--name all_h200" in c for c in contest) and any("--name gdn_prefill_h200_resumed" in c
                                                                 for c in contest)
     assert any("headroom.py" in c and "--target 21078" in c for c in cmds)
+    assert "python benchmarks/paper_comparison.py" in cmds  # the paper's table reads every retained kernel's traces
+    assert "python benchmarks/paper_comparison.py" not in rebuild_commands(PRE, REPO / "elsewhere", NEW)
     assert cmds[-1].endswith(f"--operator {PRE} --traces benchmarks/results/traces_contest_h200 --replace")
     assert with_solution("python x.py --operators a --solution b=1 a=2", "a", "3") == \
         "python x.py --operators a --solution b=1 a=3"

@@ -28,7 +28,7 @@ def test_the_committed_traces_give_the_retained_summaries_speedups() -> None:
     rows = {r["definition"]: r for r in (m.compare(d, TRACES) for d in m.PAPER)}
     # the retained summaries' "speedup vs reference" (ratio of means over the workloads both passed)
     assert rows[DECODE]["ours_speedup"] == pytest.approx(5658.55, rel=1e-5)
-    assert rows["gdn_prefill_qk4_v8_d128_k_last"]["ours_speedup"] == pytest.approx(7483.24, rel=1e-5)
+    assert rows["gdn_prefill_qk4_v8_d128_k_last"]["ours_speedup"] == pytest.approx(9369.58, rel=1e-5)
     for r in rows.values():
         # x ref = reference mean / kernel mean on each side, so ours / paper's splits exactly into the two ratios
         assert r["ours_speedup"] / r["paper_speedup"] == pytest.approx(r["reference_ratio"] / r["kernel_ratio"])
