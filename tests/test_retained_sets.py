@@ -33,8 +33,11 @@ def test_specialists_of_nested_dispatches_count_as_retained() -> None:
     assert superseded_seed(seeds / "gdn_prefill_chunked_wy3b")
     assert superseded_seed(seeds / "gdn_prefill_chunked_wy3")
     dispatch = OPERATORS / definition / "solutions" / "dispatch"
-    assert not superseded_dispatch(definition, dispatch / "recurrent_wy3hh_1376_s2bv32.json")
-    assert not superseded_dispatch(definition, dispatch / "wy3hh_seqs16_c32.json")  # a nested specialist
+    assert not superseded_dispatch(definition, dispatch / "recurrent_ahead_461_1376_s2bv32.json")
+    assert not superseded_dispatch(definition, dispatch / "wy3hh_s2_seqs16_bv32.json")  # a nested specialist
+    assert not superseded_seed(seeds / "gdn_prefill_onelaunch_pf")
+    assert superseded_dispatch(definition, dispatch / "recurrent_wy3hh_1376_s2bv32.json")  # retained until call QN
+    assert superseded_dispatch(definition, dispatch / "wy3hh_seqs16_c32.json")  # its specialist from 402 tokens
     assert superseded_dispatch(definition, dispatch / "recurrent_wy3b_1376_s2bv32.json")  # retained until call GB
     assert superseded_dispatch(definition, dispatch / "recurrent_wy3_401.json")
 
