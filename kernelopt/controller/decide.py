@@ -322,7 +322,7 @@ def _decide(state: CampaignState, budget: Budget, rules: Rules, b: _Basics) -> D
 
     # a dispatch is a composite of specialists: tuning continues from the best non-composite solution
     tunable = [g for g in groups if g.direction != DISPATCH]
-    parent = best_full(tunable) or best_gate(tunable)
+    parent = lead = best_full(tunable) or best_gate(tunable)
     round_size = min(budget.candidates_per_round, budget.max_candidates - gated)
     if parent is None:
         return _repair(tunable, state, rules, round_size, generations, base) or stop(
@@ -342,9 +342,7 @@ def _decide(state: CampaignState, budget: Budget, rules: Rules, b: _Basics) -> D
         dir_evs = [dir_ev]
     why = surrogate_turn(rules, state.decisions, groups) if state.analysis else None
     if why is not None:  # this round is the surrogate's (rules.surrogate): one point from the best solution's seed space
-        best_tunable = best_full(tunable) or best_gate(tunable)
-        assert best_tunable is not None
-        parent, direction, band, count = best_tunable, MODEL_GUIDED, None, 1
+        parent, direction, band, count = lead, MODEL_GUIDED, None, 1
         dir_evs = [surrogate_evidence(rules, why, len(groups))]
     elif state.analysis and rules.surrogate is not None and rules.surrogate_turns == "neighbours":
         dir_evs = [*dir_evs, surrogate_evidence(rules, "the round's candidates beyond the direction's own move, "

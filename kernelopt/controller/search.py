@@ -82,6 +82,18 @@ def relative_latency(g: SolutionRuns, best: SolutionRuns | None) -> float | None
     return g.gate_mean / ref  # type: ignore[operator]
 
 
+def beat_parent(g: SolutionRuns, parent: SolutionRuns) -> bool | None:
+    """Whether generated solution ``g`` won against its parent: its gate latency below the parent's latency on the same
+    workloads (a failed gate loses); ``None`` when they cannot be compared (no gate, or the parent not measured there)."""
+    if g.gate is None:
+        return None
+    mine = g.latency_on(set(g.gate.per_workload_ms)) if g.gate_passed else None
+    theirs = parent.latency_on(set(g.gate.per_workload_ms))
+    if g.gate_passed and (mine is None or theirs is None):
+        return None
+    return g.gate_passed and mine < theirs  # type: ignore[operator]
+
+
 def direction_record(groups: list[SolutionRuns]) -> dict[str, tuple[int, int]]:
     """(wins, losses) per direction over the campaign so far: a generated solution wins when its gate
     latency beats its parent's latency on the same workloads (failed gates lose); solutions whose parent
@@ -90,13 +102,9 @@ def direction_record(groups: list[SolutionRuns]) -> dict[str, tuple[int, int]]:
     rec: dict[str, list[int]] = {}
     for g in groups:
         parent = by_run.get(g.parent_run_id) if g.parent_run_id else None
-        if parent is None or not g.direction or g.gate is None:
+        won = beat_parent(g, parent) if parent is not None and g.direction else None
+        if won is None:
             continue
-        mine = g.latency_on(set(g.gate.per_workload_ms)) if g.gate_passed else None
-        theirs = parent.latency_on(set(g.gate.per_workload_ms))
-        if g.gate_passed and (mine is None or theirs is None):
-            continue
-        won = g.gate_passed and mine < theirs  # type: ignore[operator]
         rec.setdefault(g.direction, [0, 0])[0 if won else 1] += 1
     return {d: (w, lost) for d, (w, lost) in rec.items()}
 

@@ -30,6 +30,7 @@ Turns (``rules.surrogate_turns``):
 from __future__ import annotations
 
 from kernelopt.controller.budget import Rules
+from kernelopt.controller.search import beat_parent
 from kernelopt.controller.selection import SolutionRuns
 from kernelopt.data.records import MODEL_GUIDED, Decision, Evidence
 
@@ -56,11 +57,7 @@ def surrogate_turn(rules: Rules, decisions: list[Decision], groups: list[Solutio
     mine = [g for g in groups if g.parent_run_id == last.parent_run_id and g.direction == last.direction]
     if parent is None or not mine:
         return None
-    wins = [g for g in mine if g.gate_passed and g.gate is not None
-            and (ref := parent.latency_on(set(g.gate.per_workload_ms))) is not None
-            and g.latency_on(set(g.gate.per_workload_ms)) is not None
-            and g.latency_on(set(g.gate.per_workload_ms)) < ref]  # type: ignore[operator]
-    if wins:
+    if any(beat_parent(g, parent) for g in mine):  # the walk's own win rule (direction_record's)
         return None
     return f"the last round ({last.direction!r} from {parent.name}) lost to its parent (surrogate_turns=on_loss)"
 
