@@ -127,37 +127,39 @@ def with_solution(command: str, definition: str, new: str) -> str | None:
     return shlex.join(words) if hit else None
 
 
+def _reads_traces(command: str, traces_root: Path) -> bool:
+    """Whether a recorded ``paper_comparison.py`` command reads ``traces_root`` (no ``--traces``: its default, ours)."""
+    if "--traces" in command:
+        return f"--traces {rel_path(traces_root)}" in command
+    return Path(traces_root).resolve() == TRACES.resolve()
+
+
 def rebuild_commands(definition: str, traces_root: Path, new: str) -> list[str]:
     """The recorded commands of the tables built from ``traces_root`` that involve ``definition``'s retained
     kernel, with its path replaced by ``new``."""
     root = rel_path(traces_root)
-    out = []
+    out, papers = [], []
     for f in sorted(RESULTS.glob("*.json")):
         try:
-            command = json.loads(f.read_text()).get("command")
+            data = json.loads(f.read_text())
+            command = data.get("command")
         except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
             continue
-        if isinstance(command, str) and "contest.py" in command and f"--from-traces {root}" in command:
+        if not isinstance(command, str):
+            continue
+        if "contest.py" in command and f"--from-traces {root}" in command:
             changed = with_solution(command, definition, new)
             if changed:
                 out.append(changed)
+        elif "paper_comparison.py" in command and _reads_traces(command, traces_root) and any(
+                isinstance(r, dict) and r.get("definition") == definition for r in data.get("rows") or []):
+            papers.append(command)  # the paper's table: every definition's retained traces
     ours = f"--ours {root}/{definition}/{LABEL}.jsonl"
     for f in sorted(RESULTS.glob("headroom_*.md")):
         m = re.search(r"^Command: `(.+)`$", f.read_text(), re.MULTILINE)
         if m and "headroom.py" in m.group(1) and ours in m.group(1):
             out.append(m.group(1))
-    for f in sorted(RESULTS.glob("paper_comparison*.json")):  # the paper's table: every definition's retained traces
-        try:
-            data = json.loads(f.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            continue
-        command = data.get("command") if isinstance(data, dict) else None
-        rows = data.get("rows") if isinstance(data, dict) else None
-        read = (f"--traces {root}" in command if isinstance(command, str) and "--traces" in command
-                else Path(traces_root).resolve() == TRACES.resolve())  # no --traces: the script's default, ours
-        if (isinstance(command, str) and "paper_comparison.py" in command and read and isinstance(rows, list)
-                and any(isinstance(r, dict) and r.get("definition") == definition for r in rows)):
-            out.append(command)
+    out += papers
     out.append(f"python benchmarks/retained_report.py --operator {definition} --traces {root} --replace")
     return out
 
