@@ -345,6 +345,15 @@ def random_search(operator: str, budget: int, seed: int, fix: dict[str, Any] | N
     return [s.instantiate(p) for p in valid[:budget]]
 
 
+def random_arm(operator: str, ev: Any, budget: int, seed: int, fix: dict[str, Any] | None = None,
+               within: float = 0.0) -> tuple[list[Solution], float, int]:
+    """Random search's run for one seed: its points in order, its final best full mean (the target every arm is
+    counted against) and the 1-based index at which it reached it itself."""
+    rnd = random_search(operator, budget, seed, fix)
+    target = min(ev.true_mean(s) for s in rnd)
+    return rnd, target, needed(rnd, ev, target, within)  # type: ignore[return-value]
+
+
 def start_point(operator: str, seed: int, fix: dict[str, Any] | None = None) -> dict[str, Any]:
     """A random valid point of the seed space other than its defaults (the controllers' baseline)."""
     s = space_seed(operator, fix)
@@ -565,11 +574,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     # table mode knows every point: also count the candidates each arm needs to reach the space's best
     space_best = (min(ev.true_mean(s) for s in space_points(args.operator, fix)) if args.mode == "table" else None)
     for seed in range(args.seeds):
-        rnd = random_search(args.operator, args.budget, seed, fix)
-        means = [ev.true_mean(s) for s in rnd]
-        target = min(means)
+        rnd, target, random_needed = random_arm(args.operator, ev, args.budget, seed, fix, within)
         start = start_point(args.operator, seed, fix) if args.start == "random" else None
-        row = {"seed": seed, "random_final_best_ms": target, "random_needed": needed(rnd, ev, target, within),
+        row = {"seed": seed, "random_final_best_ms": target, "random_needed": random_needed,
                "start": start}
         if space_best is not None:
             row["random_to_space_best"] = needed(rnd, ev, space_best, within)

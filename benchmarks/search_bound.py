@@ -50,7 +50,7 @@ from _common import (
     results_path,
     stamp,
 )
-from controller_efficiency import TableEval, censored_ratio, needed, random_search, space_seed, start_point
+from controller_efficiency import TableEval, censored_ratio, random_arm, space_seed, start_point
 
 from kernelopt.generators.surrogate import lcb_order, positions  # the controller's surrogate, same GP
 
@@ -165,9 +165,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ratios: dict[str, list[float]] = {f"{n}{f' ls={ls:g}' if ls else ''} kappa={kp:g}": [] for n, ls, kp in arms}
     rows = []
     for s in range(args.seeds):
-        rnd = random_search(op, args.budget, s, ev.fix)
-        target = min(ev.true_mean(p) for p in rnd)
-        rn = needed(rnd, ev, target)
+        _, target, rn = random_arm(op, ev, args.budget, s, ev.fix)
         start = points.index(start_point(op, s, ev.fix))
         row: dict[str, Any] = {"seed": s, "random_needed": rn, "target_ms": target,
                                "floor_needed": floor_needed(lat, start, target)}

@@ -31,7 +31,7 @@ from controller_efficiency import (
     censored_ratio,
     needed,
     parse_fix,
-    random_search,
+    random_arm,
     run_controller,
     start_point,
 )
@@ -71,9 +71,7 @@ def figure(job: tuple[str, int, int, dict[str, Any]]) -> float:
     op = ev.op.name
     ratios = []
     for seed in range(seeds):
-        rnd = random_search(op, budget, seed, ev.fix)
-        target = min(ev.true_mean(s) for s in rnd)
-        random_needed = needed(rnd, ev, target)
+        _, target, random_needed = random_arm(op, ev, budget, seed, ev.fix)
         order, _ = run_controller(op, ev, budget, seed, True, None, start_point(op, seed, ev.fix), ev.fix,
                                   {**RULES, **rules})
         ratios.append(censored_ratio(needed(order, ev, target), random_needed, budget))  # type: ignore[arg-type]
