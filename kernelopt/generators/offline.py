@@ -178,15 +178,7 @@ class OfflineGenerator:
         if ctx.parent is not None and self.space_index(seed)[1].get(ctx.parent.hash()) not in measured:
             return []  # the parent's own measurement is not in the history: nothing to fit on
         order = propose_points(seed.spec.space, points, measured, ctx.count + len(seen), **_surrogate_options(ctx))
-        out = []
-        for i in order:
-            sol = seed.instantiate(points[i])
-            if sol.hash() not in seen:
-                seen.add(sol.hash())
-                out.append(sol)
-            if len(out) >= ctx.count:
-                break
-        return out
+        return _take_unseen(seed, [points[i] for i in order], seen, ctx.count)
 
     def _fit(self, ctx: GenerationContext, seed: Seed) -> tuple[list[dict[str, Any]], dict[int, float]]:
         """The seed's valid points and the campaign's measured targets on them (point index -> log latency)."""
@@ -212,12 +204,21 @@ class OfflineGenerator:
         if len(free) > count:  # the radius holding `count` points, then the model's order inside it
             radius = steps(points[free[count - 1]])
             free = sorted((i for i in free if steps(points[i]) <= radius), key=rank.__getitem__)
-        out = []
-        for i in free[:count]:
-            sol = seed.instantiate(points[i])
+        return _take_unseen(seed, [points[i] for i in free], seen, count)
+
+
+def _take_unseen(seed: Seed, ordered: list[dict[str, Any]], seen: set[str], count: int) -> list[Solution]:
+    """The first ``count`` of ``ordered`` (points of ``seed``) whose solutions are not in ``seen``, instantiated and
+    added to it."""
+    out: list[Solution] = []
+    for p in ordered:
+        if len(out) >= count:
+            break
+        sol = seed.instantiate(p)
+        if sol.hash() not in seen:
             seen.add(sol.hash())
             out.append(sol)
-        return out
+    return out
 
 
 def _surrogate_row(ctx: GenerationContext) -> dict[str, Any]:
