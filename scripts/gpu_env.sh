@@ -307,6 +307,12 @@ moe_side_by_side() {
   contest_sweep "$MOE" "operators/$MOE/retained/solution.json" "moe_side_by_side_$1" "$P/contest_moe_$1" \
     reference torch_compile
 }
+# decode_side_by_side NAME: the retained GDN decode dispatch with the PyTorch reference and fla over all 54 workloads,
+# interleaved per workload in one run (table contest_decode_side_by_side_NAME, traces $P/contest_decode_NAME; resumed)
+decode_side_by_side() {
+  contest_sweep "$DEC" "operators/$DEC/retained/solution.json" "decode_side_by_side_$1" "$P/contest_decode_$1" \
+    reference fla
+}
 # pending_gpu_checks (calls PA, QA): the GPU checks not run since stop 58-60: the MoE seed moe_grouped_fp8_q8gl's GPU
 # twins after its Gluon limits became refusals, the device ceilings through harness.timing.median_call_ms (never
 # run on a GPU), and the suite files not run since stop 58's guard (profiling, device random inputs, inputs)

@@ -601,6 +601,21 @@ def test_call_qn_puts_the_prefill_sweep_first_on_an_h200_and_does_nothing_elsewh
         assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
 
 
+def test_call_qr_checks_every_seed_on_the_gpu_then_sweeps_the_decode_side_by_side_on_an_h200(tmp_path: Path) -> None:
+    """``gpu_session_qr.sh``: on every card the seeds' GPU suite, bounded by SUITE_BY (400 s by default, the call's
+    END_BY when that is earlier); on an H200 then the retained GDN decode dispatch with the reference and fla over
+    every workload under the fixed name qr, whatever the call's own."""
+    stubs = ('step() { echo "step $1 ${*: -1}"; }\nleft() { echo $(( END_BY - 100 )); }\n'
+             'contest_sweep() { echo "sweep call=$CALL $*"; }\nDEC=dec; P=prof; END_BY=540\n')
+    prelude = "".join(_gpu_env_function(n, _ENV) for n in ("gpu0_log:", "gpu_suite FILE", "decode_side_by_side NAME"))
+    sweep = ("sweep call=qr dec operators/dec/retained/solution.json decode_side_by_side_qr prof/contest_decode_qr "
+             "reference fla")
+    for card, want in (("NVIDIA H200", ["step 300 tests/test_seeds.py", sweep]),
+                       ("NVIDIA H100 80GB HBM3", ["step 300 tests/test_seeds.py"])):
+        res = _call_queue(tmp_path, "gpu_session_qr.sh", card, "qx", stubs, prelude=prelude)
+        assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
+
+
 def test_call_qm_times_wy3k_on_the_long_calls_after_the_moe_on_an_h200(tmp_path: Path) -> None:
     """``gpu_session_qm.sh``: on an H200 the MoE side by side first (QF's name); on every card wy3k's three points
     against the ahead dispatch above 1,376 tokens under call QM's name (resumable by any later call)."""
