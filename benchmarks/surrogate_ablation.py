@@ -47,6 +47,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "rbf alternate": {"surrogate": "rbf", "surrogate_turns": "alternate"},
     "rbf on_loss": {"surrogate": "rbf", "surrogate_turns": "on_loss"},
     "rbf neighbours": {"surrogate": "rbf", "surrogate_turns": "neighbours"},
+    "rbf race": {"surrogate": "rbf", "surrogate_turns": "race"},
     "rbf always ls0.8 k2": {"surrogate": "rbf", "surrogate_turns": "always", "surrogate_ls": 0.8,
                             "surrogate_kappa": 2.0},
     "rbf always ls0.8 k0.5": {"surrogate": "rbf", "surrogate_turns": "always", "surrogate_ls": 0.8,

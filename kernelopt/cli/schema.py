@@ -143,7 +143,8 @@ class ControllerConf:
     # let the offline generator's GP surrogate of the seed space pick candidates: rbf or additive; null (default)
     # never - replayed over every H200 table it lost to the evidence walk alone more often than it won
     # (benchmarks/results/surrogate_ablation.md). Turns: neighbours (default: the evidence rounds' extra
-    # candidates), alternate, always, on_loss (rounds of its own, direction model_guided). Offline generator only.
+    # candidates), alternate, always, on_loss, race (rounds of its own, direction model_guided; race: while its rounds
+    # find new bests at least as often as the walk's). Offline generator only.
     # kernelopt/controller/surrogate_turn.py
     surrogate: str | None = None
     surrogate_ls: float = 0.5

@@ -80,7 +80,8 @@ class Rules(BaseModel):
         surrogate_ls: The rbf kernel's length scale over parameter levels scaled to [0, 1].
         surrogate_kappa: The lower confidence bound's weight on the model's uncertainty (``mu - kappa * sd``).
         surrogate_turns: Which rounds go to the surrogate: ``"neighbours"`` (default; none: it picks the evidence
-            rounds' candidates beyond the direction's own move), ``"alternate"``, ``"always"`` or ``"on_loss"``.
+            rounds' candidates beyond the direction's own move), ``"alternate"``, ``"always"``, ``"on_loss"`` or ``"race"`` (the
+            surrogate while its rounds find new bests at least as often as the walk's).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -101,7 +102,7 @@ class Rules(BaseModel):
     surrogate: Literal["rbf", "additive"] | None = None
     surrogate_ls: float = Field(0.5, gt=0)
     surrogate_kappa: float = Field(1.0, ge=0)
-    surrogate_turns: Literal["alternate", "always", "on_loss", "neighbours"] = "neighbours"
+    surrogate_turns: Literal["alternate", "always", "on_loss", "neighbours", "race"] = "neighbours"
 
     @model_validator(mode="after")
     def _unique_directions(self) -> Rules:

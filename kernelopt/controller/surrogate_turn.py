@@ -8,12 +8,13 @@ lowest GP lower confidence bound fitted to every measurement of the campaign so 
 reads every point measured so far at once.
 
 **Off by default, for a measured reason**: replayed over the 38 H200 table x budget configurations, 20 seeds each
-(``benchmarks/surrogate_ablation.py`` -> ``benchmarks/results/surrogate_ablation.md``, 2026-12-07), no variant beats
-the evidence walk alone - each is worse than it on more configurations than it is better (``always``: better on 11,
-worse on 22; ``neighbours``: 8 / 7, median 0.885 vs 0.881). It helps where a smooth model fits the space (the
-60-point persistent GDN decode space 0.55 -> 0.32-0.46 at budget 48, the 48-point CUDA decode space with the additive
-kernel 0.61 -> 0.46 at 16) and hurts where the gate's three workloads mislead it or the space is lumpy (the lean decode
-space 1.00 -> 2.01 at 12, rmsnorm 0.245 -> 0.420 at 48). ``neighbours`` is the default turn, the least harmful.
+(``benchmarks/surrogate_ablation.py`` -> ``benchmarks/results/surrogate_ablation.md``, rerun 2026-12-07 stop 68 with
+``race``), no variant beats the evidence walk alone - each is worse than it on more configurations than it is better
+(``always``: better on 10, worse on 23; ``race``: 15 / 17, median 0.849 vs 0.881; ``neighbours``: 8 / 7, median 0.885).
+It helps where a smooth model fits the space (the 60-point persistent GDN decode space 0.55 -> 0.32-0.52 at budget 48,
+the 48-point CUDA decode space with the additive kernel 0.61 -> 0.46 at 16) and hurts where the gate's three workloads
+mislead it or the space is lumpy (the lean decode space 1.00 -> 1.74-1.83 at 12, gemm184 0.28 -> 0.47 at 48).
+``neighbours`` is the default turn, the least harmful.
 
 Turns (``rules.surrogate_turns``):
 
@@ -22,6 +23,9 @@ Turns (``rules.surrogate_turns``):
 * ``"always"``: every step-10 generation (the bands, sweeps, repeats, promotions and dispatches stay the
   controller's);
 * ``"on_loss"``: the surrogate after an evidence-chosen round none of whose candidates beat its parent on the gate;
+* ``"race"``: whichever of the two found a new best more often so far (:func:`round_wins`: a round wins when one of
+  its candidates beats the campaign's best of the time on the gate; Laplace-smoothed shares, the surrogate on a tie)
+  - an evidence-driven choice between the model and the walk, measured to help on 15 configurations and hurt on 17;
 * ``"neighbours"`` (default): no round of its own - every evidence round keeps its parent and direction, and the candidates
   beyond the direction's own move (a move already measured or invalid, a widening round) are the nearest unmeasured
   points the surrogate rates best instead of random neighbours.
@@ -48,10 +52,12 @@ def surrogate_turn(rules: Rules, decisions: list[Decision], groups: list[Solutio
     last = walk[-1]
     if rules.surrogate_turns == "always":
         return "every round after the first (surrogate_turns=always)"
-    if last.direction == MODEL_GUIDED:
+    if last.direction == MODEL_GUIDED and rules.surrogate_turns != "race":
         return None
     if rules.surrogate_turns == "alternate":
         return f"the last round ({last.direction!r}) was the evidence walk's (surrogate_turns=alternate)"
+    if rules.surrogate_turns == "race":
+        return _race(walk, groups)
     by_run = {g.run_id: g for g in groups}
     parent = by_run.get(last.parent_run_id) if last.parent_run_id else None
     mine = [g for g in groups if g.parent_run_id == last.parent_run_id and g.direction == last.direction]
@@ -60,6 +66,44 @@ def surrogate_turn(rules: Rules, decisions: list[Decision], groups: list[Solutio
     if any(beat_parent(g, parent) for g in mine):  # the walk's own win rule (direction_record's)
         return None
     return f"the last round ({last.direction!r} from {parent.name}) lost to its parent (surrogate_turns=on_loss)"
+
+
+def round_wins(rounds: list[Decision], groups: list[SolutionRuns]) -> list[bool | None]:
+    """Per generation round (in order): whether one of its candidates beat the campaign's best solution of the time on
+    the gate (:func:`~kernelopt.controller.search.beat_parent` against the round's ``frontier`` best, else its parent:
+    the surrogate's rounds start from the best); ``None`` when it gated nothing comparable. A round's candidates are
+    the gated solutions naming its parent and direction, taken in gating order, at most its count."""
+    by_run = {g.run_id: g for g in groups}
+    queues: dict[tuple[str | None, str | None], list[SolutionRuns]] = {}
+    for g in sorted((g for g in groups if g.gate is not None), key=lambda g: g.gate.start_time):  # type: ignore[union-attr]
+        queues.setdefault((g.parent_run_id, g.direction), []).append(g)
+    out: list[bool | None] = []
+    for d in rounds:
+        queue = queues.get((d.parent_run_id, d.direction), [])
+        mine, queue[:] = queue[: max(1, d.count)], queue[max(1, d.count):]
+        best = next((e.detail.get("best_run_id") for e in d.evidence if e.kind == "frontier"), None) or d.parent_run_id
+        ref = by_run.get(best) if best else None
+        judged = [beat_parent(g, ref) for g in mine] if ref is not None else []
+        known = [w for w in judged if w is not None]
+        out.append(any(known) if known else None)
+    return out
+
+
+def _race(walk: list[Decision], groups: list[SolutionRuns]) -> str | None:
+    """``"race"`` turns: the surrogate when its rounds' share of new bests (Laplace-smoothed) is at least the evidence
+    walk's, else the walk."""
+    wins = round_wins(walk, groups)
+    tally = {True: [0, 0], False: [0, 0]}  # surrogate?, -> [new bests, rounds judged]
+    for d, w in zip(walk, wins, strict=True):
+        if w is not None:
+            t = tally[d.direction == MODEL_GUIDED]
+            t[0] += w
+            t[1] += 1
+    odds = {k: (w + 1) / (n + 2) for k, (w, n) in tally.items()}
+    if odds[True] < odds[False]:
+        return None
+    return (f"its rounds found a new best {tally[True][0]} of {tally[True][1]} times against the walk's "
+            f"{tally[False][0]} of {tally[False][1]} (surrogate_turns=race)")
 
 
 def surrogate_evidence(rules: Rules, why: str, measured: int) -> Evidence:

@@ -9,7 +9,7 @@ from test_search import BUDGET, DIRS, RULES, _ev, _state, gen_from
 
 from kernelopt.controller import Rules, decide
 from kernelopt.controller.selection import group_by_solution
-from kernelopt.controller.surrogate_turn import surrogate_turn
+from kernelopt.controller.surrogate_turn import round_wins, surrogate_turn
 from kernelopt.data.records import MODEL_GUIDED
 
 #: the walk's first round (from g1 along 'wide') and its candidate: it lost to g1 on the gate
@@ -56,6 +56,40 @@ def test_on_loss_only_after_an_evidence_round_that_lost_to_its_parent():
     groups = group_by_solution(lost.candidates)
     why = surrogate_turn(_rules(surrogate_turns="on_loss"), lost.decisions, groups)
     assert why is not None and "'wide' from sol_a" in why and "lost" in why
+
+
+def _mg(run_id: str, sol: str, mean: float):
+    """A candidate of a surrogate round from g1 (the best)."""
+    return rec(run_id, sol, "gate", mean, parent="g1", direction=MODEL_GUIDED, params=DIRS)
+
+
+def test_race_hands_the_round_to_whichever_found_new_bests_more_often():
+    race = _rules(surrogate_turns="race")
+    # the walk's round won: 2/3 against the surrogate's untried 1/2 - the walk goes on
+    assert decide(_state(*WON, decisions=[gen_from("g1", "wide")]), BUDGET, race).direction != MODEL_GUIDED
+    # it lost: 1/3 against 1/2 - the surrogate's turn, with its tally in the evidence
+    d = decide(_state(*LOST, decisions=[gen_from("g1", "wide")]), BUDGET, race)
+    assert d.direction == MODEL_GUIDED and d.parent_run_id == "g1"
+    why = _ev(d, "surrogate").detail["why"]
+    assert "0 of 0" in why and "0 of 1" in why and "race" in why
+    # the surrogate's round found a new best (2/3): it keeps the turn
+    walk_lost_sur_won = [gen_from("g1", "wide"), gen_from("g1", MODEL_GUIDED)]
+    s = _state(*LOST, _mg("g3", "c", 0.4), decisions=walk_lost_sur_won)  # (decide would sweep g3 first)
+    why = surrogate_turn(race, s.decisions, group_by_solution(s.candidates))
+    assert why is not None and "1 of 1" in why
+    # two surrogate rounds that lost (1/4) against the walk's lost one (1/3): back to the walk
+    s = _state(*LOST, _mg("g3", "c", 1.4), _mg("g4", "d", 1.3),
+               decisions=[gen_from("g1", "wide"), gen_from("g1", MODEL_GUIDED), gen_from("g1", MODEL_GUIDED)])
+    assert decide(s, BUDGET, race).direction not in (MODEL_GUIDED, None)
+
+
+def test_round_wins_takes_each_rounds_candidates_in_gating_order():
+    """Rounds with the same parent and direction (the surrogate's, from the best) share one queue of candidates, each
+    taking as many as it asked for; a round that gated nothing is not judged."""
+    s = _state(*LOST, _mg("g3", "c", 1.4), _mg("g4", "d", 0.3))
+    rounds = [gen_from("g1", "wide"), gen_from("g1", MODEL_GUIDED), gen_from("g1", MODEL_GUIDED),
+              gen_from("g1", MODEL_GUIDED)]
+    assert round_wins(rounds, group_by_solution(s.candidates)) == [False, False, True, None]
 
 
 def test_bad_rule_values_are_refused():
