@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 from operator_helpers import gdn_prefill_equal_to_seed, run_kernel_script, run_on_gpu
+from retained_sets import marked, superseded_seed
 
 REPO = Path(__file__).resolve().parents[1]
 PREFILL = "gdn_prefill_qk4_v8_d128_k_last"
@@ -56,7 +57,8 @@ def cases(rewrite: str) -> list[Case]:
     ]
 
 
-@pytest.mark.parametrize("rewrite", sorted(REWRITES))
+@pytest.mark.parametrize("rewrite", [marked(r, superseded=superseded_seed(SEEDS / REWRITES[r][0]), test_id=r)
+                                     for r in sorted(REWRITES)])
 def test_equals_wy3h_and_matches_reference_in_interpreter(rewrite: str) -> None:
     res = run_kernel_script(Path(__file__), ["cpu", rewrite], "cpu", 900)
     assert [r["label"] for r in res] == [c[0] for c in cases(rewrite)] + ["bad_chunk"]
