@@ -52,12 +52,12 @@ def surrogate_turn(rules: Rules, decisions: list[Decision], groups: list[Solutio
     last = walk[-1]
     if rules.surrogate_turns == "always":
         return "every round after the first (surrogate_turns=always)"
-    if last.direction == MODEL_GUIDED and rules.surrogate_turns != "race":
+    if rules.surrogate_turns == "race":
+        return _race(walk, groups)
+    if last.direction == MODEL_GUIDED:
         return None
     if rules.surrogate_turns == "alternate":
         return f"the last round ({last.direction!r}) was the evidence walk's (surrogate_turns=alternate)"
-    if rules.surrogate_turns == "race":
-        return _race(walk, groups)
     by_run = {g.run_id: g for g in groups}
     parent = by_run.get(last.parent_run_id) if last.parent_run_id else None
     mine = [g for g in groups if g.parent_run_id == last.parent_run_id and g.direction == last.direction]
@@ -80,7 +80,9 @@ def round_wins(rounds: list[Decision], groups: list[SolutionRuns]) -> list[bool 
     out: list[bool | None] = []
     for d in rounds:
         queue = queues.get((d.parent_run_id, d.direction), [])
-        mine, queue[:] = queue[: max(1, d.count)], queue[max(1, d.count):]
+        take = max(1, d.count)  # a count of 0 (not recorded): one candidate
+        mine = queue[:take]
+        del queue[:take]
         best = next((e.detail.get("best_run_id") for e in d.evidence if e.kind == "frontier"), None) or d.parent_run_id
         ref = by_run.get(best) if best else None
         judged = [beat_parent(g, ref) for g in mine] if ref is not None else []
