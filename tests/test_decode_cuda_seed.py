@@ -1,6 +1,8 @@
-"""The CUDA decode seed (``gdn_decode_cuda``) on the CPU: its source compiles for sm_90 at every point of its space
-(nvcc, where the machine has it: registers and spills read from ptxas), and its host checks refuse bad input before
-anything is launched. Its numerics are checked on a GPU (``points.json``'s GPU points, ``tests/test_seeds.py``)."""
+"""The CUDA decode seeds (``gdn_decode_cuda``, ``gdn_decode_cuda_hints``) on the CPU: their sources compile for sm_90
+(nvcc, where the machine has it: registers and spills read from ptxas; ``gdn_decode_cuda`` at every point of its space,
+the hints seed at every rows x lanes x cache-policy point), the hints seed's cache policies reach the PTX, and the host
+checks refuse bad input before anything is launched. Their numerics are checked on a GPU (``points.json``'s GPU
+points, ``tests/test_seeds.py``)."""
 
 from __future__ import annotations
 
@@ -21,20 +23,20 @@ SIGNATURE = ("(const bf16_t*, const bf16_t*, const bf16_t*, const float*, const 
              "const float*, const bf16_t*, bf16_t*, float*, float, int)")
 
 
+HINTS = SEED.with_name("gdn_decode_cuda_hints")
+
+
 def _instances() -> list[tuple[int, int, int, int, int]]:
     seed = load_seed(SEED)
     return sorted({(p["R"], p["LPR"], p["OUT_FROM_OLD"], p["PER_ROW"], has_state)
                    for p in seed.valid_points() for has_state in (0, 1)})
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (CUDA toolkit) to compile the source")
-def test_source_compiles_for_sm90_at_every_point(tmp_path: Path) -> None:
-    instances = _instances()
-    assert len(instances) == 96  # 12 (R, LPR) pairs with R * LPR >= 32, x OUT_FROM_OLD x PER_ROW x with/without a state
+def _compile(tmp_path: Path, source: Path, kernel: str, instances: list[tuple[int, ...]]) -> str:
+    """ptxas's log of one cubin holding ``kernel<instance>`` for every instance (asserts: all compiled, no spills)."""
     unit = tmp_path / "inst.cu"
-    unit.write_text(f'#include "{SEED / "kernel.cu"}"\n' + "".join(
-        f"template __global__ void gdn_decode_cuda<{r},{lpr},{ofo},{per_row},{hs}>{SIGNATURE};\n"
-        for r, lpr, ofo, per_row, hs in instances))
+    unit.write_text(f'#include "{source}"\n' + "".join(
+        f"template __global__ void {kernel}<{','.join(map(str, inst))}>{SIGNATURE};\n" for inst in instances))
     res = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-cubin", "-Xptxas", "-v", "-o",
                           str(tmp_path / "k.cubin"), str(unit)], check=False, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-4000:]
@@ -45,6 +47,51 @@ def test_source_compiles_for_sm90_at_every_point(tmp_path: Path) -> None:
     assert len(registers) == len(instances) and max(registers) <= 255
     spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", log)]
     assert not any(spills), f"register spills: {log[-4000:]}"
+    return log
+
+
+NEEDS_NVCC = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (CUDA toolkit) to compile the source")
+
+
+@NEEDS_NVCC
+def test_source_compiles_for_sm90_at_every_point(tmp_path: Path) -> None:
+    instances = _instances()
+    assert len(instances) == 96  # 12 (R, LPR) pairs with R * LPR >= 32, x OUT_FROM_OLD x PER_ROW x with/without a state
+    _compile(tmp_path, SEED / "kernel.cu", "gdn_decode_cuda", instances)
+
+
+@NEEDS_NVCC
+def test_hints_seed_compiles_at_every_rows_lanes_and_cache_policy_point(tmp_path: Path) -> None:
+    """Every (R, LPR) pair x LOAD_CS x STORE_CS, with OUT_FROM_OLD / PER_ROW at (1, 0) and (0, 1) (the policies touch
+    only the state's loads and stores, which those two knobs do not change; all 384 instances took 34 s here)."""
+    seed = load_seed(HINTS)
+    points = seed.valid_points()
+    assert len(points) == 4 * 192  # gdn_decode_cuda's space times the two policies
+    pairs = sorted({(p["R"], p["LPR"]) for p in points})
+    instances = [(r, lpr, ofo, per_row, lcs, scs, 1) for r, lpr in pairs for ofo, per_row in ((1, 0), (0, 1))
+                 for lcs in (0, 1) for scs in (0, 1)]
+    _compile(tmp_path, HINTS / "kernel.cu", "gdn_decode_cuda_hints", instances)
+
+
+@NEEDS_NVCC
+def test_hints_seed_cache_policies_reach_the_ptx(tmp_path: Path) -> None:
+    """LOAD_CS / STORE_CS = 1 turn the state's 16-byte loads and stores into ld.global.cs / st.global.cs; at 0 the
+    kernel keeps gdn_decode_cuda's plain (read-only path) loads and plain stores."""
+    def ptx(lcs: int, scs: int) -> str:
+        unit = tmp_path / f"one_{lcs}{scs}.cu"
+        unit.write_text(f'#include "{HINTS / "kernel.cu"}"\n'
+                        f"template __global__ void gdn_decode_cuda_hints<4,8,1,0,{lcs},{scs},1>{SIGNATURE};\n")
+        out = tmp_path / f"one_{lcs}{scs}.ptx"
+        subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-ptx", "-o", str(out), str(unit)], check=True,
+                       capture_output=True, timeout=300)
+        return out.read_text()
+
+    plain, streaming = ptx(0, 0), ptx(1, 1)
+    assert "ld.global.cs.v4.f32" not in plain and "st.global.cs.v4.f32" not in plain
+    assert "ld.global.nc.v4.f32" in plain and "st.global.v4.f32" in plain
+    assert streaming.count("ld.global.cs.v4.f32") == 4 and streaming.count("st.global.cs.v4.f32") == 4  # R=4, LPR=8
+    loads_only = ptx(1, 0)
+    assert "ld.global.cs.v4.f32" in loads_only and "st.global.cs.v4.f32" not in loads_only
 
 
 def _inputs(batch: int = 2) -> dict:
@@ -56,8 +103,9 @@ def _inputs(batch: int = 2) -> dict:
             "output": torch.zeros(batch, 1, 8, 128, dtype=bf), "new_state": torch.zeros(batch, 8, 128, 128)}
 
 
-def test_host_checks_refuse_bad_input_before_a_launch() -> None:
-    seed = load_seed(SEED)
+@pytest.mark.parametrize("folder", [SEED, HINTS], ids=lambda f: f.name)
+def test_host_checks_refuse_bad_input_before_a_launch(folder: Path) -> None:
+    seed = load_seed(folder)
     run = import_entry(seed.instantiate(None))
     args = _inputs()
     with pytest.raises(ValueError, match="q must be on a CUDA device"):
@@ -80,8 +128,9 @@ def _with_params(seed, **params):
                                               for s in sol.sources]})
 
 
-def test_space_matches_the_source_constraints() -> None:
-    seed = load_seed(SEED)
+@pytest.mark.parametrize("folder", [SEED, HINTS], ids=lambda f: f.name)
+def test_space_matches_the_source_constraints(folder: Path) -> None:
+    seed = load_seed(folder)
     pairs = {(p["R"], p["LPR"]) for p in seed.valid_points()}
     assert pairs == {(r, lpr) for r, lpr in itertools.product((1, 2, 4, 8, 16), (8, 16, 32)) if r * lpr >= 32}
     assert seed.spec.target_hardware == ["H200"]

@@ -1,0 +1,1 @@
+../gdn_decode_order/args.py
