@@ -1,11 +1,12 @@
 """The CUDA decode seeds (``gdn_decode_cuda``, ``gdn_decode_cuda_hints``) on the CPU: their sources compile for sm_90
 (nvcc, where the machine has it: registers and spills read from ptxas; ``gdn_decode_cuda`` at every point of its space,
-the hints seed at every rows x lanes x cache-policy point), the hints seed's cache policies reach the PTX, and the host
-checks refuse bad input before anything is launched. Their numerics are checked on a GPU (``points.json``'s GPU
-points, ``tests/test_seeds.py``)."""
+the hints seed at every rows x lanes x cache-policy point), the hints seed's cache policies reach the PTX and without
+them it compiles to gdn_decode_cuda's instructions, and the host checks refuse bad input before anything is launched.
+Their numerics are checked on a GPU (``points.json``'s GPU points, ``tests/test_seeds.py``)."""
 
 from __future__ import annotations
 
+import collections
 import itertools
 import re
 import shutil
@@ -92,6 +93,36 @@ def test_hints_seed_cache_policies_reach_the_ptx(tmp_path: Path) -> None:
     assert streaming.count("ld.global.cs.v4.f32") == 4 and streaming.count("st.global.cs.v4.f32") == 4  # R=4, LPR=8
     loads_only = ptx(1, 0)
     assert "ld.global.cs.v4.f32" in loads_only and "st.global.cs.v4.f32" not in loads_only
+
+
+def _ptx_ops(tmp_path: Path, source: Path, kernel: str, args: tuple[int, ...]) -> list[str]:
+    """The PTX opcodes of one instance's entry, in order (registers and labels dropped: they are numbered apart)."""
+    unit = tmp_path / f"{kernel}_{'_'.join(map(str, args))}.cu"
+    unit.write_text(f'#include "{source}"\ntemplate __global__ void {kernel}<{",".join(map(str, args))}>{SIGNATURE};\n')
+    out = unit.with_suffix(".ptx")
+    subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-ptx", "-o", str(out), str(unit)], check=True,
+                   capture_output=True, timeout=300)
+    body = out.read_text().split(".entry", 1)[1]
+    return [w[0] for w in (line.split() for line in body.splitlines())
+            if w and not w[0].startswith(("//", "{", "}", "(", ")", "$", "%", "."))][1:]  # [0]: the entry's name
+
+
+@NEEDS_NVCC
+@pytest.mark.parametrize("point", [(4, 8, 1, 0), (8, 16, 0, 1), (1, 32, 0, 1), (16, 16, 0, 0)], ids=str)
+def test_hints_seed_without_policies_compiles_to_gdn_decode_cuda_instructions(tmp_path: Path, point) -> None:
+    """At LOAD_CS = STORE_CS = 0 the hints seed compiles to gdn_decode_cuda's PTX instructions: the same instructions
+    (nvcc orders some address arithmetic differently: the pointer is formed in another expression) and the same
+    loads, stores and shuffles in the same order, so its plain quarter can be read against gdn_decode_cuda's measured
+    tables; with a policy on, the loads and stores differ."""
+    def memory(ops: list[str]) -> list[str]:
+        return [o for o in ops if o.startswith(("ld.", "st.", "shfl."))]
+
+    plain = _ptx_ops(tmp_path, SEED / "kernel.cu", "gdn_decode_cuda", (*point, 1))
+    hints = _ptx_ops(tmp_path, HINTS / "kernel.cu", "gdn_decode_cuda_hints", (*point, 0, 0, 1))
+    assert len(plain) > 100 and collections.Counter(hints) == collections.Counter(plain)
+    assert memory(hints) == memory(plain)
+    streaming = _ptx_ops(tmp_path, HINTS / "kernel.cu", "gdn_decode_cuda_hints", (*point, 1, 1, 1))
+    assert memory(streaming) != memory(plain) and len(memory(streaming)) == len(memory(plain))
 
 
 def _inputs(batch: int = 2) -> dict:
