@@ -4,7 +4,7 @@
 # load and store cache policies LOAD_CS x STORE_CS: 768 points), each point on 7 workloads. First the seed's own GPU
 # checks (its points.json against the fp32 reference); then its OUT_FROM_OLD=1, PER_ROW=0 quarter (192 points: call
 # DT's 48-point R x LPR x WARPS sub-space of gdn_decode_cuda times the two policies; the whole space, ~20 min at ~1.5 s
-# a point, does not fit one session's device time, and on 2026-12-07 six starts failed before one came) measured point
+# a point, does not fit one session's device time; on 2026-12-07 eleven starts failed before the 20th try ran) measured point
 # by point into benchmarks/results/controller_space_gdn_decode_cuda_hints_sub_<card>.json (h200 on an H200, else h100:
 # a table never mixes cards), resumed by a later call on the same kind of card. Replayed on the CPU:
 #   python benchmarks/controller_efficiency.py --mode table --table benchmarks/results/controller_space_gdn_decode_cuda_hints_sub_h100.json --budget B
