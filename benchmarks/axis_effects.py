@@ -24,8 +24,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import RESULTS, load_space_table, usage_error
+from _common import RESULTS, command_line, load_space_table, results_path, usage_error
 from controller_efficiency import choose_seed, space_points, space_seed, table_seed
+from search_bound import table_name
 
 SCRIPT = "axis_effects.py"
 
@@ -80,14 +81,13 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.4f}"
 
 
-def render(table: Path, data: dict[str, Any], axes: list[str], got: dict[str, Any]) -> str:
+def render(table: Path, data: dict[str, Any], axes: list[str], got: dict[str, Any], command: str) -> str:
     lines = [f"# What {', '.join(axes)} change on `{table.name}`", "",
              (f"Seed `{data.get('seed')}`, {data.get('device')}, measured {data.get('stamp', {}).get('date')} "
              f"(`--mode measure`, {len(data['workloads'])} workloads, fix {data.get('fix') or {}}); "
              f"{got['measured']} of its {got['table_points']} points measured on every workload. Base: "
              f"{got['base']}. Ratio: variant / base full-mean latency of two points equal in every other parameter "
-             f"(< 1: the variant is faster). Command: `python benchmarks/axis_effects.py --table {table} --axes "
-             f"{' '.join(axes)}`."), "",
+             f"(< 1: the variant is faster). Command: `{command}`."), "",
              "| variant | pairs | median ratio | min | max | variant faster in |", "|---|---:|---:|---:|---:|---:|"]
     for v in got["variants"]:
         lines.append(f"| {', '.join(f'{k}={val}' for k, val in v['values'].items())} | {v['pairs']} | "
@@ -101,14 +101,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--axes", nargs="+", required=True, metavar="PARAM", help="the seed parameters to compare")
     ap.add_argument("--out", type=Path, default=RESULTS, help="results folder (default benchmarks/results)")
     args = ap.parse_args(argv)
+    path = results_path(f"axis_effects_{table_name(args.table)}", args.out, SCRIPT)  # checked before any work
     data = load_space_table(args.table, SCRIPT)
     got = effects(data, list(args.axes))
-    stem = f"axis_effects_{args.table.stem.removeprefix('controller_space_')}"
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{stem}.json").write_text(json.dumps({"table": str(args.table), "axes": args.axes, **got},
-                                                      indent=1) + "\n")
-    md = render(args.table, data, list(args.axes), got)
-    (args.out / f"{stem}.md").write_text(md)
+    path.write_text(json.dumps({"table": str(args.table), "axes": args.axes, **got}, indent=1) + "\n")
+    md = render(args.table, data, list(args.axes), got, command_line(SCRIPT, argv))
+    path.with_suffix(".md").write_text(md)
     print(md, end="")
     return 0
 

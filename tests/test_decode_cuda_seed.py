@@ -79,13 +79,7 @@ def test_hints_seed_cache_policies_reach_the_ptx(tmp_path: Path) -> None:
     """LOAD_CS / STORE_CS = 1 turn the state's 16-byte loads and stores into ld.global.cs / st.global.cs; at 0 the
     kernel keeps gdn_decode_cuda's plain (read-only path) loads and plain stores."""
     def ptx(lcs: int, scs: int) -> str:
-        unit = tmp_path / f"one_{lcs}{scs}.cu"
-        unit.write_text(f'#include "{HINTS / "kernel.cu"}"\n'
-                        f"template __global__ void gdn_decode_cuda_hints<4,8,1,0,{lcs},{scs},1>{SIGNATURE};\n")
-        out = tmp_path / f"one_{lcs}{scs}.ptx"
-        subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-ptx", "-o", str(out), str(unit)], check=True,
-                       capture_output=True, timeout=300)
-        return out.read_text()
+        return _ptx(tmp_path, HINTS / "kernel.cu", "gdn_decode_cuda_hints", (4, 8, 1, 0, lcs, scs, 1))
 
     plain, streaming = ptx(0, 0), ptx(1, 1)
     assert "ld.global.cs.v4.f32" not in plain and "st.global.cs.v4.f32" not in plain
@@ -95,14 +89,19 @@ def test_hints_seed_cache_policies_reach_the_ptx(tmp_path: Path) -> None:
     assert "ld.global.cs.v4.f32" in loads_only and "st.global.cs.v4.f32" not in loads_only
 
 
-def _ptx_ops(tmp_path: Path, source: Path, kernel: str, args: tuple[int, ...]) -> list[str]:
-    """The PTX opcodes of one instance's entry, in order (registers and labels dropped: they are numbered apart)."""
+def _ptx(tmp_path: Path, source: Path, kernel: str, args: tuple[int, ...]) -> str:
+    """The PTX of one instance, ``kernel<args>`` of ``source``, compiled for sm_90."""
     unit = tmp_path / f"{kernel}_{'_'.join(map(str, args))}.cu"
     unit.write_text(f'#include "{source}"\ntemplate __global__ void {kernel}<{",".join(map(str, args))}>{SIGNATURE};\n')
     out = unit.with_suffix(".ptx")
     subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-ptx", "-o", str(out), str(unit)], check=True,
                    capture_output=True, timeout=300)
-    body = out.read_text().split(".entry", 1)[1]
+    return out.read_text()
+
+
+def _ptx_ops(tmp_path: Path, source: Path, kernel: str, args: tuple[int, ...]) -> list[str]:
+    """The PTX opcodes of one instance's entry, in order (registers and labels dropped: they are numbered apart)."""
+    body = _ptx(tmp_path, source, kernel, args).split(".entry", 1)[1]
     return [w[0] for w in (line.split() for line in body.splitlines())
             if w and not w[0].startswith(("//", "{", "}", "(", ")", "$", "%", "."))][1:]  # [0]: the entry's name
 
