@@ -12,6 +12,9 @@ them (the gated candidates' measured table rows, all workloads):
 * ``two_bands``: one edge along ``--axis`` (workloads sorted by it), the best point on each side (what the
   controller's ``dispatch`` direction composes most often).
 
+The same two composites of random search's own points (``random_per_workload``, ``random_two_bands``, added
+2026-12-07) ask the converse: would composing alone, along random's path, get there sooner than the controller?
+
 ``needed`` is then ``k + 1`` (the composite is one more candidate) at the first ``k`` whose composite reaches
 random's final best; the ratio to random's count is issue 5's (`controller_efficiency.censored_ratio`: not reached
 counts as budget + 1), per seed, median over seeds. The composite needs the
@@ -36,8 +39,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import controller_efficiency as ce
-from _common import RESULTS, stamp
+from _common import RESULTS, command_line, results_path, stamp
 from search_bound import reaches, table_name
+
+ARMS = ("controller", "per_workload", "two_bands", "random_per_workload", "random_two_bands")
 
 
 def composites(rows: list[dict[str, float]], order: list[str]) -> dict[str, float]:
@@ -51,6 +56,22 @@ def composites(rows: list[dict[str, float]], order: list[str]) -> dict[str, floa
         high = min(sum(r[w] for w in order[edge:]) for r in rows)
         best_two = min(best_two, (low + high) / n)
     return {"per_workload": per, "two_bands": best_two}
+
+
+def composite_needed(sols: list[Any], ev: Any, order: list[str], target: float) -> dict[str, int | None]:
+    """``per_workload_needed`` / ``two_bands_needed``: the 1-based count at which a composite of the single points
+    among ``sols`` (in order; a dispatch is skipped) first reaches ``target`` - the reaching point itself when it
+    does alone, else one more candidate (the composite); ``None`` when never."""
+    got: dict[str, int | None] = {"per_workload_needed": None, "two_bands_needed": None}
+    singles: list[dict[str, float]] = []
+    for k, sol in enumerate(sols, 1):
+        if sol.hash() not in ev.table:  # a dispatch the controller composed: not a single point
+            continue
+        singles.append(ev.evaluate(sol, order, 0))
+        for kind, ms in composites(singles, order).items():
+            if got[f"{kind}_needed"] is None and reaches(ms, target):
+                got[f"{kind}_needed"] = k if reaches(ev.true_mean(sol), target) else k + 1
+    return got
 
 
 def replay(table: Path, budget: int, seeds: int, axis: str | None) -> dict[str, Any]:
@@ -71,17 +92,8 @@ def replay(table: Path, budget: int, seeds: int, axis: str | None) -> dict[str, 
         random_needed = ce.needed(randoms, ev, target)
         row: dict[str, Any] = {"seed": seed, "random_final_best_ms": target, "random_needed": random_needed,
                                "controller_needed": ce.needed(chosen, ev, target)}
-        singles: list[dict[str, float]] = []
-        for kind in ("per_workload", "two_bands"):
-            row[f"{kind}_needed"] = None
-        for k, sol in enumerate(chosen, 1):
-            if sol.hash() not in ev.table:  # a dispatch the controller composed: not a single point
-                continue
-            singles.append(ev.evaluate(sol, order, 0))
-            for kind, ms in composites(singles, order).items():
-                if row[f"{kind}_needed"] is None and reaches(ms, target):
-                    # a single point that reaches the target needs no composite; otherwise one more candidate
-                    row[f"{kind}_needed"] = k if reaches(ev.true_mean(sol), target) else k + 1
+        row.update(composite_needed(chosen, ev, order, target))
+        row.update({f"random_{k}": v for k, v in composite_needed(randoms, ev, order, target).items()})
         rows.append(row)
 
     def ratio(key: str) -> float:
@@ -89,7 +101,7 @@ def replay(table: Path, budget: int, seeds: int, axis: str | None) -> dict[str, 
 
     return {"table": str(table), "operator": op, "budget": budget, "seeds": seeds, "axis": axis, "stamp": stamp(),
             "rows": rows, "median_ratio": {k: ratio(f"{k}_needed")
-                                           for k in ("controller", "per_workload", "two_bands")}}
+                                           for k in ARMS}}
 
 
 def markdown(data: dict[str, Any], command: str) -> str:
@@ -99,14 +111,19 @@ def markdown(data: dict[str, Any], command: str) -> str:
              ("Candidates until random search's final best is reached, over random's own count (median over seeds; "
              "not reached: budget + 1): the evidence controller as it runs, and a band dispatch of its gated single "
              "points re-composed after every candidate (`per_workload`: each workload to its best point, a bound; "
-             f"`two_bands`: one edge along `{data['axis']}`). Target 1/3."), "",
+             f"`two_bands`: one edge along `{data['axis']}`); `random_*`: the same composites of random search's own "
+             "points (does composing alone, without the controller's path, get there sooner?). Target 1/3."), "",
              (f"- controller: **{m['controller']:.2f}**; per_workload composite: **{m['per_workload']:.2f}**; "
-             f"two_bands composite: **{m['two_bands']:.2f}**"), "",
-             "| seed | random final best ms | random | controller | per_workload | two_bands |",
-             "|---|---|---|---|---|---|"]
+             f"two_bands composite: **{m['two_bands']:.2f}**"),
+             (f"- random search's points composed: per_workload **{m['random_per_workload']:.2f}**, two_bands "
+              f"**{m['random_two_bands']:.2f}**"), "",
+             ("| seed | random final best ms | random | controller | per_workload | two_bands | random per_workload "
+              "| random two_bands |"),
+             "|---|---|---|---|---|---|---|---|"]
     for r in data["rows"]:
         lines.append(f"| {r['seed']} | {r['random_final_best_ms']:.6f} | {r['random_needed']} | "
-                     f"{r['controller_needed']} | {r['per_workload_needed']} | {r['two_bands_needed']} |")
+                     f"{r['controller_needed']} | {r['per_workload_needed']} | {r['two_bands_needed']} | "
+                     f"{r['random_per_workload_needed']} | {r['random_two_bands_needed']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -123,12 +140,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         p.error("--budget and --seeds must be >= 1")
     if not args.table.is_file():
         p.error(f"--table {args.table}: no such file")
+    base = results_path(f"composite_bound_{table_name(args.table)}_b{args.budget}", args.out,
+                        "composite_bound.py").with_suffix("")  # a bad --out: one line, exit 2, before any work
     data = replay(args.table, args.budget, args.seeds, args.axis)
-    args.out.mkdir(parents=True, exist_ok=True)
-    base = args.out / f"composite_bound_{table_name(args.table)}_b{args.budget}"
     base.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")
-    command = "python benchmarks/composite_bound.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    base.with_suffix(".md").write_text(markdown(data, command))
+    base.with_suffix(".md").write_text(markdown(data, command_line("composite_bound.py", argv)))
     print(base.with_suffix(".md").read_text())
     return data
 

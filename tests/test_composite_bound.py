@@ -1,6 +1,6 @@
 """benchmarks/composite_bound.py on a committed H200 table (CPU replay): a composite of the controller's gated single
 points is never later than the controller itself, the unconstrained per-workload composite never later than the
-two-band one, and every figure is a count within the budget; bad arguments are refused."""
+two-band one, composites of random search's own points never later than random itself, and every figure is a count within the budget; bad arguments are refused."""
 
 from __future__ import annotations
 
@@ -26,7 +26,11 @@ def test_composites_are_bounded_by_the_controller_and_each_other(tmp_path: Path)
             assert per is not None and per <= ctl, r
         if two is not None:
             assert per is not None and per <= two, r
-    assert set(data["median_ratio"]) == {"controller", "per_workload", "two_bands"}
+        # random's own path: its reaching point is one such composite, so composing never comes later than it
+        rper, rtwo = r["random_per_workload_needed"], r["random_two_bands_needed"]
+        assert rper is not None and rtwo is not None and rper <= rtwo <= r["random_needed"], r
+    assert set(data["median_ratio"]) == {"controller", "per_workload", "two_bands", "random_per_workload",
+                                         "random_two_bands"}
     written = json.loads((tmp_path / "composite_bound_gdn_decode_cuda_h200_b12.json").read_text())
     assert written["rows"] == data["rows"]
     md = (tmp_path / "composite_bound_gdn_decode_cuda_h200_b12.md").read_text()
@@ -49,3 +53,5 @@ def test_bad_arguments_are_refused(tmp_path: Path) -> None:
         mod.main(["--table", str(tmp_path / "none.json")])
     with pytest.raises(SystemExit):
         mod.main(["--table", str(TABLE), "--budget", "0"])
+    with pytest.raises(SystemExit):  # a results folder that is a file: refused before the replay
+        mod.main(["--table", str(TABLE), "--budget", "12", "--seeds", "1", "--out", str(TABLE)])
