@@ -2,11 +2,12 @@
 
 Issue 5's metric counts the distinct candidates a controller gates until one of them (a single point or a band
 dispatch the platform composes) has a full mean latency at or below random search's final best. On the GDN decode
-table (192 points, 2026-12-03 call DV) the evidence controller needs 0.85-1.0 of random's count; a trace of seed 1 at
-budget 48 shows why a dispatch matters there: its first dispatch (candidate 6) is 7.47 us, its second (candidate 33)
-7.24 us, below every single point of the space (best 7.36 us). This replay asks how early a dispatch *could* have
-done it: after each of the controller's first ``k`` gated candidates, the best composite of the single points among
-them (the gated candidates' measured table rows, all workloads):
+table (192 points, 2026-12-03 call DV) the evidence controller needed 0.85-1.0 of random's count (0.58 / 0.56 at 48
+/ 64 since 2026-12-04c); a trace of seed 1 at budget 48 (2026-12-04) shows why a dispatch matters there: its first
+dispatch (candidate 6) is 7.47 us, its second (candidate 33) 7.24 us, below every single point of the space (best
+7.36 us). This replay asks how early a dispatch *could* have done it: after each of the controller's first ``k``
+gated candidates, the best composite of the single points among them (the gated candidates' measured table rows, all
+workloads):
 
 * ``per_workload``: every workload routed to its own best point (no band constraint: a bound no dispatch beats);
 * ``two_bands``: one edge along ``--axis`` (workloads sorted by it), the best point on each side (what the
