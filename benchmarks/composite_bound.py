@@ -88,9 +88,7 @@ def replay(table: Path, budget: int, seeds: int, axis: str | None) -> dict[str, 
     for seed in range(seeds):
         start = ce.start_point(op, seed, ev.fix or None)
         chosen, _ = ce.run_controller(op, ev, budget, seed, True, None, start, ev.fix or None)
-        randoms = ce.random_search(op, budget, seed, ev.fix or None)
-        target = min(ev.true_mean(s) for s in randoms)
-        random_needed = ce.needed(randoms, ev, target)
+        randoms, target, random_needed = ce.random_arm(op, ev, budget, seed, ev.fix or None)
         row: dict[str, Any] = {"seed": seed, "random_final_best_ms": target, "random_needed": random_needed,
                                "controller_needed": ce.needed(chosen, ev, target)}
         row.update(composite_needed(chosen, ev, order, target))
