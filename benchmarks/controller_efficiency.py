@@ -246,11 +246,47 @@ def space_points(operator: str, fix: dict[str, Any] | None = None) -> list[Solut
     return [s.instantiate(p) for p in s.valid_points()]
 
 
+def copy_sub_table(data: dict[str, Any], base: Path, table: Path, hashes: set[str]) -> int:
+    """Take into the table ``data`` the points of ``base``, a table of a sub-space of the same seed measured
+    on the same workloads and card, that it lacks (``hashes``: the points of the table's space); a point is
+    measured once either way. Returns how many were taken; ``base`` is recorded beside its stamp."""
+    sub = load_space_table(base, "controller_efficiency.py")
+    same = ("operator", "seed", "workloads", "device")
+    if any(sub.get(k) != data.get(k) for k in same):
+        raise SystemExit(f"--from-table {base}: not the same {', '.join(same)} as {table}; it cannot be merged")
+    if any(data["fix"].get(k, v) != v for k, v in (sub.get("fix") or {}).items()) or not set(sub["latency_ms"]) <= hashes:
+        raise SystemExit(f"--from-table {base}: its space (--fix {sub.get('fix')}) is not inside {table}'s "
+                         f"(--fix {data['fix']})")
+    new = {h: row for h, row in sub["latency_ms"].items() if h not in data["latency_ms"]}
+    data["latency_ms"].update(new)
+    data["names"].update({h: sub["names"][h] for h in new})
+    data.setdefault("failed", {}).update({h: v for h, v in (sub.get("failed") or {}).items() if h in new})
+    if new:
+        data.setdefault("from_tables", []).append({"table": str(base), "points": len(new), "stamps": stamps_of(sub)})
+    return len(new)
+
+
+def stamps_of(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stamps of every ``--mode measure`` run that wrote the table (older tables: their one ``stamp``)."""
+    return list(data.get("stamps") or ([data["stamp"]] if data.get("stamp") else []))
+
+
+def measured_when(meta: dict[str, Any]) -> str:
+    """When a table's points were measured: one date, or the first and last of its runs (and the sub-space
+    tables it took points from) with their count."""
+    dates = sorted(st.get("date", "?") for st in stamps_of(meta) + [st for f in meta.get("from_tables", [])
+                                                                   for st in f.get("stamps", [])])
+    if len(dates) <= 1:
+        return dates[0] if dates else "?"
+    return f"{dates[0]} to {dates[-1]} ({len(dates)} measure runs on this card)"
+
+
 def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any] | None = None,
-                  retry_failed: bool = False) -> dict[str, Any]:
+                  retry_failed: bool = False, base: Path | None = None) -> dict[str, Any]:
     """Evaluate every valid seed point on ``workloads`` spread workloads (official settings, GPU when
     present); the table is rewritten after each point and points already in it are skipped (with
-    ``retry_failed``, points that failed a workload are evaluated again)."""
+    ``retry_failed``, points that failed a workload are evaluated again). ``base``: a sub-space table whose
+    points are taken over first (``copy_sub_table``); each run's stamp is kept in ``stamps``."""
     from _common import spread_order
 
     from kernelopt.controller.workloads import workload_size
@@ -264,15 +300,23 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
                  or table_seed(data) not in (None, space_seed(operator).spec.name)
                  or (data.get("fix") or {}) != (fix or {})):
         raise SystemExit(f"{table}: measured for another operator, seed, workload set or --fix; use another --table")
+    now = stamp()
     data.update(operator=operator, seed=space_seed(operator, fix).spec.name, workloads=[w.uuid for w in chosen],
-                fix=fix or {}, stamp=stamp())
+                fix=fix or {}, stamp=now, stamps=stamps_of(data) + [now])
     lat: dict[str, dict[str, float | None]] = data.setdefault("latency_ms", {})
     names: dict[str, str] = data.setdefault("names", {})
     settings = judged_settings(operator)
-    todo = [sol for sol in space_points(operator, fix) if sol.hash() not in lat
-            or (retry_failed and None in lat[sol.hash()].values())]
-    print(f"{operator}: {len(lat)} points measured, {len(todo)} to go, {len(chosen)} workloads", flush=True)
+    points = space_points(operator, fix)
     with make_executor("auto") as ex:
+        if base is not None:
+            from kernelopt.cli.build import gpu_available
+            from kernelopt.harness.environment import snapshot
+            data["device"] = data.get("device") or snapshot("cuda" if gpu_available() else "cpu")["hardware"]
+            print(f"{operator}: {copy_sub_table(data, base, table, {s.hash() for s in points})} points taken "
+                  f"from {base}", flush=True)
+        todo = [sol for sol in points if sol.hash() not in lat
+                or (retry_failed and None in lat[sol.hash()].values())]
+        print(f"{operator}: {len(lat)} points measured, {len(todo)} to go, {len(chosen)} workloads", flush=True)
         for i, sol in enumerate(todo, 1):
             (res,) = ex.evaluate_many([EvalRequest(definition=op.definition, solution=sol, workloads=chosen,
                                                    settings=settings)])
@@ -506,6 +550,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--mode", choices=["synthetic", "gpu", "measure", "table"], default="synthetic")
     ap.add_argument("--table", type=Path, default=None, help="latency table (--mode measure / table)")
     ap.add_argument("--workloads", type=int, default=7, help="--mode measure: workloads spread over sizes (0: all)")
+    ap.add_argument("--from-table", type=Path, default=None, metavar="FILE",
+                    help="--mode measure: first take the points of FILE, a table of a sub-space (--fix) of the same "
+                         "seed measured on the same workloads and card")
     ap.add_argument("--retry-failed", action="store_true",
                     help="--mode measure: evaluate again the points of the table that failed a workload")
     ap.add_argument("--operator", default=None,
@@ -553,7 +600,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             ap.error("--seed-kernel: --mode table searches the seed recorded in the table")
         choose_seed(args.operator, args.seed_kernel)
     if args.mode == "measure":
-        return measure_space(args.operator, args.table, args.workloads, parse_fix(args.fix), args.retry_failed)
+        return measure_space(args.operator, args.table, args.workloads, parse_fix(args.fix), args.retry_failed,
+                             args.from_table)
+    if args.from_table is not None:
+        ap.error("--from-table: only with --mode measure")
     stem = result_stem(args, changed, within)
     clash = overwrite_clash(stem.with_suffix(".json"), args)
     if clash and not args.force:
@@ -639,7 +689,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         lines += [f"Latencies: `{args.table}` — every valid point of the seed space{sub} ({len(meta['latency_ms'])}) "
                   f"evaluated once by the real harness (official timing, timer {meta.get('timer')}) on "
                   f"{len(meta['workloads'])} workloads spread over the size range, {meta.get('device')}, "
-                  f"{meta.get('stamp', {}).get('date', '?')} (`--mode measure`). Every arm reads the same "
+                  f"{measured_when(meta)} (`--mode measure`). Every arm reads the same "
                   "measurement of a point (no repeat noise).", ""]
     if args.mode == "synthetic":
         lines += ["**Synthetic**: latencies come from the analytic RMSNorm/H200 model in the script (not measured); "

@@ -229,6 +229,42 @@ def test_measure_records_why_a_point_failed(tmp_path: Path, monkeypatch: pytest.
     assert "2 points measured, 1 to go" in capsys.readouterr().out and again["failed"][bad]["statuses"]
 
 
+def test_measure_takes_a_sub_space_table_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """--from-table: a table of the whole space starts from the points of a sub-space table measured on the same
+    workloads and card (each point measured once), records where they came from and every run's stamp; a table of
+    another card or with points outside the space is refused (the real harness, CPU executor)."""
+    from kernelopt.cli.tasks import load_solution_arg
+
+    mod = _module()
+    fix = REPO / "tests" / "fixtures" / "solutions"
+    sols = [load_solution_arg(str(fix / name), None) for name in ("rmsnorm_triton_ok", "rmsnorm_triton_no_weight")]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    sub, full = tmp_path / "sub.json", tmp_path / "full.json"
+    monkeypatch.setattr(mod, "space_points", lambda operator, fix=None: sols[:1])
+    mod.measure_space("rmsnorm_h4096", sub, 1, None)
+    monkeypatch.setattr(mod, "space_points", lambda operator, fix=None: sols)
+    capsys.readouterr()
+    data = mod.measure_space("rmsnorm_h4096", full, 1, None, base=sub)
+    out = capsys.readouterr().out
+    assert "1 points taken from" in out and "1 points measured, 1 to go" in out
+    first = json.loads(sub.read_text())
+    assert data["latency_ms"][sols[0].hash()] == first["latency_ms"][sols[0].hash()]
+    assert data["from_tables"] == [{"table": str(sub), "points": 1, "stamps": first["stamps"]}]
+    assert len(data["stamps"]) == 1 and "(2 measure runs on this card)" in mod.measured_when(data)
+    assert mod.measured_when(first) == first["stamp"]["date"]
+    capsys.readouterr()
+    mod.measure_space("rmsnorm_h4096", full, 1, None, base=sub)  # resumed: nothing new taken or measured
+    assert "0 points taken" in capsys.readouterr().out and len(json.loads(full.read_text())["from_tables"]) == 1
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**first, "device": "NVIDIA H200"}))
+    with pytest.raises(SystemExit, match="same operator, seed, workloads, device"):
+        mod.measure_space("rmsnorm_h4096", tmp_path / "f2.json", 1, None, base=other)
+    monkeypatch.setattr(mod, "space_points", lambda operator, fix=None: sols[1:])
+    with pytest.raises(SystemExit, match="is not inside"):
+        mod.measure_space("rmsnorm_h4096", tmp_path / "f3.json", 1, None, base=sub)
+
+
 def test_reach_within_counts_near_ties_and_the_censored_ratio_counts_misses(tmp_path: Path) -> None:
     mod = _module()
     table = tmp_path / "t.json"
