@@ -55,6 +55,21 @@ def stamp() -> dict[str, Any]:
     return info
 
 
+def stamps_of(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stamps of every ``--mode measure`` run that wrote the table (older tables: their one ``stamp``)."""
+    return list(data.get("stamps") or ([data["stamp"]] if data.get("stamp") else []))
+
+
+def measured_when(meta: dict[str, Any]) -> str:
+    """When a table's points were measured: one date, or the first and last of its runs (and the sub-space
+    tables it took points from) with their count."""
+    dates = sorted(st.get("date", "?") for st in stamps_of(meta) + [st for f in meta.get("from_tables", [])
+                                                                   for st in f.get("stamps", [])])
+    if len(dates) <= 1:
+        return dates[0] if dates else "?"
+    return f"{dates[0]} to {dates[-1]} ({len(dates)} measure runs on this card)"
+
+
 def _cell(value: Any) -> str:
     return str(value).replace("\n", " ").replace("|", "\\|")
 

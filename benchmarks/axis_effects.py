@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import RESULTS, command_line, load_space_table, results_path, usage_error
+from _common import RESULTS, command_line, load_space_table, measured_when, results_path, usage_error
 from controller_efficiency import choose_seed, space_points, space_seed, table_seed
 from search_bound import table_name
 
@@ -83,7 +83,7 @@ def _fmt(x: float | None) -> str:
 
 def render(table: Path, data: dict[str, Any], axes: list[str], got: dict[str, Any], command: str) -> str:
     lines = [f"# What {', '.join(axes)} change on `{table.name}`", "",
-             (f"Seed `{data.get('seed')}`, {data.get('device')}, measured {data.get('stamp', {}).get('date')} "
+             (f"Seed `{data.get('seed')}`, {data.get('device')}, measured {measured_when(data)} "
              f"(`--mode measure`, {len(data['workloads'])} workloads, fix {data.get('fix') or {}}); "
              f"{got['measured']} of its {got['table_points']} points measured on every workload. Base: "
              f"{got['base']}. Ratio: variant / base full-mean latency of two points equal in every other parameter "

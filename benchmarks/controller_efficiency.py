@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import RESULTS, load_space_table, positive_int, stamp
+from _common import RESULTS, load_space_table, measured_when, positive_int, stamp, stamps_of
 
 from kernelopt.analysis.campaign_analysis import analyse_operator
 from kernelopt.analysis.failures import SKILL_FILE as FAILURE_SKILL_FILE
@@ -264,21 +264,6 @@ def copy_sub_table(data: dict[str, Any], base: Path, table: Path, hashes: set[st
     if new:
         data.setdefault("from_tables", []).append({"table": str(base), "points": len(new), "stamps": stamps_of(sub)})
     return len(new)
-
-
-def stamps_of(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """The stamps of every ``--mode measure`` run that wrote the table (older tables: their one ``stamp``)."""
-    return list(data.get("stamps") or ([data["stamp"]] if data.get("stamp") else []))
-
-
-def measured_when(meta: dict[str, Any]) -> str:
-    """When a table's points were measured: one date, or the first and last of its runs (and the sub-space
-    tables it took points from) with their count."""
-    dates = sorted(st.get("date", "?") for st in stamps_of(meta) + [st for f in meta.get("from_tables", [])
-                                                                   for st in f.get("stamps", [])])
-    if len(dates) <= 1:
-        return dates[0] if dates else "?"
-    return f"{dates[0]} to {dates[-1]} ({len(dates)} measure runs on this card)"
 
 
 def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any] | None = None,
