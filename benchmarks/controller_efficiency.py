@@ -285,20 +285,32 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
                  or table_seed(data) not in (None, space_seed(operator).spec.name)
                  or (data.get("fix") or {}) != (fix or {})):
         raise SystemExit(f"{table}: measured for another operator, seed, workload set or --fix; use another --table")
-    now = stamp()
+    runs = stamps_of(data)
     data.update(operator=operator, seed=space_seed(operator, fix).spec.name, workloads=[w.uuid for w in chosen],
-                fix=fix or {}, stamp=now, stamps=stamps_of(data) + [now])
+                fix=fix or {})
     lat: dict[str, dict[str, float | None]] = data.setdefault("latency_ms", {})
     names: dict[str, str] = data.setdefault("names", {})
     settings = judged_settings(operator)
     points = space_points(operator, fix)
+
+    this_run: list[dict[str, Any]] = []
+
+    def save() -> None:  # the first write of this run stamps it (a run that changes nothing adds no stamp)
+        if not this_run:
+            this_run.append(stamp())
+            data.update(stamp=this_run[0], stamps=[*runs, this_run[0]])
+        table.parent.mkdir(parents=True, exist_ok=True)
+        table.write_text(json.dumps(data, indent=1) + "\n")
+
     with make_executor("auto") as ex:
         if base is not None:
             from kernelopt.cli.build import gpu_available
             from kernelopt.harness.environment import snapshot
             data["device"] = data.get("device") or snapshot("cuda" if gpu_available() else "cpu")["hardware"]
-            print(f"{operator}: {copy_sub_table(data, base, table, {s.hash() for s in points})} points taken "
-                  f"from {base}", flush=True)
+            taken = copy_sub_table(data, base, table, {s.hash() for s in points})
+            print(f"{operator}: {taken} points taken from {base}", flush=True)
+            if taken:
+                save()
         todo = [sol for sol in points if sol.hash() not in lat
                 or (retry_failed and None in lat[sol.hash()].values())]
         print(f"{operator}: {len(lat)} points measured, {len(todo)} to go, {len(chosen)} workloads", flush=True)
@@ -315,8 +327,7 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
                 data["failed"][sol.hash()] = {"statuses": dict(collections.Counter(str(r.status.value) for r in bad)),
                                               "log": (bad[0].log or "").strip()[-600:],
                                               "failure": res.failure_line()}
-            table.parent.mkdir(parents=True, exist_ok=True)
-            table.write_text(json.dumps(data, indent=1) + "\n")
+            save()
             ok = [v for v in lat[sol.hash()].values() if v is not None]
             why = data.get("failed", {}).get(sol.hash()) if len(ok) < len(chosen) else None
             print(f"[{i}/{len(todo)}] {sol.name}: {len(ok)}/{len(chosen)} passed"

@@ -254,8 +254,15 @@ def test_measure_takes_a_sub_space_table_over(tmp_path: Path, monkeypatch: pytes
     assert len(data["stamps"]) == 1 and "(2 measure runs on this card)" in mod.measured_when(data)
     assert mod.measured_when(first) == first["stamp"]["date"]
     capsys.readouterr()
-    mod.measure_space("rmsnorm_h4096", full, 1, None, base=sub)  # resumed: nothing new taken or measured
-    assert "0 points taken" in capsys.readouterr().out and len(json.loads(full.read_text())["from_tables"]) == 1
+    mod.measure_space("rmsnorm_h4096", full, 1, None, base=sub)  # resumed: nothing new taken, measured or stamped
+    again = json.loads(full.read_text())
+    assert "0 points taken" in capsys.readouterr().out and len(again["from_tables"]) == 1
+    assert again["stamps"] == data["stamps"]
+    old = {k: v for k, v in first.items() if k != "stamps"}  # a table written before stamps were kept
+    sub.write_text(json.dumps(old))
+    mod.measure_space("rmsnorm_h4096", sub, 1, None)  # measures the second point: its run stamped after the first
+    assert [st["date"] for st in json.loads(sub.read_text())["stamps"]][:1] == [first["stamp"]["date"]]
+    assert len(json.loads(sub.read_text())["stamps"]) == 2
     other = tmp_path / "other.json"
     other.write_text(json.dumps({**first, "device": "NVIDIA H200"}))
     with pytest.raises(SystemExit, match="same operator, seed, workloads, device"):
