@@ -10,7 +10,8 @@
 #   python benchmarks/controller_efficiency.py --mode table --table benchmarks/results/controller_space_gdn_decode_cuda_hints_sub_h100.json --budget B
 # The H100 quarter was finished by call HT3 (2026-12-07 23:45, 98 points; the seed's GPU checks passed there). Once a
 # card's quarter is complete, the call goes on to the whole 768-point space, controller_space_gdn_decode_cuda_hints_<card>.json,
-# which takes the quarter's points over (--from-table: each point measured once) and measures the other 576.
+# which takes the quarter's points over (--from-table: each point measured once) and measures the other 576. Call HT4
+# (2026-12-08 00:42) left it at 305 / 768 on the H100: a point takes ~3 s (the ~1.5 s above was low), ~23 min to go.
 # Usage (carry .whl_eval):  WHEELS=.whl_eval CALL=<call> END_BY=<seconds> bash scripts/sessions/gpu_session_ht.sh
 source "$(dirname "$0")/../gpu_env.sh" session
 CARD=h100; if card_is H200; then CARD=h200; fi
