@@ -618,8 +618,9 @@ def test_call_qr_checks_every_seed_on_the_gpu_then_sweeps_the_decode_side_by_sid
 
 def test_call_ht_checks_the_hints_seed_then_measures_its_space_into_a_table_named_for_the_card(tmp_path: Path) -> None:
     """``gpu_session_ht.sh``: the hints seed's GPU checks (bounded at 90 s), then its OUT_FROM_OLD=1, PER_ROW=0
-    quarter measured into a table named for the card (an H200's and an H100's never mix: a later call resumes the one of its own card);
-    SKIP_CHECKS=1 goes straight to the measurement."""
+    quarter measured into a table named for the card (an H200's and an H100's never mix: a later call resumes the one of its own card),
+    then the whole space into its own table of the card, starting from the quarter's (--from-table); SKIP_CHECKS=1 goes
+    straight to the measurements."""
     stubs = ('step() { shift; echo "step $*"; }\nleft() { echo $(( END_BY - SECONDS - 10 )); }\n'
              'upto() { local l; l=$(left); echo $(( l < $1 ? l : $1 )); }\n'
              'gpu_suite() { echo "suite k=$GPU_K left=$(left) $*"; }\nkeep_packed() { :; }\ngpu0_log() { :; }\n'
@@ -628,14 +629,17 @@ def test_call_ht_checks_the_hints_seed_then_measures_its_space_into_a_table_name
     measure = ("step python3 benchmarks/controller_efficiency.py --mode measure --operator dec --workloads 7 "
                "--seed-kernel gdn_decode_cuda_hints --fix OUT_FROM_OLD=1 PER_ROW=0 --table "
                "benchmarks/results/controller_space_gdn_decode_cuda_hints_sub_{}.json")
+    whole = ("step python3 benchmarks/controller_efficiency.py --mode measure --operator dec --workloads 7 "
+             "--seed-kernel gdn_decode_cuda_hints --from-table benchmarks/results/controller_space_gdn_decode_cuda_hints_"
+             "sub_{0}.json --table benchmarks/results/controller_space_gdn_decode_cuda_hints_{0}.json")
     suite = "suite k=gdn_decode_cuda_hints left=90 tests/test_seeds.py"
     for card, tag in (("NVIDIA H200", "h200"), ("NVIDIA H100 80GB HBM3", "h100")):
         res = _call_queue(tmp_path, "gpu_session_ht.sh", card, "ht", stubs, head="CARD=", prelude=prelude)
-        assert res.returncode == 0 and res.stdout.splitlines() == [suite, measure.format(tag)], (card, res.stdout,
-                                                                                                res.stderr)
+        want = [suite, measure.format(tag), whole.format(tag)]
+        assert res.returncode == 0 and res.stdout.splitlines() == want, (card, res.stdout, res.stderr)
     res = _call_queue(tmp_path, "gpu_session_ht.sh", "NVIDIA H200", "ht", "SKIP_CHECKS=1\n" + stubs, head="CARD=",
                       prelude=prelude)
-    assert res.returncode == 0 and res.stdout.splitlines() == [measure.format("h200")], res.stdout
+    assert res.returncode == 0 and res.stdout.splitlines() == [measure.format("h200"), whole.format("h200")], res.stdout
 
 
 def test_call_qm_times_wy3k_on_the_long_calls_after_the_moe_on_an_h200(tmp_path: Path) -> None:
