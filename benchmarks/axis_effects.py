@@ -38,6 +38,15 @@ def full_means(data: dict[str, Any]) -> dict[str, float]:
             if all(row.get(u) is not None for u in data["workloads"])}
 
 
+def point_means(data: dict[str, Any]) -> dict[tuple[tuple[str, Any], ...], float | None]:
+    """Every point of the table's (sub-)space, by its sorted parameters -> its full mean (None: not measured on every
+    workload); the table's seed is chosen for its operator."""
+    choose_seed(data["operator"], table_seed(data))
+    means = full_means(data)
+    return {tuple(sorted(sol.kernelopt["params"].items())): means.get(sol.hash())
+            for sol in space_points(data["operator"], data.get("fix") or {})}
+
+
 def effects(data: dict[str, Any], axes: list[str]) -> dict[str, Any]:
     """The variant / base ratios of ``axes`` (see the module doc) on one table."""
     operator = data["operator"]
@@ -50,11 +59,7 @@ def effects(data: dict[str, Any], axes: list[str]) -> dict[str, Any]:
     fixed = [a for a in axes if len(space[a]) < 2]
     if fixed:
         usage_error(SCRIPT, f"--axes {' '.join(fixed)}: fixed in this table (--fix {fix}): nothing to compare")
-    means = full_means(data)
-    points = {}
-    for sol in space_points(operator, fix):
-        params = sol.kernelopt["params"]
-        points[tuple(sorted(params.items()))] = means.get(sol.hash())
+    points = point_means(data)
     base_values = {a: space[a][0] for a in axes}
     variants = []
     for combo in itertools.product(*(space[a] for a in axes)):
@@ -104,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     path = results_path(f"axis_effects_{table_name(args.table)}", args.out, SCRIPT)  # checked before any work
     data = load_space_table(args.table, SCRIPT)
     got = effects(data, list(args.axes))
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"table": str(args.table), "axes": args.axes, **got}, indent=1) + "\n")
     md = render(args.table, data, list(args.axes), got, command_line(SCRIPT, argv))
     path.with_suffix(".md").write_text(md)
