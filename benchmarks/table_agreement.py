@@ -31,35 +31,12 @@ from axis_effects import point_means
 from controller_efficiency import choose_seed, space_seed, table_seed
 from search_bound import table_name
 
+from kernelopt.analysis.bands import spearman
 from kernelopt.cli.tasks import assignments
 from kernelopt.data import DataError
 
 SCRIPT = "table_agreement.py"
 Key = tuple[tuple[str, Any], ...]
-
-
-def ranks(values: list[float]) -> list[float]:
-    """1-based ranks, ties given their average rank."""
-    order = sorted(range(len(values)), key=values.__getitem__)
-    out = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in order[i:j + 1]:
-            out[k] = (i + j) / 2 + 1
-        i = j + 1
-    return out
-
-
-def spearman(a: list[float], b: list[float]) -> float:
-    """Pearson correlation of the ranks."""
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
-    num = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    den = math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
-    return num / den if den else math.nan
 
 
 def kendall_tau_b(a: list[float], b: list[float]) -> float:
@@ -122,13 +99,12 @@ def matched(tables: list[dict[str, Any]], where: dict[str, Any]) -> tuple[list[s
 def agreement(pairs: dict[Key, list[float]], top: int) -> dict[str, Any]:
     keys = list(pairs)
     a, b = [pairs[k][0] for k in keys], [pairs[k][1] for k in keys]
-    ra, rb = ranks(a), ranks(b)
     best_a, best_b = min(keys, key=lambda k: pairs[k][0]), min(keys, key=lambda k: pairs[k][1])
     top_a = set(sorted(keys, key=lambda k: pairs[k][0])[:top])
     top_b = set(sorted(keys, key=lambda k: pairs[k][1])[:top])
     return {"points": len(keys), "spearman": spearman(a, b), "kendall_tau_b": kendall_tau_b(a, b),
-            "best_a": dict(best_a), "best_a_rank_in_b": rb[keys.index(best_a)],
-            "best_b": dict(best_b), "best_b_rank_in_a": ra[keys.index(best_b)],
+            "best_a": dict(best_a), "best_a_rank_in_b": 1 + sum(y < pairs[best_a][1] for y in b),
+            "best_b": dict(best_b), "best_b_rank_in_a": 1 + sum(x < pairs[best_b][0] for x in a),
             "top": top, "top_overlap": len(top_a & top_b),
             "median_ratio_b_over_a": statistics.median(y / x for x, y in zip(a, b)),
             "best_ms": [pairs[best_a][0], pairs[best_b][1]]}
