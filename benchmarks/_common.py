@@ -60,11 +60,15 @@ def stamps_of(data: dict[str, Any]) -> list[dict[str, Any]]:
     return list(data.get("stamps") or ([data["stamp"]] if data.get("stamp") else []))
 
 
+def measure_runs(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stamps of every ``--mode measure`` run that measured the table's points: its own and those of the tables
+    it took points from (``from_tables``, each recorded with its own such list)."""
+    return stamps_of(data) + [st for f in data.get("from_tables", []) for st in f.get("stamps", [])]
+
+
 def measured_when(meta: dict[str, Any]) -> str:
-    """When a table's points were measured: one date, or the first and last of its runs (and the sub-space
-    tables it took points from) with their count."""
-    dates = sorted(st.get("date", "?") for st in stamps_of(meta) + [st for f in meta.get("from_tables", [])
-                                                                   for st in f.get("stamps", [])])
+    """When a table's points were measured: one date, or the first and last of its measure runs with their count."""
+    dates = sorted({st.get("date", "?") for st in measure_runs(meta)})
     if len(dates) <= 1:
         return dates[0] if dates else "?"
     return f"{dates[0]} to {dates[-1]} ({len(dates)} measure runs on this card)"

@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import RESULTS, load_space_table, measured_when, positive_int, stamp, stamps_of
+from _common import RESULTS, load_space_table, measure_runs, measured_when, positive_int, stamp, stamps_of
 
 from kernelopt.analysis.campaign_analysis import analyse_operator
 from kernelopt.analysis.failures import SKILL_FILE as FAILURE_SKILL_FILE
@@ -246,32 +246,46 @@ def space_points(operator: str, fix: dict[str, Any] | None = None) -> list[Solut
     return [s.instantiate(p) for p in s.valid_points()]
 
 
-def copy_sub_table(data: dict[str, Any], base: Path, table: Path, hashes: set[str]) -> int:
-    """Take into the table ``data`` the points of ``base``, a table of a sub-space of the same seed measured
-    on the same workloads and card, that it lacks (``hashes``: the points of the table's space); a point is
-    measured once either way. Returns how many were taken; ``base`` is recorded beside its stamp."""
-    sub = load_space_table(base, "controller_efficiency.py")
-    same = ("operator", "seed", "workloads", "device")
-    if any(sub.get(k) != data.get(k) for k in same):
-        raise SystemExit(f"--from-table {base}: not the same {', '.join(same)} as {table}; it cannot be merged")
-    if any(data["fix"].get(k, v) != v for k, v in (sub.get("fix") or {}).items()) or not set(sub["latency_ms"]) <= hashes:
-        raise SystemExit(f"--from-table {base}: its space (--fix {sub.get('fix')}) is not inside {table}'s "
+def copy_points(data: dict[str, Any], base: Path, table: Path, hashes: set[str]) -> int:
+    """Take into the table ``data`` the points of ``base`` that lie in its space (``hashes``) and that it lacks:
+    ``base`` measured the same seed on the same workloads and card, over a sub-space (a whole space grown from a
+    quarter) or a larger one (a sub-space cut out of it); a point is measured once either way. A new table takes
+    ``base``'s card. Returns how many were taken; ``base`` is recorded beside its stamps."""
+    src = load_space_table(base, "controller_efficiency.py")
+    same = ("operator", "seed", "workloads")
+    if any(src.get(k) != data.get(k) for k in same) or data.get("device", src.get("device")) != src.get("device"):
+        raise SystemExit(f"--from-table {base}: not the same {', '.join(same)} and device as {table}; it cannot be "
+                         "merged")
+    inside = {h: row for h, row in src["latency_ms"].items() if h in hashes}
+    if not inside:
+        raise SystemExit(f"--from-table {base}: none of its points (--fix {src.get('fix')}) lies in {table}'s space "
                          f"(--fix {data['fix']})")
-    new = {h: row for h, row in sub["latency_ms"].items() if h not in data["latency_ms"]}
+    data["device"] = src.get("device")
+    data["timer"] = data.get("timer") or src.get("timer")
+    new = {h: row for h, row in inside.items() if h not in data["latency_ms"]}
     data["latency_ms"].update(new)
-    data["names"].update({h: sub["names"][h] for h in new})
-    data.setdefault("failed", {}).update({h: v for h, v in (sub.get("failed") or {}).items() if h in new})
+    data["names"].update({h: src["names"][h] for h in new})
+    data.setdefault("failed", {}).update({h: v for h, v in (src.get("failed") or {}).items() if h in new})
     if new:
-        data.setdefault("from_tables", []).append({"table": str(base), "points": len(new), "stamps": stamps_of(sub)})
+        data.setdefault("from_tables", []).append({"table": str(base), "points": len(new), "stamps": measure_runs(src)})
     return len(new)
+
+
+def this_hardware() -> str:
+    """The card (or CPU model) a measurement here runs on, as evaluations record it."""
+    from kernelopt.cli.build import gpu_available
+    from kernelopt.harness.environment import snapshot
+
+    return snapshot("cuda" if gpu_available() else "cpu")["hardware"]
 
 
 def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any] | None = None,
                   retry_failed: bool = False, base: Path | None = None) -> dict[str, Any]:
     """Evaluate every valid seed point on ``workloads`` spread workloads (official settings, GPU when
     present); the table is rewritten after each point and points already in it are skipped (with
-    ``retry_failed``, points that failed a workload are evaluated again). ``base``: a sub-space table whose
-    points are taken over first (``copy_sub_table``); each run's stamp is kept in ``stamps``."""
+    ``retry_failed``, points that failed a workload are evaluated again). ``base``: a table of the same seed whose
+    points in this space are taken over first (``copy_points``); each run's stamp is kept in ``stamps``. A table
+    never mixes cards: points left to measure on another card than the table's are refused before any runs."""
     from _common import spread_order
 
     from kernelopt.controller.workloads import workload_size
@@ -295,8 +309,8 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
 
     this_run: list[dict[str, Any]] = []
 
-    def save() -> None:  # the first write of this run stamps it (a run that changes nothing adds no stamp)
-        if not this_run:
+    def save(measured: bool = True) -> None:  # this run's first measured point stamps it (points only taken do not)
+        if measured and not this_run:
             this_run.append(stamp())
             data.update(stamp=this_run[0], stamps=[*runs, this_run[0]])
         table.parent.mkdir(parents=True, exist_ok=True)
@@ -304,16 +318,16 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
 
     with make_executor("auto") as ex:
         if base is not None:
-            from kernelopt.cli.build import gpu_available
-            from kernelopt.harness.environment import snapshot
-            data["device"] = data.get("device") or snapshot("cuda" if gpu_available() else "cpu")["hardware"]
-            taken = copy_sub_table(data, base, table, {s.hash() for s in points})
+            taken = copy_points(data, base, table, {s.hash() for s in points})
             print(f"{operator}: {taken} points taken from {base}", flush=True)
             if taken:
-                save()
+                save(measured=False)
         todo = [sol for sol in points if sol.hash() not in lat
                 or (retry_failed and None in lat[sol.hash()].values())]
         print(f"{operator}: {len(lat)} points measured, {len(todo)} to go, {len(chosen)} workloads", flush=True)
+        if todo and data.get("device") not in (None, here := this_hardware()):
+            raise SystemExit(f"{table}: measured on {data['device']}, this machine has {here}; a table never mixes "
+                             "cards: use another --table")
         for i, sol in enumerate(todo, 1):
             (res,) = ex.evaluate_many([EvalRequest(definition=op.definition, solution=sol, workloads=chosen,
                                                    settings=settings)])
@@ -547,8 +561,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--table", type=Path, default=None, help="latency table (--mode measure / table)")
     ap.add_argument("--workloads", type=int, default=7, help="--mode measure: workloads spread over sizes (0: all)")
     ap.add_argument("--from-table", type=Path, default=None, metavar="FILE",
-                    help="--mode measure: first take the points of FILE, a table of a sub-space (--fix) of the same "
-                         "seed measured on the same workloads and card")
+                    help="--mode measure: first take the points of FILE that lie in this table's space (FILE: the same "
+                         "seed measured on the same workloads and card, over a sub-space or a larger one)")
     ap.add_argument("--retry-failed", action="store_true",
                     help="--mode measure: evaluate again the points of the table that failed a workload")
     ap.add_argument("--operator", default=None,

@@ -232,8 +232,9 @@ def test_measure_records_why_a_point_failed(tmp_path: Path, monkeypatch: pytest.
 def test_measure_takes_a_sub_space_table_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     """--from-table: a table of the whole space starts from the points of a sub-space table measured on the same
-    workloads and card (each point measured once), records where they came from and every run's stamp; a table of
-    another card or with points outside the space is refused (the real harness, CPU executor)."""
+    workloads and card (each point measured once), records where they came from and every run's stamp; a sub-space
+    is cut out of a larger table the same way; a table of another card, one sharing no point with the space, and
+    points left to measure on another card than the table's are refused (the real harness, CPU executor)."""
     from kernelopt.cli.tasks import load_solution_arg
 
     mod = _module()
@@ -251,7 +252,7 @@ def test_measure_takes_a_sub_space_table_over(tmp_path: Path, monkeypatch: pytes
     first = json.loads(sub.read_text())
     assert data["latency_ms"][sols[0].hash()] == first["latency_ms"][sols[0].hash()]
     assert data["from_tables"] == [{"table": str(sub), "points": 1, "stamps": first["stamps"]}]
-    assert len(data["stamps"]) == 1 and "(2 measure runs on this card)" in mod.measured_when(data)
+    assert len(data["stamps"]) == 1 and "(2 measure runs on this card)" in mod.measured_when(data)  # sub's, its own
     assert mod.measured_when(first) == first["stamp"]["date"]
     capsys.readouterr()
     mod.measure_space("rmsnorm_h4096", full, 1, None, base=sub)  # resumed: nothing new taken, measured or stamped
@@ -263,13 +264,26 @@ def test_measure_takes_a_sub_space_table_over(tmp_path: Path, monkeypatch: pytes
     mod.measure_space("rmsnorm_h4096", sub, 1, None)  # measures the second point: its run stamped after the first
     assert [st["date"] for st in json.loads(sub.read_text())["stamps"]][:1] == [first["stamp"]["date"]]
     assert len(json.loads(sub.read_text())["stamps"]) == 2
+    cut = tmp_path / "cut.json"  # a sub-space cut out of the whole table: taken, nothing measured, its card kept
+    monkeypatch.setattr(mod, "space_points", lambda operator, fix=None: sols[1:])
+    capsys.readouterr()
+    got = mod.measure_space("rmsnorm_h4096", cut, 1, None, base=full)
+    assert "1 points taken" in capsys.readouterr().out and list(got["latency_ms"]) == [sols[1].hash()]
+    assert (got["device"], got["timer"]) == (data["device"], data["timer"]) and "stamps" not in got  # nothing measured: only full's runs count
+    assert mod.measured_when(got) == mod.measured_when(json.loads(full.read_text()))
     other = tmp_path / "other.json"
     other.write_text(json.dumps({**first, "device": "NVIDIA H200"}))
-    with pytest.raises(SystemExit, match="same operator, seed, workloads, device"):
-        mod.measure_space("rmsnorm_h4096", tmp_path / "f2.json", 1, None, base=other)
-    monkeypatch.setattr(mod, "space_points", lambda operator, fix=None: sols[1:])
-    with pytest.raises(SystemExit, match="is not inside"):
-        mod.measure_space("rmsnorm_h4096", tmp_path / "f3.json", 1, None, base=sub)
+    with pytest.raises(SystemExit, match="and device as"):
+        mod.measure_space("rmsnorm_h4096", cut, 1, None, base=other)
+    only_first = tmp_path / "first.json"
+    only_first.write_text(json.dumps(first))
+    with pytest.raises(SystemExit, match="none of its points"):
+        mod.measure_space("rmsnorm_h4096", tmp_path / "f3.json", 1, None, base=only_first)
+    h200 = tmp_path / "h200.json"  # a table never mixes cards: refused before anything runs
+    h200.write_text(json.dumps({**first, "device": "NVIDIA H200"}))
+    with pytest.raises(SystemExit, match="never mixes cards"):
+        mod.measure_space("rmsnorm_h4096", h200, 1, None)
+    assert json.loads(h200.read_text()) == {**first, "device": "NVIDIA H200"}
 
 
 def test_reach_within_counts_near_ties_and_the_censored_ratio_counts_misses(tmp_path: Path) -> None:
