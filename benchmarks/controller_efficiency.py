@@ -307,12 +307,13 @@ def measure_space(operator: str, table: Path, workloads: int, fix: dict[str, Any
     settings = judged_settings(operator)
     points = space_points(operator, fix)
 
-    this_run: list[dict[str, Any]] = []
+    stamped = False
 
     def save(measured: bool = True) -> None:  # this run's first measured point stamps it (points only taken do not)
-        if measured and not this_run:
-            this_run.append(stamp())
-            data.update(stamp=this_run[0], stamps=[*runs, this_run[0]])
+        nonlocal stamped
+        if measured and not stamped:
+            data["stamp"], stamped = stamp(), True
+            data["stamps"] = [*runs, data["stamp"]]
         table.parent.mkdir(parents=True, exist_ok=True)
         table.write_text(json.dumps(data, indent=1) + "\n")
 
